@@ -1,0 +1,160 @@
+"""The agent loop: ask the model, run the tools it asks for, feed the results back.
+
+It depends only on the interfaces in `interfaces.py`; front ends (LSP, terminal) wire them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .interfaces import Block, Model, ModelError, Progress, Usage
+from .prompt import system_prompt
+from .tools import TOOLS, ToolContext, run_tool
+
+Status = Literal["done", "cancelled", "failed", "step_limit"]
+
+_CUT_OFF = "Your reply was cut off at the output token limit. Continue where you stopped."
+_CUT_OFF_TOOL = (
+    "Not run: your reply hit the output token limit, so this call may be incomplete. "
+    "Send it again, in smaller pieces if it is long."
+)
+_CANCELLED = "Cancelled by the user before this tool ran."
+
+
+@dataclass
+class Session:
+    """The conversation, shared by consecutive tasks until the user starts a new one."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    def add_user(self, blocks: list[Block]) -> None:
+        # A task cancelled before the model answered leaves a user message last; the API
+        # wants turns to alternate, so the next one joins it.
+        if self.messages and self.messages[-1]["role"] == "user":
+            self.messages[-1]["content"].extend(blocks)
+        else:
+            self.messages.append({"role": "user", "content": blocks})
+
+    def close_open_tool_calls(self) -> None:
+        """Answer tool calls left without results, so the conversation stays valid."""
+        if not self.messages or self.messages[-1]["role"] != "assistant":
+            return
+        pending = [b["id"] for b in self.messages[-1]["content"] if b.get("type") == "tool_use"]
+        if pending:
+            self.add_user([_tool_result(i, _CANCELLED, True) for i in pending])
+
+
+@dataclass
+class TaskResult:
+    status: Status
+    summary: str
+    steps: int
+    edits_applied: int
+    edits_rejected: int
+    usage: Usage
+    error_hint: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "summary": self.summary,
+            "steps": self.steps,
+            "edits": {"applied": self.edits_applied, "rejected": self.edits_rejected},
+            "usage": self.usage.as_dict(),
+        }
+
+
+def _tool_result(tool_use_id: str, text: str, is_error: bool) -> Block:
+    block: Block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": text}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def _text_of(content: list[Block]) -> str:
+    return "".join(b.get("text", "") for b in content if b.get("type") == "text").strip()
+
+
+TOOL_SCHEMAS = [tool.schema() for tool in TOOLS.values()]
+
+
+class Agent:
+    def __init__(
+        self,
+        model: Model,
+        tools: ToolContext,
+        progress: Progress,
+        session: Session,
+    ) -> None:
+        self.model = model
+        self.tools = tools
+        self.progress = progress
+        self.session = session
+
+    async def run(self, task: str) -> TaskResult:
+        """Run one task to its end; cancelling the awaiting task ends it as `cancelled`."""
+        usage = Usage()
+        steps = 0
+        system = system_prompt(self.tools.workspace.root.resolve())
+        max_steps = self.tools.settings.max_steps
+
+        def result(status: Status, summary: str, hint: str = "") -> TaskResult:
+            edits = self.tools.edits
+            return TaskResult(status, summary, steps, edits.applied, edits.rejected, usage, hint)
+
+        self.session.add_user([{"type": "text", "text": task}])
+        try:
+            while steps < max_steps:
+                steps += 1
+                turn = await self.model.respond(
+                    system, self.session.messages, TOOL_SCHEMAS, self.progress.text
+                )
+                usage.add(turn.usage)
+                # The API refuses an empty assistant turn in the history of a later request.
+                content = turn.content or [{"type": "text", "text": "(empty reply)"}]
+                self.session.messages.append({"role": "assistant", "content": content})
+                calls = [b for b in turn.content if b.get("type") == "tool_use"]
+                if turn.stop_reason == "refusal":
+                    self.session.close_open_tool_calls()
+                    return result("failed", "The model declined this task (refusal).")
+                if not calls:
+                    if turn.stop_reason == "max_tokens":
+                        self.session.add_user([{"type": "text", "text": _CUT_OFF}])
+                        continue
+                    return result("done", _text_of(turn.content))
+                cut_off = turn.stop_reason == "max_tokens"
+                self.session.add_user([])
+                for call in calls:
+                    self.session.messages[-1]["content"].append(await self._call(call, cut_off))
+            return result("step_limit", f"Stopped after {max_steps} steps (the maxSteps setting).")
+        except asyncio.CancelledError:
+            self._close_cancelled()
+            return result("cancelled", "Cancelled by the user.")
+        except ModelError as error:
+            self.session.close_open_tool_calls()
+            return result("failed", str(error), error.hint)
+
+    async def _call(self, call: Block, cut_off: bool) -> Block:
+        tool = TOOLS.get(call["name"])
+        summary = tool.summary(call.get("input")) if tool else ""
+        self.progress.step(call["name"], summary)
+        if cut_off:
+            text, is_error = _CUT_OFF_TOOL, True
+        else:
+            text, is_error = await run_tool(self.tools, call["name"], call.get("input"))
+        first_line = text.splitlines()[0] if text else ""
+        self.progress.step_done(call["name"], summary, not is_error, first_line)
+        return _tool_result(call["id"], text, is_error)
+
+    def _close_cancelled(self) -> None:
+        """Leave a conversation the next task can continue: every tool call answered."""
+        messages = self.session.messages
+        if messages and messages[-1]["role"] == "user" and len(messages) >= 2:
+            answered = {b.get("tool_use_id") for b in messages[-1]["content"]}
+            calls = [b for b in messages[-2]["content"] if b.get("type") == "tool_use"]
+            messages[-1]["content"].extend(
+                _tool_result(c["id"], _CANCELLED, True) for c in calls if c["id"] not in answered
+            )
+        self.session.close_open_tool_calls()

@@ -1,0 +1,44 @@
+"""Where settings and secrets come from, and keeping secrets away from child processes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from dotenv import dotenv_values
+
+_SECRET_NAMES = {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"}
+_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+
+
+def is_secret(name: str) -> bool:
+    upper = name.upper()
+    return upper in _SECRET_NAMES or upper.endswith(_SECRET_SUFFIXES)
+
+
+def scrubbed(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` without the variables a shell command must not see."""
+    return {name: value for name, value in env.items() if not is_secret(name)}
+
+
+def config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "agentls"
+
+
+def merged(root: Path | None, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The process environment over the workspace's `.env` over the user's config `.env`.
+
+    The files are read, never exported: what they hold reaches the model client only, so
+    a key kept in `.env` cannot leak into a shell command by some unforeseen name.
+    """
+    values: dict[str, str] = {}
+    files = [config_dir() / ".env"]
+    if root is not None:
+        files.append(root / ".env")
+    for path in files:
+        if path.is_file():
+            values.update({k: v for k, v in dotenv_values(path).items() if v is not None})
+    values.update(os.environ if env is None else env)
+    return values

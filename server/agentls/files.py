@@ -1,0 +1,59 @@
+"""Reading and writing files on disk without surprises."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+MAX_TEXT_BYTES = 50 * 1024 * 1024
+_SNIFF = 8192
+
+
+class NotText(ValueError):
+    """The file is binary or too large to be read as text; the message says which."""
+
+
+def read_text(path: Path) -> str:
+    """A text file's content, newlines kept as they are on disk."""
+    size = path.stat().st_size
+    if size > MAX_TEXT_BYTES:
+        raise NotText(f"{path.name} is {size} bytes, too large to read as text")
+    data = path.read_bytes()
+    if b"\0" in data[:_SNIFF]:
+        raise NotText(f"{path.name} is a binary file ({size} bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise NotText(
+            f"{path.name} is not UTF-8 text ({error.reason} at byte {error.start})"
+        ) from None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` all at once: a crash leaves the old file or the new, never half.
+
+    The file keeps its permissions; missing parent folders are created.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    # The only way to read the umask is to set it; set it straight back.
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,148 @@
+"""The small interfaces the agent loop talks to.
+
+The loop knows nothing of LSP or terminals: a front end hands it a model, a workspace
+(the editor's view of the files), a shell, an approver for commands and a progress sink.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from .edits import Hunk
+
+Block = dict[str, Any]
+"""A content block of the Messages API, as plain JSON-ready data."""
+
+
+@dataclass
+class Usage:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.input += other.input
+        self.output += other.output
+        self.cache_read += other.cache_read
+        self.cache_write += other.cache_write
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "inputTokens": self.input,
+            "outputTokens": self.output,
+            "cacheReadTokens": self.cache_read,
+            "cacheWriteTokens": self.cache_write,
+        }
+
+
+@dataclass
+class Turn:
+    """One answer of the model: its content blocks, why it stopped, what it cost."""
+
+    content: list[Block]
+    stop_reason: str | None
+    usage: Usage = field(default_factory=Usage)
+
+
+class ModelError(Exception):
+    """The model could not be asked (after the client's retries).
+
+    `hint` tells the user what to do about it.
+    """
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+class Model(Protocol):
+    name: str
+
+    async def respond(
+        self,
+        system: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_text: Callable[[str], None],
+    ) -> Turn:
+        """Ask for the next turn, streaming its text to `on_text`. Raises ModelError."""
+        ...
+
+
+@dataclass
+class Change:
+    """A proposed change of one file: `old_text` is None for a new file."""
+
+    path: Path
+    old_text: str | None
+    new_text: str
+    hunks: list[Hunk]
+    tool: str
+
+
+@dataclass
+class Landed:
+    """What the editor reports after a proposal.
+
+    `text` is the file's text after the user's review, or None when the editor cannot tell
+    (then the whole change is taken as applied). `rejected_reason` is set when nothing was applied.
+    `on_disk` says whether a following shell command will see the text.
+    """
+
+    applied: bool
+    text: str | None = None
+    rejected_reason: str = ""
+    on_disk: bool = True
+
+
+class Workspace(Protocol):
+    root: Path
+
+    async def read_text(self, path: Path) -> str:
+        """The editor's current text of `path` (unsaved changes included), else the disk's.
+
+        Raises OSError (FileNotFoundError, IsADirectoryError, ...) and UnicodeDecodeError.
+        """
+        ...
+
+    async def propose(self, change: Change) -> Landed:
+        """Put a change to the user and report what landed."""
+        ...
+
+
+@dataclass
+class ShellResult:
+    exit_code: int | None
+    output: str
+    timed_out: bool = False
+
+
+class Shell(Protocol):
+    async def run(self, command: str, timeout: float) -> ShellResult:
+        """Run `command`; cancelling the awaiting task kills it."""
+        ...
+
+
+Decision = Literal["allow", "allow_task", "deny"]
+
+
+class Approver(Protocol):
+    async def approve(self, command: str) -> Decision: ...
+
+
+class Progress(Protocol):
+    def step(self, tool: str, summary: str) -> None:
+        """A tool step starts."""
+        ...
+
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+        """A tool step ended; `detail` is a one-line outcome."""
+        ...
+
+    def text(self, delta: str) -> None:
+        """A piece of the model's streamed text."""
+        ...

@@ -1,0 +1,1 @@
+"""The LSP adapter: agentls as a language server."""

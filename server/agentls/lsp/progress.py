@@ -1,0 +1,96 @@
+"""Reporting a task to the editor: `$/progress` for each tool step, `agent/*` notifications
+for the streamed text and the steps' outcomes (docs/protocol.md defines them)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+TEXT = "agent/text"
+STEP = "agent/step"
+
+
+def client_supports_progress(server: LanguageServer) -> bool:
+    window = server.client_capabilities.window
+    return bool(window and window.work_done_progress)
+
+
+class LspProgress:
+    """One task's progress. `token` is None when the client has no progress support."""
+
+    def __init__(self, server: LanguageServer, token: types.ProgressToken | None) -> None:
+        self.server = server
+        self.token = token
+        self._turn_text: list[str] = []
+
+    @classmethod
+    async def start(
+        cls,
+        server: LanguageServer,
+        client_token: types.ProgressToken | None,
+        title: str,
+        on_cancel: Callable[[], None],
+    ) -> LspProgress:
+        token = client_token
+        if token is None and client_supports_progress(server):
+            token = f"agentls-{uuid.uuid4()}"
+            await server.work_done_progress.create_async(token)
+        progress = cls(server, token)
+        if token is not None:
+            server.work_done_progress.begin(
+                token, types.WorkDoneProgressBegin(title="agent", message=title, cancellable=True)
+            )
+            # pygls cancels this future when the client sends window/workDoneProgress/cancel.
+            server.work_done_progress.tokens[token].add_done_callback(
+                lambda future: on_cancel() if future.cancelled() else None
+            )
+        return progress
+
+    def _report(self, message: str) -> None:
+        if self.token is not None:
+            self.server.work_done_progress.report(
+                self.token, types.WorkDoneProgressReport(message=message, cancellable=True)
+            )
+
+    def step(self, tool: str, summary: str) -> None:
+        self._flush_text()
+        message = f"{tool}: {summary}" if summary else tool
+        self._report(message)
+        self.server.protocol.notify(
+            STEP, {"token": self.token, "tool": tool, "summary": summary, "state": "started"}
+        )
+
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+        self.server.protocol.notify(
+            STEP,
+            {
+                "token": self.token,
+                "tool": tool,
+                "summary": summary,
+                "state": "succeeded" if ok else "failed",
+                "detail": detail,
+            },
+        )
+
+    def text(self, delta: str) -> None:
+        self._turn_text.append(delta)
+        self.server.protocol.notify(TEXT, {"token": self.token, "text": delta})
+
+    def _flush_text(self) -> None:
+        """The model's text of one turn, also as a log message for clients without agent/text."""
+        if self._turn_text:
+            self.server.window_log_message(
+                types.LogMessageParams(type=types.MessageType.Log, message="".join(self._turn_text))
+            )
+            self._turn_text.clear()
+
+    def end(self, message: str) -> None:
+        self._flush_text()
+        if self.token is None:
+            return
+        self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+        # pygls never forgets a token; a reused client token would stay cancelled.
+        self.server.work_done_progress.tokens.pop(self.token, None)

@@ -1,0 +1,245 @@
+"""The language server: `agent.runTask`, `agent.cancel` and `agent.newSession` over LSP."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from collections.abc import Generator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+from pygls.uris import to_fs_path
+
+from .. import __version__, environment
+from ..agent import Agent, Session, TaskResult
+from ..interfaces import ModelError, Usage
+from ..model import AnthropicModel, ClientCache
+from ..paths import relative
+from ..prompt import FileContext, task_message
+from ..settings import DEFAULT_MODEL, Settings, parse
+from ..shell import SubprocessShell
+from ..tools import ToolContext
+from .approval import LspApprover
+from .progress import LspProgress
+from .workspace import LspWorkspace
+
+log = logging.getLogger(__name__)
+
+RUN_TASK = "agent.runTask"
+CANCEL = "agent.cancel"
+NEW_SESSION = "agent.newSession"
+REQUEST_FAILED = -32803
+
+_command_params: contextvars.ContextVar[types.ExecuteCommandParams | None] = contextvars.ContextVar(
+    "command_params", default=None
+)
+
+
+class AgentProtocol(LanguageServerProtocol):
+    """Keeps what pygls hides from command handlers: the params (for the workDoneToken),
+    and `$/cancelRequest` for a command that is already running."""
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(
+        self, params: types.ExecuteCommandParams
+    ) -> Generator[Any, Any, Any]:
+        _command_params.set(params)
+        return (yield from super().lsp_workspace__execute_command(params))
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        server = self._server
+        if isinstance(server, AgentServer):
+            server.cancel_request(msg_id)
+        super()._handle_cancel_notification(msg_id)
+
+
+@dataclass
+class RunningTask:
+    task: asyncio.Task[TaskResult]
+    request_id: Any
+
+
+class AgentServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("agentls", __version__, protocol_cls=AgentProtocol)
+        self.session = Session()
+        self.running: RunningTask | None = None
+        self.clients = ClientCache()
+        self.initialization_options: Any = None
+
+    def cancel(self) -> bool:
+        if self.running is None or self.running.task.done():
+            return False
+        self.running.task.cancel()
+        return True
+
+    def cancel_request(self, request_id: Any) -> None:
+        if self.running is not None and self.running.request_id == request_id:
+            self.cancel()
+
+    def root(self) -> Path:
+        folders = self.workspace.folders
+        if folders:
+            return Path(to_fs_path(next(iter(folders.values())).uri) or ".")
+        if self.workspace.root_path:
+            return Path(self.workspace.root_path)
+        raise JsonRpcException("agentls needs a workspace folder (open a folder).", REQUEST_FAILED)
+
+    async def settings(self) -> Settings:
+        """Settings from initializationOptions, overridden by workspace/configuration."""
+        options = self.initialization_options
+        raw: dict[str, Any] = {}
+        if isinstance(options, dict) and isinstance(options.get("agentls"), dict):
+            raw.update(options["agentls"])
+        workspace = self.client_capabilities.workspace
+        if workspace and workspace.configuration:
+            try:
+                pulled = await self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="agentls")])
+                )
+                if pulled and isinstance(pulled[0], dict):
+                    raw.update(pulled[0])
+            except Exception as error:  # a client that fails here still gets a working task
+                log.warning("workspace/configuration failed: %s", error)
+        settings, problems = parse(raw)
+        for problem in problems:
+            self.show(types.MessageType.Warning, problem)
+        return settings
+
+    def show(self, kind: types.MessageType, message: str) -> None:
+        self.window_show_message(types.ShowMessageParams(type=kind, message=f"agentls: {message}"))
+
+
+server = AgentServer()
+
+
+def _file_context(ls: AgentServer, root: Path, uri: str, selection: Any) -> FileContext:
+    document = ls.workspace.get_text_document(uri)
+    path = Path(to_fs_path(uri) or uri)
+    name = relative(root, path.resolve()) if path.is_absolute() else str(path)
+    if not isinstance(selection, dict):
+        return FileContext(name, document.language_id)
+    try:
+        start, end = selection["start"], selection["end"]
+        first, last = int(start["line"]), int(end["line"])
+    except (KeyError, TypeError, ValueError):
+        raise JsonRpcInvalidParams("selection must be an LSP Range") from None
+    codec = ls.workspace.position_codec
+    lines = document.lines
+    text = ""
+    if (first, start.get("character")) != (last, end.get("character")):
+        span = codec.range_from_client_units(
+            lines,
+            types.Range(
+                types.Position(first, start["character"]), types.Position(last, end["character"])
+            ),
+        )
+        begin = document.offset_at_position(types.Position(span.start.line, span.start.character))
+        finish = document.offset_at_position(types.Position(span.end.line, span.end.character))
+        text = document.source[begin:finish]
+    return FileContext(
+        name,
+        document.language_id,
+        cursor_line=last + 1,
+        selection=text or None,
+        selection_lines=(first + 1, last + 1) if text else None,
+    )
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
+    ls.initialization_options = params.initialization_options
+
+
+@server.command(RUN_TASK)
+async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
+    if ls.running is not None:
+        raise JsonRpcException(
+            "A task is already running; wait for it or cancel it with agent.cancel.", REQUEST_FAILED
+        )
+    if (
+        len(arguments) != 1
+        or not isinstance(arguments[0], dict)
+        or not isinstance(arguments[0].get("task"), str)
+        or not arguments[0]["task"].strip()
+    ):
+        raise JsonRpcInvalidParams(
+            'agent.runTask takes one argument: {"task": "...", "uri"?: ..., "selection"?: ...}'
+        )
+    task, uri = arguments[0]["task"], arguments[0].get("uri")
+    root = ls.root()
+    file = _file_context(ls, root, unquote(uri), arguments[0].get("selection")) if uri else None
+    job = asyncio.ensure_future(_run(ls, root, task, file, _command_params.get()))
+    ls.running = RunningTask(job, ls.protocol.msg_id)
+    try:
+        return await job
+    except asyncio.CancelledError:
+        if not job.cancelled():
+            raise
+        # Cancelled while the task was being set up, before the loop could answer for itself.
+        return TaskResult("cancelled", "Cancelled by the user.", 0, 0, 0, Usage()).as_dict()
+    finally:
+        ls.running = None
+
+
+async def _run(
+    ls: AgentServer,
+    root: Path,
+    task: str,
+    file: FileContext | None,
+    params: types.ExecuteCommandParams | None,
+) -> dict[str, Any]:
+    settings = await ls.settings()
+    env = environment.merged(root)
+    try:
+        client = ls.clients.get(env)
+    except ModelError as error:
+        ls.show(types.MessageType.Error, f"{error} {error.hint}")
+        return TaskResult("failed", str(error), 0, 0, 0, Usage(), error.hint).as_dict()
+    model_name = settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL
+    tools = ToolContext(
+        workspace=LspWorkspace(ls, root),
+        shell=SubprocessShell(root, environment.scrubbed(env), settings.output_limit),
+        approver=LspApprover(ls),
+        settings=settings,
+    )
+    token = params.work_done_token if params is not None else None
+    progress = await LspProgress.start(ls, token, task.strip().splitlines()[0][:80], ls.cancel)
+    model = AnthropicModel(client, model_name, settings.max_tokens, env)
+    result = await Agent(model, tools, progress, ls.session).run(task_message(task, file))
+    usage = result.usage
+    progress.end(
+        f"{result.status}: {result.steps} steps, {result.edits_applied} edits applied, "
+        f"{usage.input + usage.cache_read + usage.cache_write} tokens in, {usage.output} out"
+    )
+    if result.status == "failed":
+        ls.show(types.MessageType.Error, f"{result.summary} {result.error_hint}".strip())
+    return result.as_dict()
+
+
+@server.command(CANCEL)
+def cancel(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
+    return {"cancelled": ls.cancel()}
+
+
+@server.command(NEW_SESSION)
+def new_session(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
+    if ls.running is not None:
+        raise JsonRpcException(
+            "A task is running; cancel it before starting a new session.", REQUEST_FAILED
+        )
+    ls.session = Session()
+    return {"ok": True}
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: AgentServer, params: Any) -> None:
+    ls.cancel()

@@ -1,0 +1,135 @@
+"""The editor as the agent's workspace: documents read from the client, edits sent as
+`workspace/applyEdit`, and the disk kept in step with what the user accepted."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path
+from pygls.workspace import TextDocument
+
+from .. import files
+from ..interfaces import Change, Landed
+from ..paths import relative
+from .positions import text_edits
+
+SETTLE_SECONDS = 2.0
+"""How long to wait after an accepted edit for the client's didChange and save to arrive."""
+WRITE_THROUGH_AFTER = 0.2
+"""How long a file the client has not opened may stay unwritten before the server writes it."""
+_POLL = 0.01
+
+
+def uri_of(path: Path) -> str:
+    return from_fs_path(str(path)) or path.as_uri()
+
+
+class LspWorkspace:
+    def __init__(self, server: LanguageServer, root: Path) -> None:
+        self.server = server
+        self.root = root
+
+    def _open_document(self, path: Path) -> TextDocument | None:
+        return self.server.workspace.text_documents.get(unquote(uri_of(path)))
+
+    async def read_text(self, path: Path) -> str:
+        document = self._open_document(path)
+        if document is not None:
+            return document.source
+        return files.read_text(path)
+
+    def _capabilities(self) -> types.WorkspaceEditClientCapabilities:
+        workspace = self.server.client_capabilities.workspace
+        edit = workspace.workspace_edit if workspace else None
+        return edit or types.WorkspaceEditClientCapabilities()
+
+    def workspace_edit(self, change: Change, document: TextDocument | None) -> types.WorkspaceEdit:
+        capabilities = self._capabilities()
+        uri = uri_of(change.path)
+        name = relative(self.root, change.path)
+        annotations = None
+        ids = None
+        if capabilities.change_annotation_support is not None:
+            total = len(change.hunks)
+            ids = [f"{change.tool}:{name}:{i + 1}" for i in range(total)]
+            annotations = {
+                ids[i]: types.ChangeAnnotation(
+                    label=f"{change.tool}: {name} ({hunk.describe()}, {i + 1} of {total})",
+                    needs_confirmation=True,
+                    description="Proposed by the agent",
+                )
+                for i, hunk in enumerate(change.hunks)
+            }
+        codec = self.server.workspace.position_codec
+        edits = text_edits(change.old_text or "", change.hunks, codec, ids)
+        if not capabilities.document_changes:
+            return types.WorkspaceEdit(changes={uri: edits}, change_annotations=annotations)
+        version = document.version if document is not None else None
+        document_edit = types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+            edits=edits,
+        )
+        operations: list = [document_edit]
+        if change.old_text is None:
+            operations.insert(
+                0,
+                types.CreateFile(
+                    uri=uri,
+                    options=types.CreateFileOptions(overwrite=False, ignore_if_exists=True),
+                ),
+            )
+        return types.WorkspaceEdit(document_changes=operations, change_annotations=annotations)
+
+    async def propose(self, change: Change) -> Landed:
+        document = self._open_document(change.path)
+        version_before = document.version if document is not None else None
+        name = relative(self.root, change.path)
+        answer = await self.server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(
+                edit=self.workspace_edit(change, document), label=f"{change.tool}: {name}"
+            )
+        )
+        if not answer.applied:
+            return Landed(False, rejected_reason=answer.failure_reason or "")
+        return await self._settle(change, version_before)
+
+    async def _settle(self, change: Change, version_before: int | None) -> Landed:
+        """What landed, once the client's didChange (and save, if it saves) have arrived.
+
+        A client that has the file open owns its text: it is told to save, never overwritten.
+        A file the client does not have open is written here, so the next shell command sees
+        it, unless the client wrote it already.
+        """
+        old_text = change.old_text or ""
+        started = time.monotonic()
+        while True:
+            waited = time.monotonic() - started
+            document = self._open_document(change.path)
+            if document is not None:
+                if version_before is None:
+                    settled = document.source != old_text
+                else:
+                    settled = document.version != version_before
+                on_disk = _disk_text(change.path) == document.source
+                if (settled and on_disk) or waited > SETTLE_SECONDS:
+                    return Landed(True, document.source, on_disk=on_disk)
+            else:
+                disk = _disk_text(change.path)
+                if disk is not None and disk != old_text:
+                    return Landed(True, disk)
+                if waited > WRITE_THROUGH_AFTER:
+                    files.write_atomic(change.path, change.new_text)
+                    return Landed(True, None)
+            await asyncio.sleep(_POLL)
+
+
+def _disk_text(path: Path) -> str | None:
+    try:
+        return files.read_text(path)
+    except (OSError, files.NotText):
+        return None

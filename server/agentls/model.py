@@ -1,0 +1,167 @@
+"""The model: Claude through the official anthropic SDK, streamed, retried and cached.
+
+The SDK is imported on first use, not at start-up: it is the heaviest import we have, and an
+editor waits for `initialize` before anything else.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .interfaces import Block, ModelError, Turn, Usage
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+MAX_RETRIES = 4
+"""Retries of a request that failed with 408, 409, 429, 5xx or 529, or lost its connection;
+the SDK waits between them with exponential backoff (0.5 s to 8 s) or as `retry-after` says."""
+
+KEY_HINT = (
+    "Set ANTHROPIC_API_KEY in the environment, in a .env file in the workspace root, "
+    "or in ~/.config/agentls/.env."
+)
+
+_CACHE = {"type": "ephemeral"}
+_MESSAGE_BREAKPOINTS = 2
+"""The newest message, and the one before it: the second keeps the cache reachable when one
+step adds more blocks than the API looks back over (20). With the system prompt's, 3 of 4."""
+
+
+class ClientCache:
+    """One SDK client per key and endpoint, reused by every task to keep its connections warm."""
+
+    def __init__(self) -> None:
+        self._clients: dict[tuple[str | None, str | None, str | None], AsyncAnthropic] = {}
+
+    def get(self, env: Mapping[str, str]) -> AsyncAnthropic:
+        key = env.get("ANTHROPIC_API_KEY") or None
+        token = None if key else env.get("ANTHROPIC_AUTH_TOKEN") or None
+        base_url = env.get("ANTHROPIC_BASE_URL") or None
+        if key is None and token is None:
+            raise ModelError("No Anthropic API key is set.", KEY_HINT)
+        signature = (key, token, base_url)
+        if signature not in self._clients:
+            from anthropic import AsyncAnthropic
+
+            self._clients[signature] = AsyncAnthropic(
+                api_key=key, auth_token=token, base_url=base_url, max_retries=MAX_RETRIES
+            )
+        return self._clients[signature]
+
+
+def with_cache_breakpoints(
+    system: str, messages: list[dict[str, Any]]
+) -> tuple[list[Block], list[dict[str, Any]]]:
+    """The request's system blocks and messages marked for prompt caching.
+
+    The tools and the system prompt form a stable prefix (one breakpoint after the system
+    prompt covers both); the newest messages carry moving breakpoints so each step reads the
+    previous steps from the cache instead of paying for them again. The history itself is
+    left unmarked: only copies of the marked messages are made.
+    """
+    system_blocks: list[Block] = [{"type": "text", "text": system, "cache_control": _CACHE}]
+    marked = list(messages)
+    for index in range(len(marked) - 1, -1, -1)[:_MESSAGE_BREAKPOINTS]:
+        message = copy.copy(marked[index])
+        content = list(message["content"])
+        if not content:
+            continue
+        content[-1] = {**content[-1], "cache_control": _CACHE}
+        message["content"] = content
+        marked[index] = message
+    return system_blocks, marked
+
+
+def _block(block: Any) -> Block:
+    """A response block as request-ready JSON (no None fields the API would refuse back)."""
+    if block.type == "text":
+        return {"type": "text", "text": block.text}
+    if block.type == "tool_use":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    return block.model_dump(exclude_none=True)
+
+
+def _usage(usage: Any) -> Usage:
+    return Usage(
+        input=usage.input_tokens or 0,
+        output=usage.output_tokens or 0,
+        cache_read=getattr(usage, "cache_read_input_tokens", None) or 0,
+        cache_write=getattr(usage, "cache_creation_input_tokens", None) or 0,
+    )
+
+
+def _secret_free(text: str, env: Mapping[str, str]) -> str:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        if value := env.get(name):
+            text = text.replace(value, "[redacted]")
+    return text
+
+
+def _model_error(error: Exception, model: str, env: Mapping[str, str]) -> ModelError:
+    import anthropic
+
+    endpoint = env.get("ANTHROPIC_BASE_URL") or "the Anthropic API"
+    if isinstance(error, anthropic.AuthenticationError):
+        message, hint = "The API key was refused (401).", KEY_HINT
+    elif isinstance(error, anthropic.PermissionDeniedError):
+        message, hint = "The API key may not use this model (403).", "Check the key's workspace."
+    elif isinstance(error, anthropic.NotFoundError):
+        message = f"The model {model!r} was not found (404)."
+        hint = "Check the agentls.model setting or AGENTLS_MODEL."
+    elif isinstance(error, anthropic.RateLimitError):
+        message = f"Still rate limited after {MAX_RETRIES} retries (429)."
+        hint = "Wait a minute and run the task again."
+    elif isinstance(error, anthropic.APIStatusError) and error.status_code >= 500:
+        message = f"The API failed after {MAX_RETRIES} retries ({error.status_code})."
+        hint = "The service may be overloaded; run the task again later."
+    elif isinstance(error, anthropic.APITimeoutError):
+        message, hint = f"{endpoint} did not answer in time.", "Check the connection and retry."
+    elif isinstance(error, anthropic.APIConnectionError):
+        message = f"Could not reach {endpoint}."
+        hint = "Check the network, or ANTHROPIC_BASE_URL if you set it."
+    elif isinstance(error, anthropic.APIStatusError):
+        message = f"The API refused the request ({error.status_code}): {error.message}"
+        hint = "See the agentls log for the request."
+    else:
+        message, hint = f"The model call failed: {type(error).__name__}: {error}", ""
+    return ModelError(_secret_free(message, env), hint)
+
+
+class AnthropicModel:
+    def __init__(
+        self, client: AsyncAnthropic, name: str, max_tokens: int, env: Mapping[str, str]
+    ) -> None:
+        self.client = client
+        self.name = name
+        self.max_tokens = max_tokens
+        self._env = env
+
+    async def respond(
+        self,
+        system: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_text: Callable[[str], None],
+    ) -> Turn:
+        import anthropic
+
+        system_blocks, marked = with_cache_breakpoints(system, messages)
+        try:
+            async with self.client.messages.stream(
+                model=self.name,
+                max_tokens=self.max_tokens,
+                system=system_blocks,
+                messages=marked,
+                tools=tools,
+            ) as stream:
+                async for text in stream.text_stream:
+                    on_text(text)
+                message = await stream.get_final_message()
+        except anthropic.AnthropicError as error:
+            raise _model_error(error, self.name, self._env) from error
+        return Turn(
+            [_block(b) for b in message.content], message.stop_reason, _usage(message.usage)
+        )

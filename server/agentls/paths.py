@@ -1,0 +1,36 @@
+"""Keeping every path the model names inside the workspace root."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class PathError(ValueError):
+    """A path the tools refuse; the message is meant for the model."""
+
+
+def resolve(root: Path, path: str) -> Path:
+    """The real path of `path` (relative to `root`), refused if it leaves `root`.
+
+    Symlinks are resolved before the check, so a link pointing out of the root is refused too.
+    An absolute path is accepted only when it lies inside the root.
+    """
+    if not isinstance(path, str) or not path.strip():
+        raise PathError("path must be a non-empty string relative to the workspace root")
+    if "\0" in path:
+        raise PathError("path contains a NUL character")
+    real_root = root.resolve()
+    candidate = (real_root / path).resolve()
+    if not candidate.is_relative_to(real_root):
+        raise PathError(
+            f"{path!r} is outside the workspace root; use a path relative to {real_root}"
+        )
+    return candidate
+
+
+def relative(root: Path, path: Path) -> str:
+    """`path` as the model should name it: relative to the root, with forward slashes."""
+    try:
+        return path.relative_to(root.resolve()).as_posix() or "."
+    except ValueError:
+        return path.as_posix()

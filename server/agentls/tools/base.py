@@ -1,0 +1,89 @@
+"""What every tool is made of: its schema, its handler, the context it runs in."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..interfaces import Approver, Shell, Workspace
+from ..settings import Settings
+
+
+class ToolError(Exception):
+    """A tool could not do what was asked; the message goes back to the model as an error."""
+
+
+@dataclass
+class EditTally:
+    applied: int = 0
+    rejected: int = 0
+
+
+@dataclass
+class ToolContext:
+    workspace: Workspace
+    shell: Shell
+    approver: Approver
+    settings: Settings
+    edits: EditTally = field(default_factory=EditTally)
+    commands_allowed_for_task: bool = False
+
+
+Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    properties: dict[str, dict[str, Any]]
+    required: tuple[str, ...]
+    handler: Handler
+    summary_field: str
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": {
+                "type": "object",
+                "properties": self.properties,
+                "required": list(self.required),
+            },
+        }
+
+    def summary(self, arguments: Any) -> str:
+        """A short line for progress reports: the main input, first line only."""
+        value = arguments.get(self.summary_field) if isinstance(arguments, dict) else None
+        text = str(value).strip().splitlines()[0] if value else ""
+        return text if len(text) <= 80 else text[:77] + "..."
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "boolean": (bool,),
+}
+
+
+def validate(tool: Tool, arguments: Any) -> dict[str, Any]:
+    """The arguments if they fit the schema, else a ToolError the model can act on."""
+    if not isinstance(arguments, dict):
+        raise ToolError(f"{tool.name} takes an object of arguments, got {type(arguments).__name__}")
+    missing = [name for name in tool.required if name not in arguments]
+    if missing:
+        raise ToolError(f"{tool.name} is missing the argument(s): {', '.join(missing)}")
+    for name, value in arguments.items():
+        spec = tool.properties.get(name)
+        if spec is None:
+            raise ToolError(f"{tool.name} has no argument {name!r}")
+        expected = _JSON_TYPES[spec["type"]]
+        # bool is an int in Python, but not an integer in JSON.
+        if not isinstance(value, expected) or (
+            spec["type"] == "integer" and isinstance(value, bool)
+        ):
+            raise ToolError(f"{tool.name}: {name} must be a {spec['type']}")
+        if spec["type"] == "integer" and value < spec.get("minimum", value):
+            raise ToolError(f"{tool.name}: {name} must be at least {spec['minimum']}")
+    return arguments
