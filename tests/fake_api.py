@@ -41,7 +41,10 @@ Turns (consumed FIFO, one per ``POST /v1/messages``):
   one-block reply.
 
 An empty queue answers 400 invalid_request_error "fake API: script exhausted";
-400 is not retried, so a test that under-scripts fails at once.
+400 is not retried, so a test that under-scripts fails at once. Requests are first
+checked for the API's common 400s (missing fields, more than 4 cache breakpoints,
+tool_use without a tool_result right after and vice versa); such a request is
+recorded but consumes no turn. ``FakeAnthropic(validate=False)`` skips the checks.
 
 JSON turn form (``POST /_fake/script`` takes a list, ``--script FILE`` too)::
 
@@ -78,6 +81,7 @@ import contextlib
 import hashlib
 import json
 import re
+import selectors
 import signal
 import socket
 import socketserver
@@ -92,6 +96,7 @@ from typing import Any
 __all__ = [
     "CACHE_LOOKBACK_BLOCKS",
     "DEFAULT_MIN_CACHEABLE_TOKENS",
+    "EXHAUSTED_MESSAGE",
     "Billing",
     "FakeAnthropic",
     "Fault",
@@ -634,6 +639,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Headers and body go out in separate writes; with Nagle on, delayed ACKs
+        # would add ~40 ms to every response.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.fake._track(self.connection, True)
 
     def finish(self) -> None:
@@ -808,40 +816,57 @@ class FakeAnthropic:
         self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._wake: socket.socket | None = None
 
     # ---- lifecycle
 
     def start(self) -> FakeAnthropic:
-        if self._server is not None:
-            raise RuntimeError("FakeAnthropic already started")
-        self._server = _Server((self.host, self._port), self)
+        with self._cond:
+            if self._server is not None or self._stopping.is_set():
+                raise RuntimeError("a FakeAnthropic can be started once")
+            self._server = _Server((self.host, self._port), self)
         self._port = self._server.server_address[1]
-        # A short poll interval keeps stop() quick; serve_forever only checks for
-        # shutdown between polls.
+        wake_r, self._wake = socket.socketpair()
         self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            args=(0.05,),
+            target=self._serve,
+            args=(self._server, wake_r),
             name=f"fake-anthropic-{self._port}",
             daemon=True,
         )
         self._thread.start()
         return self
 
+    def _serve(self, server: _Server, wake: socket.socket) -> None:
+        # Our own accept loop instead of serve_forever: serve_forever notices a
+        # shutdown only between polls, which would put ~50 ms into every stop().
+        server.timeout = 0
+        with wake, selectors.DefaultSelector() as selector:
+            selector.register(server, selectors.EVENT_READ)
+            selector.register(wake, selectors.EVENT_READ)
+            while not self._stopping.is_set():
+                for key, _ in selector.select():
+                    if key.fileobj is server and not self._stopping.is_set():
+                        server.handle_request()
+
     def stop(self) -> None:
-        server, self._server = self._server, None
+        with self._cond:
+            server, self._server = self._server, None
         if server is None:
             return
         self._stopping.set()  # wakes hangs, delays and per-event waits at once
-        server.shutdown()
+        if self._wake is not None:
+            self._wake.send(b"x")
+        if self._thread is not None:
+            self._thread.join(timeout=5)
         server.server_close()
+        if self._wake is not None:
+            self._wake.close()
         with self._cond:
             live = list(self._connections)
         # Idle keep-alive connections would otherwise pin handler threads forever.
         for conn in live:
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
 
     def __enter__(self) -> FakeAnthropic:
         return self.start()
@@ -910,7 +935,11 @@ class FakeAnthropic:
 
     def _track(self, conn: socket.socket, live: bool) -> None:
         with self._cond:
-            if live:
+            if live and self._stopping.is_set():
+                # Accepted just as stop() took its snapshot: close it here instead.
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)
+            elif live:
                 self._connections.add(conn)
             else:
                 self._connections.discard(conn)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from agentls.edits import apply_hunks, landed, line_hunks, unified_diff
+from agentls.lsp.positions import PositionFinder, text_edits
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol.types import PositionEncodingKind
 from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
-
-from agentls.edits import apply_hunks, landed, line_hunks, unified_diff
-from agentls.lsp.positions import PositionFinder, text_edits
 
 ENCODINGS = [PositionEncodingKind.Utf8, PositionEncodingKind.Utf16, PositionEncodingKind.Utf32]
 
@@ -36,9 +35,11 @@ def test_landed_tells_which_hunks_were_accepted() -> None:
     assert landed(old, hunks, "something else\n") is None
 
 
-@given(st.lists(st.sampled_from(["x\n", "y\n", "z\n", "中文\n", "😀\r\n", "\n"]), max_size=12),
-       st.lists(st.sampled_from(["x\n", "y\n", "q\n", "中文\n", "😀\r\n"]), max_size=12),
-       st.data())
+@given(
+    st.lists(st.sampled_from(["x\n", "y\n", "z\n", "中文\n", "😀\r\n", "\n"]), max_size=12),
+    st.lists(st.sampled_from(["x\n", "y\n", "q\n", "中文\n", "😀\r\n"]), max_size=12),
+    st.data(),
+)
 def test_any_subset_of_hunks_is_recognised(a: list[str], b: list[str], data: st.DataObject) -> None:
     old, new = "".join(a), "".join(b)
     hunks = line_hunks(old, new)
@@ -54,8 +55,9 @@ def test_any_subset_of_hunks_is_recognised(a: list[str], b: list[str], data: st.
 def _apply_lsp(text: str, edits: list, encoding: str) -> str:
     """Apply TextEdits the way a client does, with pygls's document model."""
     document = TextDocument("file:///x", text, position_codec=PositionCodec(encoding))
-    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character),
-                       reverse=True):
+    for edit in sorted(
+        edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True
+    ):
         start = document.offset_at_position(edit.range.start)
         end = document.offset_at_position(edit.range.end)
         document._source = document.source[:start] + edit.new_text + document.source[end:]
@@ -84,8 +86,11 @@ def test_text_edits_apply_exactly_in_every_encoding(case: str, encoding: str) ->
 
 @pytest.mark.parametrize(
     ("encoding", "character"),
-    [(PositionEncodingKind.Utf8, 8), (PositionEncodingKind.Utf16, 4),
-     (PositionEncodingKind.Utf32, 3)],
+    [
+        (PositionEncodingKind.Utf8, 8),
+        (PositionEncodingKind.Utf16, 4),
+        (PositionEncodingKind.Utf32, 3),
+    ],
 )
 def test_columns_count_code_units(encoding: str, character: int) -> None:
     text = "x\n中😀x|"  # the bar: after 中 (3/1/1 units), 😀 (4/2/1) and x (1/1/1)

@@ -82,7 +82,9 @@ def http(url: str, payload: Any = None) -> Any:
 # ------------------------------------------------------------------ streaming
 
 
-async def test_stream_text_deltas_in_order(fake: FakeAnthropic, aclient) -> None:
+async def test_stream_text_deltas_in_order(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     words = "one two three four five six seven eight nine ten"
     fake.script(reply(text(words)))
     async with aclient.messages.stream(model=MODEL, max_tokens=100, messages=HI) as stream:
@@ -101,7 +103,9 @@ async def test_stream_text_deltas_in_order(fake: FakeAnthropic, aclient) -> None
     assert fake.requests[0].body["stream"] is True
 
 
-async def test_stream_events_match_api_shape(fake: FakeAnthropic, aclient) -> None:
+async def test_stream_events_match_api_shape(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     fake.script(reply("hello", tool_use("t", {"a": 1})))
     stream = await aclient.messages.create(model=MODEL, max_tokens=9, messages=HI, stream=True)
     events = [e async for e in stream]
@@ -136,7 +140,9 @@ async def test_stream_events_match_api_shape(fake: FakeAnthropic, aclient) -> No
     ]
 
 
-async def test_tool_use_input_round_trips_through_json_deltas(fake: FakeAnthropic, aclient) -> None:
+async def test_tool_use_input_round_trips_through_json_deltas(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     tool_input = {"path": "src/é.py", "edits": [{"old": "a", "new": "b"}], "n": 3, "ok": True}
     fake.script(
         reply(text("Let me edit."), tool_use("edit", tool_input), tool_use("ls", id="mine"))
@@ -164,7 +170,9 @@ async def test_tool_use_input_round_trips_through_json_deltas(fake: FakeAnthropi
     assert final.stop_reason == "tool_use"
 
 
-def test_sync_stream_and_explicit_stop_reason(fake: FakeAnthropic, client) -> None:
+def test_sync_stream_and_explicit_stop_reason(
+    fake: FakeAnthropic, client: anthropic.Anthropic
+) -> None:
     fake.script(reply("cut", stop_reason="max_tokens"), reply("no", stop_reason="refusal"))
     for expected in ("max_tokens", "refusal"):
         with client.messages.stream(model=MODEL, max_tokens=1, messages=HI) as stream:
@@ -174,7 +182,7 @@ def test_sync_stream_and_explicit_stop_reason(fake: FakeAnthropic, client) -> No
 # -------------------------------------------------------------- non-streaming
 
 
-def test_create_non_streaming(fake: FakeAnthropic, client) -> None:
+def test_create_non_streaming(fake: FakeAnthropic, client: anthropic.Anthropic) -> None:
     fake.script(reply(text("reading"), tool_use("read", {"path": "a.py"})), "plain")
     first = client.messages.create(model=MODEL, max_tokens=50, messages=HI)
     second = client.messages.create(model=MODEL, max_tokens=50, messages=HI)
@@ -189,7 +197,8 @@ def test_create_non_streaming(fake: FakeAnthropic, client) -> None:
     assert first.usage.output_tokens > 0 and first.usage.input_tokens > 0
     assert first.usage.cache_read_input_tokens == 0
     headers = fake.requests[0].headers
-    assert headers["x-api-key"] == "test-key"
+    # This SDK version authenticates with a bearer token; older ones sent x-api-key.
+    assert "test-key" in (headers.get("x-api-key"), headers.get("authorization", "")[7:])
     assert "anthropic-version" in headers
     assert "stream" not in fake.requests[0].body
 
@@ -197,7 +206,9 @@ def test_create_non_streaming(fake: FakeAnthropic, client) -> None:
 # -------------------------------------------------------------------- faults
 
 
-async def test_429_with_retry_after_ms_is_retried(fake: FakeAnthropic, aclient) -> None:
+async def test_429_with_retry_after_ms_is_retried(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     fake.script(rate_limited(retry_after_ms=10), reply("ok"))
     started = time.monotonic()
     msg = await aclient.messages.create(model=MODEL, max_tokens=5, messages=HI)
@@ -208,14 +219,18 @@ async def test_429_with_retry_after_ms_is_retried(fake: FakeAnthropic, aclient) 
     assert time.monotonic() - started < 1  # honoured 10 ms, not the default backoff
 
 
-async def test_529_overloaded_is_retried_in_stream(fake: FakeAnthropic, aclient) -> None:
+async def test_529_overloaded_is_retried_in_stream(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     fake.script(overloaded(), overloaded(), reply("finally"))
     async with aclient.messages.stream(model=MODEL, max_tokens=5, messages=HI) as stream:
         assert (await stream.get_final_text()) == "finally"
     assert len(fake.requests) == 3
 
 
-async def test_401_raises_without_retry(fake: FakeAnthropic, aclient) -> None:
+async def test_401_raises_without_retry(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     fake.script(auth_error(), reply("never"))
     with pytest.raises(anthropic.AuthenticationError) as info:
         await aclient.messages.create(model=MODEL, max_tokens=5, messages=HI)
@@ -227,7 +242,9 @@ async def test_401_raises_without_retry(fake: FakeAnthropic, aclient) -> None:
     }
 
 
-async def test_fault_headers_and_other_statuses(fake: FakeAnthropic, aclient) -> None:
+async def test_fault_headers_and_other_statuses(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     fake.script(
         fault(500, "api_error", "boom", {"x-should-retry": "false", "x-extra": "1"}),
         bad_request("prompt is too long"),
@@ -240,13 +257,17 @@ async def test_fault_headers_and_other_statuses(fake: FakeAnthropic, aclient) ->
     assert len(fake.requests) == 2
 
 
-async def test_script_exhausted_is_a_bad_request(fake: FakeAnthropic, aclient) -> None:
+async def test_script_exhausted_is_a_bad_request(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     with pytest.raises(anthropic.BadRequestError, match=EXHAUSTED_MESSAGE):
         await aclient.messages.create(model=MODEL, max_tokens=5, messages=HI)
     assert len(fake.requests) == 1
 
 
-async def test_callable_turn_sees_request_body(fake: FakeAnthropic, aclient) -> None:
+async def test_callable_turn_sees_request_body(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     def model(body: dict[str, Any]) -> Reply:
         last = body["messages"][-1]["content"][0]
         return reply(f"tool said {last['content']}")
@@ -265,7 +286,9 @@ async def test_callable_turn_sees_request_body(fake: FakeAnthropic, aclient) -> 
     assert second.content[0].text == "tool said 42"
 
 
-async def test_callable_that_raises_is_reported(fake: FakeAnthropic, aclient) -> None:
+async def test_callable_that_raises_is_reported(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     fake.script(lambda body: 1 / 0)
     with pytest.raises(anthropic.BadRequestError, match="ZeroDivisionError"):
         await aclient.messages.create(model=MODEL, max_tokens=5, messages=HI)
@@ -273,7 +296,9 @@ async def test_callable_that_raises_is_reported(fake: FakeAnthropic, aclient) ->
     fake.reset()
 
 
-async def test_unpaired_tool_use_is_rejected_like_the_api(fake: FakeAnthropic, aclient) -> None:
+async def test_unpaired_tool_use_is_rejected_like_the_api(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     fake.script("unused")
     messages = [
         *HI,
@@ -291,7 +316,9 @@ async def test_unpaired_tool_use_is_rejected_like_the_api(fake: FakeAnthropic, a
 # ------------------------------------------------------------- stream faults
 
 
-async def test_drop_mid_stream_raises_from_sdk_stream(fake: FakeAnthropic, aclient) -> None:
+async def test_drop_mid_stream_raises_from_sdk_stream(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     fake.script(reply("a b c d e f g h i j k l", drop_after=4))
     seen: list[str] = []
     with pytest.raises((anthropic.APIConnectionError, httpx2.TransportError)):
@@ -301,7 +328,9 @@ async def test_drop_mid_stream_raises_from_sdk_stream(fake: FakeAnthropic, aclie
     assert "message_start" in seen and "message_stop" not in seen
 
 
-async def test_stream_ending_without_message_stop(fake: FakeAnthropic, aclient) -> None:
+async def test_stream_ending_without_message_stop(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     fake.script(reply("partial", omit_message_stop=True), reply("x y z", end_after=3))
     for _ in range(2):
         stream = await aclient.messages.create(model=MODEL, max_tokens=5, messages=HI, stream=True)
@@ -310,7 +339,9 @@ async def test_stream_ending_without_message_stop(fake: FakeAnthropic, aclient) 
     assert kinds == ["message_start", "content_block_start"]  # ping is the SDK-hidden third
 
 
-async def test_malformed_tool_json_fails_in_sdk(fake: FakeAnthropic, aclient) -> None:
+async def test_malformed_tool_json_fails_in_sdk(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     fake.script(reply(malformed_tool_use("edit")))
     with pytest.raises(ValueError, match="Unable to parse tool parameter JSON"):
         async with aclient.messages.stream(model=MODEL, max_tokens=5, messages=HI) as stream:
@@ -320,7 +351,7 @@ async def test_malformed_tool_json_fails_in_sdk(fake: FakeAnthropic, aclient) ->
 async def test_hang_times_out_without_blocking_others(fake: FakeAnthropic) -> None:
     fake.script(hang(30), reply("meanwhile"))
     slow = anthropic.AsyncAnthropic(
-        api_key="k", base_url=fake.url, max_retries=0, timeout=httpx2.Timeout(0.5, connect=2)
+        api_key="k", base_url=fake.url, max_retries=0, timeout=httpx2.Timeout(0.3, connect=2)
     )
     fast = anthropic.AsyncAnthropic(api_key="k", base_url=fake.url, max_retries=0)
     try:
@@ -341,14 +372,16 @@ def test_stop_is_prompt_while_a_request_hangs() -> None:
     fake.script(hang(60))
     threading.Timer(0.2, fake.stop).start()
     started = time.monotonic()
-    with anthropic.Anthropic(api_key="k", base_url=fake.url, max_retries=0) as client:
-        # Stopping closes the hung connection instead of leaving the client waiting.
-        with pytest.raises(anthropic.APIConnectionError):
-            client.messages.create(model=MODEL, max_tokens=5, messages=HI)
+    # Stopping closes the hung connection instead of leaving the client waiting.
+    with (
+        anthropic.Anthropic(api_key="k", base_url=fake.url, max_retries=0) as client,
+        pytest.raises(anthropic.APIConnectionError),
+    ):
+        client.messages.create(model=MODEL, max_tokens=5, messages=HI)
     assert time.monotonic() - started < 2
 
 
-async def test_delays_and_hang_then(fake: FakeAnthropic, aclient) -> None:
+async def test_delays_and_hang_then(fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic) -> None:
     fake.script(
         Hang(0.1, reply("late")),
         reply("a b c d e f g h i", event_delay=0.03),
@@ -378,7 +411,7 @@ def big_system(chars: int) -> list[dict[str, Any]]:
     return [{"type": "text", "text": "x" * chars, "cache_control": {"type": "ephemeral"}}]
 
 
-def test_cache_write_then_read_via_sdk(fake: FakeAnthropic, client) -> None:
+def test_cache_write_then_read_via_sdk(fake: FakeAnthropic, client: anthropic.Anthropic) -> None:
     fake.script("one", "two")
     system = big_system(4 * 1100)
     first = client.messages.create(model=MODEL, max_tokens=5, system=system, messages=HI)
@@ -407,7 +440,9 @@ def test_cache_write_then_read_via_sdk(fake: FakeAnthropic, client) -> None:
     assert fake.billed.input == 0
 
 
-async def test_stream_reports_cache_usage(fake: FakeAnthropic, aclient) -> None:
+async def test_stream_reports_cache_usage(
+    fake: FakeAnthropic, aclient: anthropic.AsyncAnthropic
+) -> None:
     fake.script("a", "b")
     for _ in range(2):
         async with aclient.messages.stream(
@@ -417,7 +452,9 @@ async def test_stream_reports_cache_usage(fake: FakeAnthropic, aclient) -> None:
     assert usage.cache_read_input_tokens >= 1100 and usage.cache_creation_input_tokens == 0
 
 
-def test_below_minimum_prefix_caches_nothing(fake: FakeAnthropic, client) -> None:
+def test_below_minimum_prefix_caches_nothing(
+    fake: FakeAnthropic, client: anthropic.Anthropic
+) -> None:
     fake.script("a", "b")
     for _ in range(2):
         usage = client.messages.create(
@@ -472,7 +509,7 @@ def test_usage_split_and_cache_key_rules() -> None:
     assert again.input_tokens >= estimate_tokens(400)
 
 
-def test_too_many_breakpoints_rejected(fake: FakeAnthropic, client) -> None:
+def test_too_many_breakpoints_rejected(fake: FakeAnthropic, client: anthropic.Anthropic) -> None:
     fake.script("unused")
     body = blocks_body(6, -1)
     for block in body["messages"][0]["content"][:5]:
@@ -484,7 +521,7 @@ def test_too_many_breakpoints_rejected(fake: FakeAnthropic, client) -> None:
 # ----------------------------------------------------- control endpoints & CLI
 
 
-def test_http_control_endpoints(fake: FakeAnthropic, client) -> None:
+def test_http_control_endpoints(fake: FakeAnthropic, client: anthropic.Anthropic) -> None:
     assert http(
         fake.url + "/_fake/script", [{"text": "hi"}, {"hang": 0, "then": {"text": "x"}}]
     ) == {

@@ -40,5 +40,6 @@ def merged(root: Path | None, env: Mapping[str, str] | None = None) -> dict[str,
     for path in files:
         if path.is_file():
             values.update({k: v for k, v in dotenv_values(path).items() if v is not None})
-    values.update(os.environ if env is None else env)
+    # An empty variable is taken as unset, so `ANTHROPIC_API_KEY=` cannot hide the file's key.
+    values.update((k, v) for k, v in (os.environ if env is None else env).items() if v)
     return values

@@ -7,6 +7,7 @@ editor waits for `initialize` before anything else.
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,13 @@ _CACHE = {"type": "ephemeral"}
 _MESSAGE_BREAKPOINTS = 2
 """The newest message, and the one before it: the second keeps the cache reachable when one
 step adds more blocks than the API looks back over (20). With the system prompt's, 3 of 4."""
+
+
+def preload() -> None:
+    """Import the SDK in the background, so the first task does not wait seconds for it."""
+    threading.Thread(
+        target=lambda: __import__("anthropic"), name="import-anthropic", daemon=True
+    ).start()
 
 
 class ClientCache:

@@ -21,7 +21,7 @@ from pygls.uris import to_fs_path
 from .. import __version__, environment
 from ..agent import Agent, Session, TaskResult
 from ..interfaces import ModelError, Usage
-from ..model import AnthropicModel, ClientCache
+from ..model import AnthropicModel, ClientCache, preload
 from ..paths import relative
 from ..prompt import FileContext, task_message
 from ..settings import DEFAULT_MODEL, Settings, parse
@@ -157,6 +157,11 @@ def _file_context(ls: AgentServer, root: Path, uri: str, selection: Any) -> File
 @server.feature(types.INITIALIZE)
 def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
     ls.initialization_options = params.initialization_options
+
+
+@server.feature(types.INITIALIZED)
+def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
+    preload()
 
 
 @server.command(RUN_TASK)

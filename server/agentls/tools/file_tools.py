@@ -175,11 +175,10 @@ async def propose(context: ToolContext, change: Change) -> str:
     outcome = await context.workspace.propose(change)
     name = relative(context.workspace.root, change.path)
     report = describe(change, outcome, name)
-    if outcome.applied and outcome.text != change.old_text:
-        context.edits.applied += 1
-    else:
+    if _nothing_landed(change, outcome):
         context.edits.rejected += 1
         raise ToolError(report)
+    context.edits.applied += 1
     if not outcome.on_disk:
         report += (
             f"\nThe change is in the editor's unsaved buffer of {name}: shell commands see the "
@@ -188,11 +187,17 @@ async def propose(context: ToolContext, change: Change) -> str:
     return report
 
 
+def _nothing_landed(change: Change, outcome: Landed) -> bool:
+    if outcome.applied and outcome.text in (None, change.new_text):
+        return False
+    return not outcome.applied or outcome.text == (change.old_text or "")
+
+
 def describe(change: Change, outcome: Landed, name: str) -> str:
     total = len(change.hunks)
     plural = "hunk" if total == 1 else "hunks"
     verb = "Created" if change.old_text is None else "Edited"
-    if not outcome.applied or outcome.text == change.old_text:
+    if _nothing_landed(change, outcome):
         reason = f" ({outcome.rejected_reason})" if outcome.rejected_reason else ""
         state = "was not created" if change.old_text is None else "is unchanged"
         return f"The user rejected the edit of {name}{reason}. The file {state}."

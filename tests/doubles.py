@@ -1,0 +1,113 @@
+"""In-memory stand-ins for the loop's interfaces: an editor, a scripted model, a progress log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agentls import files
+from agentls.edits import apply_hunks
+from agentls.interfaces import Change, Decision, Landed, ModelError, Turn, Usage
+
+
+class MemoryEditor:
+    """An editor with some documents open (unsaved text kept in memory), the disk for the rest.
+
+    `review` decides per change which hunks the user accepts (all by default).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.open: dict[Path, str] = {}
+        self.proposals: list[Change] = []
+        self.review: Callable[[Change], list[bool]] = lambda change: [True] * len(change.hunks)
+
+    async def read_text(self, path: Path) -> str:
+        if path in self.open:
+            return self.open[path]
+        return files.read_text(path)
+
+    async def propose(self, change: Change) -> Landed:
+        self.proposals.append(change)
+        keep = self.review(change)
+        if not any(keep):
+            return Landed(False, rejected_reason="rejected in review")
+        text = apply_hunks(
+            change.old_text or "", [h for h, k in zip(change.hunks, keep, strict=True) if k]
+        )
+        if change.path in self.open:
+            self.open[change.path] = text
+        files.write_atomic(change.path, text)
+        return Landed(True, text)
+
+
+class ScriptedModel:
+    """Answers with the scripted turns in order; a callable turn sees the messages so far."""
+
+    name = "scripted"
+
+    def __init__(self, *turns: Turn | Callable[[list[dict[str, Any]]], Turn] | Exception) -> None:
+        self.turns = list(turns)
+        self.requests: list[list[dict[str, Any]]] = []
+
+    async def respond(
+        self,
+        system: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_text: Callable[[str], None],
+    ) -> Turn:
+        self.requests.append([dict(m, content=list(m["content"])) for m in messages])
+        if not self.turns:
+            raise ModelError("script exhausted")
+        turn = self.turns.pop(0)
+        if isinstance(turn, Exception):
+            raise turn
+        if callable(turn):
+            turn = turn(messages)
+        for block in turn.content:
+            if block["type"] == "text":
+                on_text(block["text"])
+        return turn
+
+
+def say(text: str) -> Turn:
+    return Turn([{"type": "text", "text": text}], "end_turn", Usage(10, 5))
+
+
+_ids = iter(range(1, 10**9))
+
+
+def call(name: str, stop_reason: str = "tool_use", **arguments: Any) -> Turn:
+    block = {"type": "tool_use", "id": f"toolu_{next(_ids)}", "name": name, "input": arguments}
+    return Turn([block], stop_reason, Usage(10, 5))
+
+
+def results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool results in the last user message."""
+    return [b for b in messages[-1]["content"] if b.get("type") == "tool_result"]
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, ...]] = []
+
+    def step(self, tool: str, summary: str) -> None:
+        self.events.append(("step", tool, summary))
+
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+        self.events.append(("done", tool, "ok" if ok else "error"))
+
+    def text(self, delta: str) -> None:
+        self.events.append(("text", delta))
+
+
+class Approver:
+    def __init__(self, *answers: Decision) -> None:
+        self.answers = list(answers)
+        self.asked: list[str] = []
+
+    async def approve(self, command: str) -> Decision:
+        self.asked.append(command)
+        return self.answers.pop(0) if self.answers else "deny"

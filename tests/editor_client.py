@@ -1,0 +1,243 @@
+"""A scriptable editor on the client side of LSP, driving the real agentls server process.
+
+It keeps documents like an editor does (open ones in memory, with versions and didChange),
+applies `workspace/applyEdit` hunk by hunk as a review policy decides, saves what it
+applied when told to, answers command approvals, and records every notification.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import TextDocument
+from pygls.workspace.position_codec import PositionCodec
+from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+Review = Callable[[str, list[Any]], list[bool]]
+"""(uri, edits) -> which edits the user accepts."""
+
+
+def apply_text_edits(text: str, edits: list[Any], encoding: str) -> str:
+    """Apply LSP TextEdits as a client does, positions in the given encoding."""
+    document = TextDocument("file:///x", text, position_codec=PositionCodec(encoding))
+    spans = []
+    for edit in edits:
+        start = document.offset_at_position(
+            types.Position(edit.range.start.line, edit.range.start.character)
+        )
+        end = document.offset_at_position(
+            types.Position(edit.range.end.line, edit.range.end.character)
+        )
+        spans.append((start, end, edit.new_text))
+    for start, end, new_text in sorted(spans, reverse=True):
+        text = text[:start] + new_text + text[end:]
+    return text
+
+
+class EditorClient(LanguageClient):
+    def __init__(self) -> None:
+        super().__init__()
+        self.documents: dict[str, tuple[str, int]] = {}
+        self.review: Review = lambda uri, edits: [True] * len(edits)
+        self.save = True
+        self.approvals: list[str | None] = []
+        self.approval_requests: list[str] = []
+        self.edit_requests: list[types.ApplyWorkspaceEditParams] = []
+        self.texts: list[str] = []
+        self.steps: list[dict[str, Any]] = []
+        self.encoding = "utf-16"
+        self.on_edit: Callable[[], None] | None = None
+
+    def uri(self, path: Path) -> str:
+        return from_fs_path(str(path)) or path.as_uri()
+
+    def open(self, path: Path, text: str | None = None, language: str = "python") -> str:
+        uri = self.uri(path)
+        text = path.read_text() if text is None else text
+        self.documents[uri] = (text, 1)
+        self.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
+            )
+        )
+        return uri
+
+    def type_text(self, uri: str, text: str) -> None:
+        """The user edits an open document (unsaved)."""
+        _, version = self.documents[uri]
+        self.documents[uri] = (text, version + 1)
+        self.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version + 1),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    def _edits_by_uri(self, edit: types.WorkspaceEdit) -> list[tuple[str, int | None, list[Any]]]:
+        if edit.document_changes:
+            found = []
+            for change in edit.document_changes:
+                if isinstance(change, types.TextDocumentEdit):
+                    found.append(
+                        (change.text_document.uri, change.text_document.version, list(change.edits))
+                    )
+            return found
+        return [(uri, None, list(edits)) for uri, edits in (edit.changes or {}).items()]
+
+    async def apply_edit(
+        self, params: types.ApplyWorkspaceEditParams
+    ) -> types.ApplyWorkspaceEditResult:
+        self.edit_requests.append(params)
+        if self.on_edit is not None:
+            self.on_edit()
+        applied_any = False
+        for uri, version, edits in self._edits_by_uri(params.edit):
+            path = Path(to_fs_path(uri) or "")
+            if uri in self.documents:
+                text, current = self.documents[uri]
+                if version is not None and version != current:
+                    return types.ApplyWorkspaceEditResult(
+                        applied=False, failure_reason=f"{uri} changed (version {current})"
+                    )
+            else:
+                text = path.read_text() if path.exists() else ""
+            keep = self.review(uri, edits)
+            if not any(keep):
+                continue
+            applied_any = True
+            new_text = apply_text_edits(
+                text, [e for e, k in zip(edits, keep, strict=True) if k], self.encoding
+            )
+            if uri in self.documents:
+                self.type_text(uri, new_text)
+                if self.save:
+                    path.write_text(new_text)
+            elif self.save:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(new_text)
+        if not applied_any:
+            return types.ApplyWorkspaceEditResult(
+                applied=False, failure_reason="the user rejected the edit"
+            )
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    def approve(self, params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
+        self.approval_requests.append(params.message)
+        answer = self.approvals.pop(0) if self.approvals else None
+        return types.MessageActionItem(answer) if answer else None
+
+    async def run_task(self, task: str, token: str | None = None, **extra: Any) -> Any:
+        return await self.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command="agent.runTask", arguments=[{"task": task, **extra}], work_done_token=token
+            )
+        )
+
+    def start_task(
+        self, task: str, token: str | None = None, **extra: Any
+    ) -> tuple[str, asyncio.Future[Any]]:
+        """Send runTask without waiting; returns the request id and the answer's future."""
+        request_id = str(uuid.uuid4())
+        future = self.protocol.send_request(
+            types.WORKSPACE_EXECUTE_COMMAND,
+            types.ExecuteCommandParams(
+                command="agent.runTask", arguments=[{"task": task, **extra}], work_done_token=token
+            ),
+            msg_id=request_id,
+        )
+        return request_id, asyncio.wrap_future(future)
+
+    async def command(self, name: str) -> Any:
+        return await self.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=name, arguments=[])
+        )
+
+
+# pygls passes the client to a handler whose first parameter is named `ls`.
+async def _apply_edit(
+    ls: EditorClient, params: types.ApplyWorkspaceEditParams
+) -> types.ApplyWorkspaceEditResult:
+    return await ls.apply_edit(params)
+
+
+def _approve(
+    ls: EditorClient, params: types.ShowMessageRequestParams
+) -> types.MessageActionItem | None:
+    return ls.approve(params)
+
+
+def _text(ls: EditorClient, params: Any) -> None:
+    ls.texts.append(params.text)
+
+
+def _step(ls: EditorClient, params: Any) -> None:
+    ls.steps.append(
+        {k: getattr(params, k, None) for k in ("tool", "summary", "state", "detail", "token")}
+    )
+
+
+def _make_client() -> EditorClient:
+    client = EditorClient()
+    features = dict(DEFAULT_CLIENT_FEATURES)
+    features[types.WORKSPACE_APPLY_EDIT] = _apply_edit
+    features[types.WINDOW_SHOW_MESSAGE_REQUEST] = _approve
+    features["agent/text"] = _text
+    features["agent/step"] = _step
+    register_lsp_features(client, features)
+    return client
+
+
+CAPABILITIES = {
+    "vscode": "visual-studio-code@v1.65.2",
+    "neovim": "neovim@v0.11.0",
+}
+
+
+@asynccontextmanager
+async def editor(
+    root: Path,
+    api_url: str,
+    *,
+    flavour: str = "vscode",
+    settings: dict[str, Any] | None = None,
+    initialization: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    capabilities: Callable[[types.ClientCapabilities], None] | None = None,
+) -> AsyncIterator[EditorClient]:
+    client = _make_client()
+    if settings is not None:
+        client.set_configuration({"agentls": settings})
+    server_env = {
+        **os.environ,
+        "ANTHROPIC_BASE_URL": api_url,
+        "ANTHROPIC_API_KEY": "test-key-123",
+        "XDG_CONFIG_HOME": str(root.parent / "config"),
+        **(env or {}),
+    }
+    await client.start_io(sys.executable, "-m", "agentls", env=server_env)
+    chosen = client_capabilities(CAPABILITIES[flavour])
+    if capabilities is not None:
+        capabilities(chosen)
+    result = await client.initialize_session(
+        types.InitializeParams(
+            capabilities=chosen,
+            workspace_folders=[types.WorkspaceFolder(uri=client.uri(root), name="root")],
+            initialization_options={"agentls": initialization or {"approveCommands": "always"}},
+        )
+    )
+    client.encoding = str(result.capabilities.position_encoding or "utf-16")
+    try:
+        yield client
+    finally:
+        await client.shutdown_session()
+        await client.stop()

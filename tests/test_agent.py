@@ -1,0 +1,142 @@
+"""The loop with a scripted model and an in-memory editor."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from agentls import environment
+from agentls.agent import Agent, Session
+from agentls.interfaces import ModelError, Turn
+from agentls.settings import Settings
+from agentls.shell import SubprocessShell
+from agentls.tools import ToolContext
+from doubles import Approver, MemoryEditor, Recorder, ScriptedModel, call, results, say
+
+
+def make_agent(
+    root: Path, model: ScriptedModel, session: Session | None = None, **settings: object
+) -> tuple[Agent, Recorder]:
+    chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
+    tools = ToolContext(
+        MemoryEditor(root),
+        SubprocessShell(root, environment.scrubbed(os.environ), chosen.output_limit),
+        Approver(),
+        chosen,
+    )
+    progress = Recorder()
+    return Agent(model, tools, progress, session or Session()), progress
+
+
+async def test_tool_results_go_back_until_the_model_answers(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    model = ScriptedModel(
+        call("read_file", path="a.txt"),
+        lambda messages: (
+            call("edit_file", path="a.txt", old_text="hello", new_text="bye")
+            if results(messages)[0]["content"] == "1\thello"
+            else say("wrong")
+        ),
+        call("bash", command="cat a.txt"),
+        lambda messages: say(f"saw: {results(messages)[0]['content']}"),
+    )
+    agent, progress = make_agent(tmp_path, model)
+    result = await agent.run("change it")
+    assert result.status == "done"
+    assert result.summary == "saw: exit code 0\nbye"
+    assert (result.steps, result.edits_applied, result.edits_rejected) == (4, 1, 0)
+    assert result.usage.input == 40 and result.usage.output == 20
+    assert [e for e in progress.events if e[0] == "step"] == [
+        ("step", "read_file", "a.txt"),
+        ("step", "edit_file", "a.txt"),
+        ("step", "bash", "cat a.txt"),
+    ]
+
+
+async def test_errors_are_observations_and_the_loop_goes_on(tmp_path: Path) -> None:
+    model = ScriptedModel(
+        call("no_such_tool", x=1),
+        call("read_file", path="../../etc/passwd"),
+        lambda messages: say("ok" if results(messages)[0].get("is_error") else "no error?"),
+    )
+    agent, _ = make_agent(tmp_path, model)
+    result = await agent.run("try")
+    assert (result.status, result.summary) == ("done", "ok")
+    first = results(model.requests[1])[0]
+    assert first["is_error"] and "unknown tool" in first["content"]
+
+
+async def test_step_limit(tmp_path: Path) -> None:
+    model = ScriptedModel(*[call("list_files") for _ in range(5)])
+    agent, _ = make_agent(tmp_path, model, max_steps=3)
+    result = await agent.run("loop forever")
+    assert (result.status, result.steps) == ("step_limit", 3)
+
+
+async def test_model_error_fails_the_task_and_keeps_the_session_valid(tmp_path: Path) -> None:
+    session = Session()
+    agent, _ = make_agent(
+        tmp_path, ScriptedModel(call("list_files"), ModelError("down", "retry")), session
+    )
+    result = await agent.run("first")
+    assert (result.status, result.summary, result.error_hint) == ("failed", "down", "retry")
+    model = ScriptedModel(say("fine"))
+    agent, _ = make_agent(tmp_path, model, session)
+    assert (await agent.run("second")).status == "done"
+    roles = [m["role"] for m in model.requests[0]]
+    assert roles == ["user", "assistant", "user"]
+    assert [b["type"] for b in model.requests[0][-1]["content"]] == ["tool_result", "text"]
+
+
+async def test_sessions_carry_the_conversation(tmp_path: Path) -> None:
+    session = Session()
+    agent, _ = make_agent(tmp_path, ScriptedModel(say("one")), session)
+    await agent.run("first task")
+    model = ScriptedModel(say("two"))
+    agent, _ = make_agent(tmp_path, model, session)
+    await agent.run("second task")
+    texts = [b.get("text") for m in model.requests[0] for b in m["content"]]
+    assert texts == ["first task", "one", "second task"]
+
+
+async def test_cancel_during_a_tool_answers_every_call(tmp_path: Path) -> None:
+    session = Session()
+    two_calls = Turn(
+        [
+            {"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "sleep 30"}},
+            {"type": "tool_use", "id": "t2", "name": "list_files", "input": {}},
+        ],
+        "tool_use",
+    )
+    agent, progress = make_agent(tmp_path, ScriptedModel(two_calls), session)
+    job = asyncio.ensure_future(agent.run("slow"))
+    while ("step", "bash", "sleep 30") not in progress.events:
+        await asyncio.sleep(0.01)
+    job.cancel()
+    result = await job
+    assert result.status == "cancelled"
+    last = session.messages[-1]
+    assert [(b["tool_use_id"], b["is_error"]) for b in last["content"]] == [
+        ("t1", True),
+        ("t2", True),
+    ]
+
+
+async def test_max_tokens_continues_and_incomplete_calls_are_not_run(tmp_path: Path) -> None:
+    cut = Turn([{"type": "text", "text": "partial"}], "max_tokens")
+    model = ScriptedModel(
+        cut, call("write_file", "max_tokens", path="x", content="half"), say("done")
+    )
+    agent, _ = make_agent(tmp_path, model)
+    result = await agent.run("long")
+    assert result.status == "done"
+    assert "cut off" in model.requests[1][-1]["content"][0]["text"]
+    assert "Not run" in results(model.requests[2])[0]["content"]
+    assert not (tmp_path / "x").exists()
+
+
+async def test_refusal_fails_the_task(tmp_path: Path) -> None:
+    agent, _ = make_agent(tmp_path, ScriptedModel(Turn([], "refusal")))
+    result = await agent.run("bad")
+    assert result.status == "failed" and "declined" in result.summary

@@ -1,0 +1,426 @@
+"""End to end: the real server process, a scripted editor, the real SDK against the fake API."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from editor_client import EditorClient, editor
+from fake_api import (
+    FakeAnthropic,
+    auth_error,
+    overloaded,
+    rate_limited,
+    reply,
+    text,
+    tool_use,
+)
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as api:
+        yield api
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder
+
+
+def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b for b in body["messages"][-1]["content"] if b.get("type") == "tool_result"]
+
+
+def result_text(body: dict[str, Any]) -> str:
+    (result,) = tool_results(body)
+    return result["content"]
+
+
+def echo_result(body: dict[str, Any]) -> Any:
+    """The scripted model ends by repeating what the last tool told it."""
+    return reply(text("told: " + result_text(body)))
+
+
+def process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+SOURCE = "def greet():\n    return '你好 😀'\n\nvalue = 1\nother = 2\n"
+
+
+@pytest.mark.parametrize("flavour", ["vscode", "neovim"])
+async def test_edit_accepted_on_an_open_document(
+    fake: FakeAnthropic, root: Path, flavour: str
+) -> None:
+    path = root / "app.py"
+    path.write_text(SOURCE)
+    fake.script(
+        reply(
+            tool_use(
+                "edit_file",
+                {"path": "app.py", "old_text": "'你好 😀'", "new_text": "'你好 🎉 世界'"},
+            )
+        ),
+        echo_result,
+    )
+    async with editor(root, fake.url, flavour=flavour) as client:
+        uri = client.open(path)
+        result = await client.run_task("change the greeting", uri=uri)
+        assert result["status"] == "done"
+        assert result["edits"] == {"applied": 1, "rejected": 0}
+        (request,) = client.edit_requests
+        assert request.label == "edit_file: app.py"
+        expected = SOURCE.replace("你好 😀", "你好 🎉 世界")
+        assert client.documents[uri][0] == expected
+        assert path.read_text() == expected
+    assert fake.requests[-1].body["messages"][-1]["content"][0]["content"] == (
+        "Edited app.py: 1 hunk accepted."
+    )
+    assert result["summary"] == "told: Edited app.py: 1 hunk accepted."
+
+
+async def test_edit_rejected_leaves_the_file_alone(fake: FakeAnthropic, root: Path) -> None:
+    path = root / "app.py"
+    path.write_text(SOURCE)
+    fake.script(
+        reply(
+            tool_use(
+                "edit_file", {"path": "app.py", "old_text": "value = 1", "new_text": "value = 2"}
+            )
+        ),
+        echo_result,
+    )
+    async with editor(root, fake.url) as client:
+        client.review = lambda uri, edits: [False] * len(edits)
+        uri = client.open(path)
+        result = await client.run_task("change it", uri=uri)
+    assert result["edits"] == {"applied": 0, "rejected": 1}
+    assert path.read_text() == SOURCE
+    (told,) = tool_results(fake.requests[-1].body)
+    assert told["is_error"] is True
+    assert told["content"] == (
+        "The user rejected the edit of app.py (the user rejected the edit). The file is unchanged."
+    )
+
+
+async def test_edit_partly_accepted_says_which_hunks(fake: FakeAnthropic, root: Path) -> None:
+    path = root / "app.py"
+    path.write_text(SOURCE)
+    new = SOURCE.replace("def greet", "def hello").replace("other = 2", "other = 3")
+    fake.script(reply(tool_use("write_file", {"path": "app.py", "content": new})), echo_result)
+    async with editor(root, fake.url) as client:
+        client.review = lambda uri, edits: [True, False]
+        uri = client.open(path)
+        result = await client.run_task("rename", uri=uri)
+        (request,) = client.edit_requests
+        (document_edit,) = request.edit.document_changes
+        assert document_edit.text_document.version == 1
+        annotations = request.edit.change_annotations
+        assert [a.needs_confirmation for a in annotations.values()] == [True, True]
+        assert [e.annotation_id for e in document_edit.edits] == list(annotations)
+    assert path.read_text() == SOURCE.replace("def greet", "def hello")
+    assert result_text(fake.requests[-1].body) == (
+        "Edited app.py: 1 of 2 hunks accepted. Rejected:\n- change of line 5, which proposed:\n"
+        "other = 3"
+    )
+    assert result["edits"] == {"applied": 1, "rejected": 0}
+
+
+async def test_write_file_new_and_existing_closed_files(fake: FakeAnthropic, root: Path) -> None:
+    (root / "notes.txt").write_text("one\ntwo\nthree\n")
+    fake.script(
+        reply(tool_use("write_file", {"path": "docs/new.md", "content": "# New\n"})),
+        reply(tool_use("write_file", {"path": "notes.txt", "content": "one\n2\nthree\n"})),
+        reply(tool_use("bash", {"command": "cat docs/new.md notes.txt"})),
+        echo_result,
+    )
+    async with editor(root, fake.url) as client:
+        client.save = False  # the server writes files the editor does not have open
+        result = await client.run_task("write")
+        create, edit = client.edit_requests
+        assert isinstance(create.edit.document_changes[0], types.CreateFile)
+        (hunk,) = edit.edit.document_changes[0].edits
+        assert (hunk.range.start.line, hunk.range.end.line, hunk.new_text) == (1, 2, "2\n")
+    assert result["summary"] == "told: exit code 0\n# New\none\n2\nthree"
+    assert result["edits"] == {"applied": 2, "rejected": 0}
+
+
+async def test_changes_without_document_changes_support(fake: FakeAnthropic, root: Path) -> None:
+    path = root / "a.txt"
+    path.write_text("x\n")
+
+    def plain(capabilities: types.ClientCapabilities) -> None:
+        capabilities.workspace.workspace_edit.document_changes = False  # type: ignore[union-attr]
+        capabilities.workspace.workspace_edit.change_annotation_support = None  # type: ignore[union-attr]
+
+    fake.script(
+        reply(tool_use("edit_file", {"path": "a.txt", "old_text": "x", "new_text": "y"})),
+        reply(text("ok")),
+    )
+    async with editor(root, fake.url, capabilities=plain) as client:
+        client.open(path)
+        await client.run_task("edit")
+        (request,) = client.edit_requests
+        assert request.edit.document_changes is None
+        ((_uri, (edit,)),) = request.edit.changes.items()
+        assert isinstance(edit, types.TextEdit) and not isinstance(edit, types.AnnotatedTextEdit)
+    assert path.read_text() == "y\n"
+
+
+async def test_unsaved_edit_is_reported_to_the_model(fake: FakeAnthropic, root: Path) -> None:
+    path = root / "a.py"
+    path.write_text("a = 1\n")
+    fake.script(
+        reply(tool_use("edit_file", {"path": "a.py", "old_text": "1", "new_text": "2"})),
+        echo_result,
+    )
+    async with editor(root, fake.url) as client:
+        client.save = False
+        uri = client.open(path)
+        started = time.monotonic()
+        await client.run_task("edit", uri=uri)
+        assert time.monotonic() - started < 5
+        assert client.documents[uri][0] == "a = 2\n"
+    assert path.read_text() == "a = 1\n"
+    assert "unsaved buffer of a.py" in result_text(fake.requests[-1].body)
+
+
+async def test_read_file_sees_unsaved_text_and_context_goes_along(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    path = root / "a.py"
+    path.write_text("on disk\n")
+    fake.script(reply(tool_use("read_file", {"path": "a.py"})), echo_result)
+    async with editor(root, fake.url) as client:
+        uri = client.open(path, "x = '中文'\ny = 2\n")
+        selection = {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 8}}
+        result = await client.run_task("explain", uri=uri, selection=selection)
+    assert result["summary"] == "told: 1\tx = '中文'\n2\ty = 2"
+    task = fake.requests[0].body["messages"][0]["content"][0]["text"]
+    assert "Open file: a.py (python)" in task and "Cursor on line 1." in task
+    assert "Selected lines 1-1:\n```\n'中文'\n```" in task
+    assert task.endswith("explain")
+
+
+async def test_progress_with_a_client_token(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(reply(tool_use("bash", {"command": "echo hi"})), reply(text("all done")))
+    async with editor(root, fake.url) as client:
+        client.progress_reports["my-token"] = []
+        await client.run_task("go", token="my-token")
+        reports = client.progress_reports["my-token"]
+    assert isinstance(reports[0], types.WorkDoneProgressBegin)
+    assert (reports[0].title, reports[0].cancellable) == ("agent", True)
+    assert [r.message for r in reports[1:-1]] == ["bash: echo hi"]
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert reports[-1].message.startswith("done: 2 steps, 0 edits applied")
+    assert "".join(client.texts) == "all done"
+    assert [s["state"] for s in client.steps] == ["started", "succeeded"]
+
+
+async def test_progress_without_a_client_token(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(reply(tool_use("list_files", {})), reply(text("ok")))
+    async with editor(root, fake.url) as client:
+        await client.run_task("go")
+        ((token, reports),) = client.progress_reports.items()
+    assert token.startswith("agentls-")
+    assert [type(r).__name__ for r in reports] == [
+        "WorkDoneProgressBegin",
+        "WorkDoneProgressReport",
+        "WorkDoneProgressEnd",
+    ]
+    assert reports[1].message == "list_files"
+
+
+async def _start_long_bash(
+    client: EditorClient, root: Path, token: str | None = None
+) -> tuple[str, asyncio.Future[Any], int]:
+    request_id, answer = client.start_task("sleep", token=token)
+    pid_file = root / "pid"
+    deadline = time.monotonic() + 10
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert time.monotonic() < deadline, "the bash step never started"
+        await asyncio.sleep(0.02)
+    return request_id, answer, int(pid_file.read_text())
+
+
+LONG_BASH = {"command": "echo $$ > pid; sleep 60"}
+
+
+@pytest.mark.parametrize("route", ["agent.cancel", "progress", "cancelRequest"])
+async def test_cancel_stops_the_task_and_kills_bash(
+    fake: FakeAnthropic, root: Path, route: str
+) -> None:
+    fake.script(reply(tool_use("bash", LONG_BASH)), reply(text("after cancel")))
+    async with editor(root, fake.url) as client:
+        client.progress_reports["tok"] = []
+        request_id, answer, pid = await _start_long_bash(client, root, token="tok")
+        started = time.monotonic()
+        if route == "agent.cancel":
+            assert await client.command("agent.cancel") == {"cancelled": True}
+        elif route == "progress":
+            client.protocol.notify(
+                types.WINDOW_WORK_DONE_PROGRESS_CANCEL,
+                types.WorkDoneProgressCancelParams(token="tok"),
+            )
+        else:
+            client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
+        if route == "cancelRequest":
+            with pytest.raises(JsonRpcException):
+                await answer
+        else:
+            result = await answer
+            assert result["status"] == "cancelled"
+        while not process_gone(pid):
+            assert time.monotonic() - started < 2, "bash still runs"
+            await asyncio.sleep(0.02)
+        # No further model call was made, and the server takes the next task.
+        await asyncio.sleep(0.3)
+        assert len(fake.requests) == 1
+        fake.script(reply(text("next")))
+        assert (await client.run_task("again"))["status"] == "done"
+    (cancelled,) = tool_results(fake.requests[-1].body)
+    assert cancelled["is_error"] and "Cancelled" in cancelled["content"]
+
+
+async def test_second_task_is_refused_while_one_runs(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(reply(tool_use("bash", LONG_BASH)), reply(text("first done")))
+    async with editor(root, fake.url) as client:
+        _, first, _pid = await _start_long_bash(client, root)
+        with pytest.raises(JsonRpcException, match="already running"):
+            await client.run_task("second")
+        assert not first.done()
+        await client.command("agent.cancel")
+        assert (await first)["status"] == "cancelled"
+
+
+async def test_rate_limits_and_overload_are_retried(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(rate_limited(), overloaded(), reply(text("made it")))
+    async with editor(root, fake.url) as client:
+        result = await client.run_task("go")
+    assert (result["status"], result["summary"]) == ("done", "made it")
+    assert len(fake.requests) == 3
+
+
+async def test_bad_key_fails_clearly_and_the_server_survives(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    fake.script(auth_error())
+    async with editor(root, fake.url) as client:
+        result = await client.run_task("go")
+        assert result["status"] == "failed"
+        (message,) = [m for m in client.messages if m.type == types.MessageType.Error]
+        assert "401" in message.message and "ANTHROPIC_API_KEY" in message.message
+        assert "test-key-123" not in message.message
+        fake.script(reply(text("fine now")))
+        assert (await client.run_task("again"))["status"] == "done"
+    assert len(fake.requests) == 2  # a 401 is not retried
+
+
+async def test_missing_key_says_what_to_do(fake: FakeAnthropic, root: Path) -> None:
+    async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
+        result = await client.run_task("go")
+        assert result["status"] == "failed"
+        assert "Set ANTHROPIC_API_KEY" in client.messages[-1].message
+
+
+async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) -> None:
+    (root / ".env").write_text("ANTHROPIC_API_KEY=from-dotenv\nAGENTLS_MODEL=claude-dotenv\n")
+    fake.script(reply(tool_use("bash", {"command": "env"})), echo_result)
+    async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
+        result = await client.run_task("go")
+    assert result["status"] == "done"
+    (first, _) = fake.requests
+    assert first.headers["authorization"] == "Bearer from-dotenv"
+    assert first.body["model"] == "claude-dotenv"
+    assert "from-dotenv" not in result["summary"]
+
+
+async def test_session_memory_and_new_session(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(
+        reply(text("first answer")), reply(text("second answer")), reply(text("fresh answer"))
+    )
+    async with editor(root, fake.url) as client:
+        await client.run_task("first task")
+        await client.run_task("second task")
+        assert await client.command("agent.newSession") == {"ok": True}
+        await client.run_task("third task")
+
+    def texts(body: dict[str, Any]) -> list[str]:
+        return [b["text"] for m in body["messages"] for b in m["content"]]
+
+    assert texts(fake.requests[1].body) == ["first task", "first answer", "second task"]
+    assert texts(fake.requests[2].body) == ["third task"]
+
+
+@pytest.mark.parametrize(("answer", "ran"), [("Allow", True), ("Deny", False), (None, False)])
+async def test_commands_are_put_to_the_user(
+    fake: FakeAnthropic, root: Path, answer: str | None, ran: bool
+) -> None:
+    fake.script(reply(tool_use("bash", {"command": "touch made"})), echo_result)
+    async with editor(root, fake.url, initialization={"approveCommands": "ask"}) as client:
+        client.approvals = [answer]
+        result = await client.run_task("make it")
+        assert client.approval_requests == ["The agent wants to run:\ntouch made"]
+    assert (root / "made").exists() == ran
+    assert result["summary"].startswith("told: exit code 0" if ran else "told: The user denied")
+
+
+async def test_allow_for_this_task_and_allowed_commands(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(
+        reply(tool_use("bash", {"command": "ls"})),
+        reply(tool_use("bash", {"command": "touch a"})),
+        reply(tool_use("bash", {"command": "touch b"})),
+        reply(text("done")),
+    )
+    settings = {"approveCommands": "ask", "allowedCommands": ["ls"]}
+    async with editor(root, fake.url, settings=settings, initialization={}) as client:
+        client.approvals = ["Allow for this task"]
+        await client.run_task("go")
+        assert client.approval_requests == ["The agent wants to run:\ntouch a"]
+    assert (root / "a").exists() and (root / "b").exists()
+
+
+async def test_invalid_settings_warn_and_fall_back(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(reply(text("ok")))
+    async with editor(root, fake.url, settings={"maxSteps": "many"}) as client:
+        result = await client.run_task("go")
+        assert result["status"] == "done"
+        (warning,) = [m for m in client.messages if m.type == types.MessageType.Warning]
+        assert "agentls.maxSteps" in warning.message and "50" in warning.message
+
+
+async def test_step_limit_from_settings(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(*[reply(tool_use("list_files", {})) for _ in range(2)])
+    async with editor(root, fake.url, settings={"maxSteps": 2}) as client:
+        result = await client.run_task("go")
+    assert (result["status"], result["steps"]) == ("step_limit", 2)
+
+
+async def test_prompt_caching_breakpoints(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(reply(tool_use("list_files", {})), reply(text("ok")))
+    async with editor(root, fake.url) as client:
+        result = await client.run_task("go")
+    body = fake.requests[1].body
+    assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
+    marked = [m for m in body["messages"] if "cache_control" in m["content"][-1]]
+    assert len(marked) == 2
+    assert set(result["usage"]) == {
+        "inputTokens",
+        "outputTokens",
+        "cacheReadTokens",
+        "cacheWriteTokens",
+    }

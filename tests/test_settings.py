@@ -1,0 +1,57 @@
+"""Settings: typed, defaulted, and a bad value never takes the server down."""
+
+from __future__ import annotations
+
+from agentls.settings import Settings, parse
+
+
+def test_defaults() -> None:
+    settings, problems = parse(None)
+    assert settings == Settings() and problems == []
+    assert (
+        settings.max_steps,
+        settings.approve_commands,
+        settings.bash_timeout,
+        settings.output_limit,
+    ) == (50, "ask", 120.0, 30000)
+
+
+def test_camel_case_values() -> None:
+    settings, problems = parse(
+        {
+            "model": "claude-x",
+            "maxSteps": 7,
+            "maxTokens": 1000,
+            "approveCommands": "always",
+            "allowedCommands": ["git status"],
+            "bashTimeout": 5,
+            "outputLimit": 2000,
+        }
+    )
+    assert problems == []
+    assert settings == Settings("claude-x", 7, 1000, "always", ("git status",), 5.0, 2000)
+
+
+def test_bad_values_fall_back_to_defaults_with_a_message() -> None:
+    settings, problems = parse(
+        {
+            "maxSteps": 0,
+            "bashTimeout": 601,
+            "approveCommands": "never",
+            "allowedCommands": "ls",
+            "outputLimit": True,
+            "colour": 1,
+        }
+    )
+    assert settings == Settings()
+    assert len(problems) == 6
+    assert (
+        "agentls.bashTimeout: expected seconds, more than 0 and at most 600; "
+        "using the default 120.0" in problems
+    )
+    assert "unknown setting agentls.colour is ignored" in problems
+
+
+def test_not_an_object() -> None:
+    settings, problems = parse(["nope"])
+    assert settings == Settings() and problems

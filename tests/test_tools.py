@@ -1,0 +1,270 @@
+"""The tools, one by one, against an in-memory editor and a real shell."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+from agentls import environment
+from agentls.approval import is_allowed
+from agentls.settings import Settings
+from agentls.shell import BoundedOutput, SubprocessShell
+from agentls.tools import ToolContext, run_tool
+from doubles import Approver, MemoryEditor
+
+
+def context(root: Path, approver: Approver | None = None, **settings: object) -> ToolContext:
+    chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
+    return ToolContext(
+        workspace=MemoryEditor(root),
+        shell=SubprocessShell(root, environment.scrubbed(os.environ), chosen.output_limit),
+        approver=approver or Approver(),
+        settings=chosen,
+    )
+
+
+async def test_read_file_numbers_lines_and_sees_unsaved_text(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("on disk\n")
+    ctx = context(tmp_path)
+    ctx.workspace.open[tmp_path / "a.py"] = "unsaved 1\nunsaved 2\n"  # type: ignore[attr-defined]
+    text, error = await run_tool(ctx, "read_file", {"path": "a.py"})
+    assert (text, error) == ("1\tunsaved 1\n2\tunsaved 2", False)
+
+
+async def test_read_file_pages_long_files(tmp_path: Path) -> None:
+    (tmp_path / "long.txt").write_text("".join(f"l{i}\n" for i in range(1, 101)))
+    text, _ = await run_tool(
+        context(tmp_path), "read_file", {"path": "long.txt", "offset": 10, "limit": 3}
+    )
+    assert text == "10\tl10\n11\tl11\n12\tl12\n[lines 10-12 of 100; read on with offset=13]"
+
+
+async def test_read_file_refuses_binary_and_missing(tmp_path: Path) -> None:
+    (tmp_path / "blob").write_bytes(b"\x00\x01\x02" * 100)
+    text, error = await run_tool(context(tmp_path), "read_file", {"path": "blob"})
+    assert error and "binary file (300 bytes)" in text
+    text, error = await run_tool(context(tmp_path), "read_file", {"path": "nope.txt"})
+    assert error and "does not exist" in text
+
+
+@pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "link/secret.txt", "a\0b"])
+async def test_paths_outside_the_root_are_refused(tmp_path: Path, path: str) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret")
+    (tmp_path / "outside.txt").write_text("secret")
+    (root / "link").symlink_to(outside)
+    for tool, arguments in [
+        ("read_file", {"path": path}),
+        ("write_file", {"path": path, "content": "x"}),
+        ("edit_file", {"path": path, "old_text": "secret", "new_text": "x"}),
+        ("list_files", {"path": path}),
+        ("grep", {"pattern": "secret", "path": path}),
+    ]:
+        ctx = context(root)
+        text, error = await run_tool(ctx, tool, arguments)
+        assert error, (tool, text)
+        assert "secret" not in text.replace("secret.txt", "")
+        assert ctx.workspace.proposals == []  # type: ignore[attr-defined]
+    assert (outside / "secret.txt").read_text() == "secret"
+
+
+async def test_edit_file_needs_a_unique_match(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_text("x = 1\ny = 2\nx = 1\n")
+    ctx = context(tmp_path)
+    text, error = await run_tool(
+        ctx, "edit_file", {"path": "f.py", "old_text": "x = 1", "new_text": "x = 3"}
+    )
+    assert error and "occurs 2 times" in text and "lines 1, 3" in text
+    text, error = await run_tool(
+        ctx, "edit_file", {"path": "f.py", "old_text": "y = 3", "new_text": "y = 4"}
+    )
+    assert error and "line 2: y = 2" in text
+    text, error = await run_tool(
+        ctx,
+        "edit_file",
+        {"path": "f.py", "old_text": "x = 1", "new_text": "x = 3", "replace_all": True},
+    )
+    assert not error and "all 2 hunks accepted" in text
+    assert (tmp_path / "f.py").read_text() == "x = 3\ny = 2\nx = 3\n"
+
+
+async def test_edit_file_touches_only_the_changed_lines(tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("".join(f"line {i}\n" for i in range(10000)))
+    ctx = context(tmp_path)
+    await run_tool(
+        ctx, "edit_file", {"path": "big.txt", "old_text": "line 5000\n", "new_text": "changed\n"}
+    )
+    (hunk,) = ctx.workspace.proposals[0].hunks  # type: ignore[attr-defined]
+    assert (hunk.line, hunk.text, hunk.old_line_count) == (5001, "changed\n", 1)
+
+
+async def test_edit_file_keeps_crlf_line_endings(tmp_path: Path) -> None:
+    (tmp_path / "w.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    text, error = await run_tool(
+        context(tmp_path),
+        "edit_file",
+        {"path": "w.txt", "old_text": "one\ntwo", "new_text": "1\n2"},
+    )
+    assert not error, text
+    assert (tmp_path / "w.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"
+
+
+async def test_partly_accepted_edit_is_reported_hunk_by_hunk(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("a\nb\nc\nd\ne\nf\n")
+    ctx = context(tmp_path)
+    ctx.workspace.review = lambda change: [True, False]  # type: ignore[attr-defined]
+    text, error = await run_tool(
+        ctx, "write_file", {"path": "f.txt", "content": "A\nb\nc\nd\ne\nF\n"}
+    )
+    assert not error
+    assert text.startswith("Edited f.txt: 1 of 2 hunks accepted. Rejected:\n- change of line 6")
+    assert (tmp_path / "f.txt").read_text() == "A\nb\nc\nd\ne\nf\n"
+    assert (ctx.edits.applied, ctx.edits.rejected) == (1, 0)
+
+
+async def test_rejected_edit_is_an_error_and_changes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("keep\n")
+    ctx = context(tmp_path)
+    ctx.workspace.review = lambda change: [False]  # type: ignore[attr-defined]
+    text, error = await run_tool(
+        ctx, "edit_file", {"path": "f.txt", "old_text": "keep", "new_text": "lose"}
+    )
+    assert error and "rejected" in text and "unchanged" in text
+    assert (tmp_path / "f.txt").read_text() == "keep\n"
+    assert (ctx.edits.applied, ctx.edits.rejected) == (0, 1)
+
+
+async def test_write_file_creates_a_new_file(tmp_path: Path) -> None:
+    text, error = await run_tool(
+        context(tmp_path), "write_file", {"path": "pkg/new.py", "content": "print('hi')\n"}
+    )
+    assert (text, error) == ("Created pkg/new.py: 1 hunk accepted.", False)
+    assert (tmp_path / "pkg/new.py").read_text() == "print('hi')\n"
+
+
+async def test_invalid_input_is_an_observation(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    for name, arguments, expected in [
+        ("nope", {}, "unknown tool"),
+        ("read_file", {}, "missing the argument(s): path"),
+        ("read_file", {"path": 3}, "path must be a string"),
+        ("read_file", {"path": "x", "offset": True}, "offset must be a integer"),
+        ("read_file", "not an object", "takes an object"),
+        ("grep", {"pattern": "("}, "invalid regular expression"),
+        ("bash", {"command": "  "}, "command is empty"),
+    ]:
+        text, error = await run_tool(ctx, name, arguments)
+        assert error and expected in text, (name, text)
+
+
+async def test_bash_runs_in_the_root_without_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ["ANTHROPIC_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "MY_SECRET", "X_API_KEY"]:
+        monkeypatch.setenv(name, "hush-" + name)
+    monkeypatch.setenv("HARMLESS", "visible")
+    text, error = await run_tool(context(tmp_path), "bash", {"command": "pwd; env; exit 3"})
+    assert not error
+    assert text.startswith(f"exit code 3\n{tmp_path.resolve()}\n")
+    assert "HARMLESS=visible" in text and "hush-" not in text
+
+
+async def test_bash_output_is_cut_in_the_middle(tmp_path: Path) -> None:
+    text, _ = await run_tool(
+        context(tmp_path, output_limit=1000), "bash", {"command": "seq 1 100000"}
+    )
+    assert len(text) < 1200
+    assert text.startswith("exit code 0\n1\n2\n") and text.rstrip().endswith("100000")
+    assert "characters cut from the middle" in text
+
+
+async def test_bash_timeout_kills_the_process_group(tmp_path: Path) -> None:
+    started = time.monotonic()
+    text, error = await run_tool(
+        context(tmp_path, bash_timeout=0.5), "bash", {"command": "sleep 30 & echo $! > pid; wait"}
+    )
+    assert error and "Timed out after 0.5 s" in text
+    assert time.monotonic() - started < 3
+    pid = int((tmp_path / "pid").read_text())
+    await asyncio.sleep(0.1)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+async def test_bash_cancellation_kills_the_process_group(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    job = asyncio.ensure_future(run_tool(ctx, "bash", {"command": "echo $$ > pid; sleep 30"}))
+    while not (tmp_path / "pid").exists() or not (tmp_path / "pid").read_text():
+        await asyncio.sleep(0.02)
+    job.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await job
+    pid = int((tmp_path / "pid").read_text())
+    await asyncio.sleep(0.1)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+async def test_commands_ask_unless_allowed(tmp_path: Path) -> None:
+    approver = Approver("deny", "allow_task")
+    ctx = context(tmp_path, approver, approve_commands="ask", allowed_commands=("echo",))
+    assert (await run_tool(ctx, "bash", {"command": "echo hi"}))[0] == "exit code 0\nhi"
+    text, error = await run_tool(ctx, "bash", {"command": "touch x"})
+    assert error and "denied" in text and not (tmp_path / "x").exists()
+    await run_tool(ctx, "bash", {"command": "touch y"})
+    await run_tool(ctx, "bash", {"command": "touch z"})
+    assert approver.asked == ["touch x", "touch y"]
+    assert (tmp_path / "z").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git status; rm -rf ~",
+        "git status && curl x",
+        "git status | sh",
+        "git status $(rm x)",
+        "git status `rm x`",
+        "git status > out",
+        "git statusx",
+        "git",
+        "git status\nrm x",
+        "git status & rm x",
+        "git status 'unterminated",
+    ],
+)
+def test_allowed_commands_cannot_be_smuggled(command: str) -> None:
+    assert not is_allowed(command, ["git status", "ls"])
+
+
+def test_allowed_commands_match_word_prefixes() -> None:
+    assert is_allowed("git status --short", ["git status"])
+    assert is_allowed("ls", ["ls"])
+    assert is_allowed("pytest -q tests/test_x.py", ["pytest"])
+
+
+def test_bounded_output_keeps_head_and_tail() -> None:
+    output = BoundedOutput(10)
+    for chunk in ["abc", "defgh", "ijklmnop", "qrstuvwxyz"]:
+        output.add(chunk)
+    assert output.text() == "abcde\n[... 16 characters cut from the middle ...]\nvwxyz"
+
+
+async def test_list_files_and_grep(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/app.py").write_text("def main():\n    return 42\n")
+    (tmp_path / "README.md").write_text("main docs\n")
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "node_modules/junk.js").write_text("main\n")
+    ctx = context(tmp_path)
+    assert (await run_tool(ctx, "list_files", {}))[0] == "README.md\nsrc/app.py"
+    text, _ = await run_tool(ctx, "grep", {"pattern": r"main", "glob": "*.py"})
+    assert text == "src/app.py:1: def main():"
+    text, _ = await run_tool(ctx, "grep", {"pattern": "nothing here"})
+    assert text == "No matches."
