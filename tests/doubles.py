@@ -11,6 +11,15 @@ from agentls.edits import apply_hunks
 from agentls.interfaces import Change, Decision, Landed, ModelError, Turn, Usage
 
 
+def is_running(pid: int) -> bool:
+    """Whether `pid` runs; a zombie (killed, not yet reaped by a sandbox's init) does not."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
 class MemoryEditor:
     """An editor with some documents open (unsaved text kept in memory), the disk for the rest.
 

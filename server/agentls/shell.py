@@ -90,8 +90,11 @@ class SubprocessShell:
             await _finish(reader)
             return ShellResult(None, output.text(), timed_out=True)
         except BaseException:
+            # Cancelled: kill, and reap the process so no transport outlives the loop.
             _kill_group(process.pid)
             reader.cancel()
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(process.wait()), 1)
             raise
         await _finish(reader)
         return ShellResult(process.returncode, output.text())

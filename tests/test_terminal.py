@@ -1,0 +1,116 @@
+"""`agentls run`: the terminal front end on the same loop, against the fake API."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from doubles import is_running
+from fake_api import FakeAnthropic, reply, text, tool_use
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as api:
+        yield api
+
+
+def run(
+    root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "ANTHROPIC_BASE_URL": fake.url,
+        "ANTHROPIC_API_KEY": key,
+        "XDG_CONFIG_HOME": str(root / ".config"),
+        "NO_COLOR": "1",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "agentls", "run", *arguments],
+        cwd=root,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_run_with_yes_applies_edits_and_runs_commands(tmp_path: Path, fake: FakeAnthropic) -> None:
+    (tmp_path / "app.py").write_text("print('hello')\n")
+    fake.script(
+        reply(text("Let me look."), tool_use("read_file", {"path": "app.py"})),
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "hello", "new_text": "bye"})),
+        reply(tool_use("bash", {"command": "python3 app.py"})),
+        reply(text("Changed the greeting.")),
+    )
+    done = run(tmp_path, fake, "--yes", "say bye")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "app.py").read_text() == "print('bye')\n"
+    out = done.stdout
+    assert "Let me look." in out and "Changed the greeting." in out
+    assert "▸ edit_file: app.py" in out and "▸ bash: python3 app.py" in out
+    assert "-print('hello')\n+print('bye')" in out
+    assert "[done] 4 steps, edits 1 applied / 0 rejected" in out
+    last = fake.requests[-1].body["messages"][-1]["content"][0]
+    assert last["content"] == "exit code 0\nbye"
+
+
+def test_run_without_yes_asks_and_a_no_keeps_the_file(tmp_path: Path, fake: FakeAnthropic) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    fake.script(
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "1", "new_text": "2"})),
+        reply(text("ok")),
+    )
+    done = run(tmp_path, fake, "change x", stdin="n\n")
+    assert done.returncode == 0
+    assert "Apply this change to app.py? [y/N]" in done.stdout
+    assert (tmp_path / "app.py").read_text() == "x = 1\n"
+    assert "edits 0 applied / 1 rejected" in done.stdout
+
+
+def test_run_fails_clearly_without_a_key(tmp_path: Path, fake: FakeAnthropic) -> None:
+    keyless = run(tmp_path, fake, "--yes", "x", key="")
+    assert keyless.returncode == 1
+    assert "No Anthropic API key is set. Set ANTHROPIC_API_KEY" in keyless.stdout
+    assert fake.requests == []
+
+
+def test_run_reports_api_errors(tmp_path: Path, fake: FakeAnthropic) -> None:
+    refused = run(tmp_path, fake, "--yes", "x")  # nothing scripted: the fake answers 400
+    assert refused.returncode == 1
+    assert "[failed]" in refused.stdout and "script exhausted" in refused.stdout
+
+
+def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
+    fake.script(reply(tool_use("bash", {"command": "echo $$ > pid; sleep 60"})))
+    env = {
+        **os.environ,
+        "ANTHROPIC_BASE_URL": fake.url,
+        "ANTHROPIC_API_KEY": "k",
+        "NO_COLOR": "1",
+        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentls", "run", "--yes", "wait"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not ((tmp_path / "pid").exists() and (tmp_path / "pid").read_text().strip()):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=10)
+    assert process.returncode == 130
+    assert "[cancelled]" in out
+    assert not is_running(int((tmp_path / "pid").read_text()))
+    assert len(fake.requests) == 1
