@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -416,3 +417,13 @@ async def test_prompt_caching_breakpoints(fake: FakeAnthropic, root: Path) -> No
         "cacheReadTokens",
         "cacheWriteTokens",
     }
+
+
+async def test_unreachable_endpoint_fails_clearly(root: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    async with editor(root, closed) as client:
+        result = await client.run_task("go")
+        assert result["status"] == "failed"
+        assert f"Could not reach {closed}" in client.messages[-1].message
