@@ -199,10 +199,11 @@ async def test_read_file_sees_unsaved_text_and_context_goes_along(
     path.write_text("on disk\n")
     fake.script(reply(tool_use("read_file", {"path": "a.py"})), echo_result)
     async with editor(root, fake.url) as client:
-        uri = client.open(path, "x = '中文'\ny = 2\n")
-        selection = {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 8}}
+        uri = client.open(path, "x = '😀' + '中文'\ny = 2\n")
+        # UTF-16: the emoji takes two units, so the selection starts at 11, not 10.
+        selection = {"start": {"line": 0, "character": 11}, "end": {"line": 0, "character": 15}}
         result = await client.run_task("explain", uri=uri, selection=selection)
-    assert result["summary"] == "told: 1\tx = '中文'\n2\ty = 2"
+    assert result["summary"] == "told: 1\tx = '😀' + '中文'\n2\ty = 2"
     task = fake.requests[0].body["messages"][0]["content"][0]["text"]
     assert "Open file: a.py (python)" in task and "Cursor on line 1." in task
     assert "Selected lines 1-1:\n```\n'中文'\n```" in task
@@ -427,3 +428,16 @@ async def test_unreachable_endpoint_fails_clearly(root: Path) -> None:
         result = await client.run_task("go")
         assert result["status"] == "failed"
         assert f"Could not reach {closed}" in client.messages[-1].message
+
+
+async def test_untitled_buffer_and_bad_selection(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(reply(text("ok")))
+    async with editor(root, fake.url) as client:
+        result = await client.run_task("go", uri="untitled:Untitled-1")
+        assert result["status"] == "done"
+        with pytest.raises(JsonRpcException, match="selection"):
+            await client.run_task("go", uri="untitled:Untitled-1", selection={"start": 3})
+    assert (
+        "Open file: untitled:Untitled-1"
+        in fake.requests[0].body["messages"][0]["content"][0]["text"]
+    )

@@ -121,36 +121,41 @@ class AgentServer(LanguageServer):
 server = AgentServer()
 
 
-def _file_context(ls: AgentServer, root: Path, uri: str, selection: Any) -> FileContext:
-    document = ls.workspace.get_text_document(uri)
-    path = Path(to_fs_path(uri) or uri)
-    name = relative(root, path.resolve()) if path.is_absolute() else str(path)
-    if not isinstance(selection, dict):
-        return FileContext(name, document.language_id)
+def _position(value: Any) -> types.Position:
     try:
-        start, end = selection["start"], selection["end"]
-        first, last = int(start["line"]), int(end["line"])
-    except (KeyError, TypeError, ValueError):
+        line, character = value["line"], value["character"]
+    except (KeyError, TypeError):
         raise JsonRpcInvalidParams("selection must be an LSP Range") from None
-    codec = ls.workspace.position_codec
-    lines = document.lines
+    if not all(
+        isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (line, character)
+    ):
+        raise JsonRpcInvalidParams("selection positions need whole line and character numbers")
+    return types.Position(line, character)
+
+
+def _file_context(ls: AgentServer, root: Path, uri: str, selection: Any) -> FileContext:
+    """What the model is told of the file the task was given in, and of its selection."""
+    path = Path(to_fs_path(uri) or uri)
+    name = relative(root, path.resolve()) if path.is_absolute() else uri
+    document = ls.workspace.text_documents.get(uri)
+    language = document.language_id if document is not None else None
+    if selection is None:
+        return FileContext(name, language)
+    if not isinstance(selection, dict):
+        raise JsonRpcInvalidParams("selection must be an LSP Range")
+    start, end = _position(selection.get("start")), _position(selection.get("end"))
     text = ""
-    if (first, start.get("character")) != (last, end.get("character")):
-        span = codec.range_from_client_units(
-            lines,
-            types.Range(
-                types.Position(first, start["character"]), types.Position(last, end["character"])
-            ),
-        )
-        begin = document.offset_at_position(types.Position(span.start.line, span.start.character))
-        finish = document.offset_at_position(types.Position(span.end.line, span.end.character))
-        text = document.source[begin:finish]
+    if document is not None and (start.line, start.character) != (end.line, end.character):
+        # offset_at_position converts from the client's units (and clamps).
+        text = document.source[
+            document.offset_at_position(start) : document.offset_at_position(end)
+        ]
     return FileContext(
         name,
-        document.language_id,
-        cursor_line=last + 1,
+        language,
+        cursor_line=end.line + 1,
         selection=text or None,
-        selection_lines=(first + 1, last + 1) if text else None,
+        selection_lines=(start.line + 1, end.line + 1) if text else None,
     )
 
 
