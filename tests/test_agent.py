@@ -140,3 +140,30 @@ async def test_refusal_fails_the_task(tmp_path: Path) -> None:
     agent, _ = make_agent(tmp_path, ScriptedModel(Turn([], "refusal")))
     result = await agent.run("bad")
     assert result.status == "failed" and "declined" in result.summary
+
+
+async def test_whitespace_inputs_are_summarised_without_crashing(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a b\n")
+    model = ScriptedModel(call("grep", pattern=" "), call("bash", command="\n"), say("ok"))
+    agent, progress = make_agent(tmp_path, model)
+    result = await agent.run("search spaces")
+    assert result.status == "done"
+    assert ("step", "grep", "") in progress.events
+    assert results(model.requests[1])[0]["content"] == "a.txt:1: a b"
+
+
+async def test_a_defect_fails_the_task_and_keeps_the_session_usable(tmp_path: Path) -> None:
+    session = Session()
+    agent, progress = make_agent(tmp_path, ScriptedModel(call("list_files")), session)
+
+    def broken(tool: str, summary: str) -> None:
+        raise RuntimeError("progress sink broke")
+
+    progress.step = broken  # type: ignore[method-assign]
+    result = await agent.run("first")
+    assert result.status == "failed" and "progress sink broke" in result.summary
+    model = ScriptedModel(say("fine"))
+    agent, _ = make_agent(tmp_path, model, session)
+    assert (await agent.run("second")).status == "done"
+    (answer,) = [b for b in model.requests[0][-1]["content"] if b["type"] == "tool_result"]
+    assert answer["is_error"]

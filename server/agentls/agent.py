@@ -6,12 +6,15 @@ It depends only on the interfaces in `interfaces.py`; front ends (LSP, terminal)
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .interfaces import Block, Model, ModelError, Progress, Usage
 from .prompt import system_prompt
 from .tools import TOOLS, ToolContext, run_tool
+
+log = logging.getLogger(__name__)
 
 Status = Literal["done", "cancelled", "failed", "step_limit"]
 
@@ -20,7 +23,10 @@ _CUT_OFF_TOOL = (
     "Not run: your reply hit the output token limit, so this call may be incomplete. "
     "Send it again, in smaller pieces if it is long."
 )
-_CANCELLED = "Cancelled by the user before this tool ran."
+_CANCELLED = (
+    "Cancelled by the user; this tool call did not finish. If it was an edit under review, "
+    "read the file again before relying on its content."
+)
 
 
 @dataclass
@@ -38,12 +44,23 @@ class Session:
             self.messages.append({"role": "user", "content": blocks})
 
     def close_open_tool_calls(self) -> None:
-        """Answer tool calls left without results, so the conversation stays valid."""
-        if not self.messages or self.messages[-1]["role"] != "assistant":
+        """Answer the tool calls of the last assistant turn that have no result yet.
+
+        A task that ends early (cancelled, failed) leaves them; the API refuses a conversation
+        with unanswered calls, so the next task needs them answered.
+        """
+        messages = self.messages
+        if messages and messages[-1]["role"] == "assistant":
+            self.add_user([])
+        if len(messages) < 2 or messages[-2]["role"] != "assistant":
             return
-        pending = [b["id"] for b in self.messages[-1]["content"] if b.get("type") == "tool_use"]
-        if pending:
-            self.add_user([_tool_result(i, _CANCELLED, True) for i in pending])
+        answered = {b.get("tool_use_id") for b in messages[-1]["content"]}
+        calls = [b for b in messages[-2]["content"] if b.get("type") == "tool_use"]
+        messages[-1]["content"].extend(
+            _tool_result(c["id"], _CANCELLED, True) for c in calls if c["id"] not in answered
+        )
+        if not messages[-1]["content"]:
+            messages.pop()
 
 
 @dataclass
@@ -130,11 +147,19 @@ class Agent:
                     self.session.messages[-1]["content"].append(await self._call(call, cut_off))
             return result("step_limit", f"Stopped after {max_steps} steps (the maxSteps setting).")
         except asyncio.CancelledError:
-            self._close_cancelled()
+            self.session.close_open_tool_calls()
             return result("cancelled", "Cancelled by the user.")
         except ModelError as error:
             self.session.close_open_tool_calls()
             return result("failed", str(error), error.hint)
+        except Exception as error:  # a defect of ours must not leave the session unusable
+            log.exception("the agent loop failed")
+            self.session.close_open_tool_calls()
+            return result(
+                "failed",
+                f"agentls failed: {type(error).__name__}: {error}",
+                "See the agentls log; the conversation can go on.",
+            )
 
     async def _call(self, call: Block, cut_off: bool) -> Block:
         tool = TOOLS.get(call["name"])
@@ -147,14 +172,3 @@ class Agent:
         first_line = text.splitlines()[0] if text else ""
         self.progress.step_done(call["name"], summary, not is_error, first_line)
         return _tool_result(call["id"], text, is_error)
-
-    def _close_cancelled(self) -> None:
-        """Leave a conversation the next task can continue: every tool call answered."""
-        messages = self.session.messages
-        if messages and messages[-1]["role"] == "user" and len(messages) >= 2:
-            answered = {b.get("tool_use_id") for b in messages[-1]["content"]}
-            calls = [b for b in messages[-2]["content"] if b.get("type") == "tool_use"]
-            messages[-1]["content"].extend(
-                _tool_result(c["id"], _CANCELLED, True) for c in calls if c["id"] not in answered
-            )
-        self.session.close_open_tool_calls()

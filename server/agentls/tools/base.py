@@ -56,7 +56,8 @@ class Tool:
     def summary(self, arguments: Any) -> str:
         """A short line for progress reports: the main input, first line only."""
         value = arguments.get(self.summary_field) if isinstance(arguments, dict) else None
-        text = str(value).strip().splitlines()[0] if value else ""
+        lines = str(value).strip().splitlines() if value is not None else []
+        text = lines[0] if lines else ""
         return text if len(text) <= 80 else text[:77] + "..."
 
 
