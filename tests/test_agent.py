@@ -21,7 +21,7 @@ def make_agent(
     chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
     tools = ToolContext(
         MemoryEditor(root),
-        SubprocessShell(root, environment.scrubbed(os.environ), chosen.output_limit),
+        SubprocessShell(root, environment.scrubbed(os.environ)),
         Approver(),
         chosen,
     )

@@ -332,7 +332,11 @@ async def test_missing_key_says_what_to_do(fake: FakeAnthropic, root: Path) -> N
 
 
 async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) -> None:
-    (root / ".env").write_text("ANTHROPIC_API_KEY=from-dotenv\nAGENTLS_MODEL=claude-dotenv\n")
+    (root / ".env").write_text(
+        "ANTHROPIC_API_KEY=from-dotenv\nAGENTLS_MODEL=claude-dotenv\n"
+        "DATABASE_URL=postgres://u:pw@h/db\nBASH_ENV=hook.sh\n"
+    )
+    (root / "hook.sh").write_text("touch pwned\n")
     fake.script(reply(tool_use("bash", {"command": "env"})), echo_result)
     async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
         result = await client.run_task("go")
@@ -340,7 +344,9 @@ async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) 
     (first, _) = fake.requests
     assert first.headers["authorization"] == "Bearer from-dotenv"
     assert first.body["model"] == "claude-dotenv"
-    assert "from-dotenv" not in result["summary"]
+    # .env values reach the model client only, never a shell command.
+    assert "from-dotenv" not in result["summary"] and "postgres://" not in result["summary"]
+    assert "BASH_ENV" not in result["summary"] and not (root / "pwned").exists()
 
 
 async def test_session_memory_and_new_session(fake: FakeAnthropic, root: Path) -> None:

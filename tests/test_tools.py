@@ -20,7 +20,7 @@ def context(root: Path, approver: Approver | None = None, **settings: object) ->
     chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
     return ToolContext(
         workspace=MemoryEditor(root),
-        shell=SubprocessShell(root, environment.scrubbed(os.environ), chosen.output_limit),
+        shell=SubprocessShell(root, environment.scrubbed(os.environ)),
         approver=approver or Approver(),
         settings=chosen,
     )
@@ -179,9 +179,12 @@ async def test_bash_output_is_cut_in_the_middle(tmp_path: Path) -> None:
     text, _ = await run_tool(
         context(tmp_path, output_limit=1000), "bash", {"command": "seq 1 100000"}
     )
-    assert len(text) < 1200
-    assert text.startswith("exit code 0\n1\n2\n") and text.rstrip().endswith("100000")
-    assert "characters cut from the middle" in text
+    total = len("".join(f"{n}\n" for n in range(1, 100001)))
+    assert len(text) <= 1000
+    assert text.startswith("exit code 0\n1\n2\n") and text.endswith("\n100000")
+    head, note, tail = text.split("\n[... ", 1)[0], *text.split("\n[... ", 1)[1].split(" ...]\n")
+    kept = len(head) - len("exit code 0\n") + len(tail) + 1  # +1: the final newline, stripped
+    assert note == f"{total - kept} characters cut from the middle"
 
 
 async def test_bash_timeout_kills_the_process_group(tmp_path: Path) -> None:

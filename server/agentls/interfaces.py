@@ -122,8 +122,11 @@ class ShellResult:
 
 
 class Shell(Protocol):
-    async def run(self, command: str, timeout: float) -> ShellResult:
-        """Run `command`; cancelling the awaiting task kills it."""
+    async def run(self, command: str, timeout: float, output_limit: int) -> ShellResult:
+        """Run `command`, keeping at most about `output_limit` characters of its output.
+
+        Cancelling the awaiting task kills it.
+        """
         ...
 
 

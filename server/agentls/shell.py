@@ -63,12 +63,11 @@ def cut_middle(text: str, limit: int) -> str:
 class SubprocessShell:
     """`bash -c` in `root`, stdin closed, stdout and stderr merged in order of arrival."""
 
-    def __init__(self, root: Path, env: Mapping[str, str], output_limit: int) -> None:
+    def __init__(self, root: Path, env: Mapping[str, str]) -> None:
         self.root = root
         self.env = dict(env)
-        self.output_limit = output_limit
 
-    async def run(self, command: str, timeout: float) -> ShellResult:
+    async def run(self, command: str, timeout: float, output_limit: int) -> ShellResult:
         process = await asyncio.create_subprocess_exec(
             "bash",
             "-c",
@@ -80,7 +79,7 @@ class SubprocessShell:
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
-        output = BoundedOutput(self.output_limit)
+        output = BoundedOutput(output_limit)
         reader = asyncio.ensure_future(_read(process, output))
         try:
             await asyncio.wait_for(process.wait(), timeout)

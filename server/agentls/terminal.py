@@ -142,7 +142,7 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     )
     tools = ToolContext(
         workspace=TerminalWorkspace(root, yes, stream),
-        shell=SubprocessShell(root, environment.scrubbed(env), settings.output_limit),
+        shell=SubprocessShell(root, environment.scrubbed(os.environ)),
         approver=TerminalApprover(stream),
         settings=settings,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import os
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
@@ -217,7 +218,7 @@ async def _run(
     model_name = settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL
     tools = ToolContext(
         workspace=LspWorkspace(ls, root),
-        shell=SubprocessShell(root, environment.scrubbed(env), settings.output_limit),
+        shell=SubprocessShell(root, environment.scrubbed(os.environ)),
         approver=LspApprover(ls),
         settings=settings,
     )

@@ -29,7 +29,8 @@ async def bash(context: ToolContext, arguments: dict[str, Any]) -> str:
     if not await _approved(context, command):
         raise ToolError("The user denied this command. Do not retry it; ask or take another way.")
     timeout = context.settings.bash_timeout
-    result = await context.shell.run(command, timeout)
+    # Room for the exit code line and the cut note, so the result fits outputLimit whole.
+    result = await context.shell.run(command, timeout, context.settings.output_limit - 200)
     output = result.output.rstrip("\n") or "(no output)"
     if result.timed_out:
         raise ToolError(f"Timed out after {timeout:g} s; the command was killed. Output:\n{output}")
