@@ -16,32 +16,14 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from lsp_text import apply_text_edits
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
-from pygls.workspace import TextDocument
-from pygls.workspace.position_codec import PositionCodec
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 Review = Callable[[str, list[Any]], list[bool]]
 """(uri, edits) -> which edits the user accepts."""
-
-
-def apply_text_edits(text: str, edits: list[Any], encoding: str) -> str:
-    """Apply LSP TextEdits as a client does, positions in the given encoding."""
-    document = TextDocument("file:///x", text, position_codec=PositionCodec(encoding))
-    spans = []
-    for edit in edits:
-        start = document.offset_at_position(
-            types.Position(edit.range.start.line, edit.range.start.character)
-        )
-        end = document.offset_at_position(
-            types.Position(edit.range.end.line, edit.range.end.character)
-        )
-        spans.append((start, end, edit.new_text))
-    for start, end, new_text in sorted(spans, reverse=True):
-        text = text[:start] + new_text + text[end:]
-    return text
 
 
 class EditorClient(LanguageClient):
@@ -80,6 +62,20 @@ class EditorClient(LanguageClient):
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version + 1),
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    def replace(self, uri: str, start: tuple[int, int], end: tuple[int, int], text: str) -> None:
+        """The user replaces a range (an incremental didChange, as editors send them)."""
+        old, version = self.documents[uri]
+        edit = types.TextEdit(types.Range(types.Position(*start), types.Position(*end)), text)
+        self.documents[uri] = (apply_text_edits(old, [edit], self.encoding), version + 1)
+        self.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version + 1),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(range=edit.range, text=text)
+                ],
             )
         )
 

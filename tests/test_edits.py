@@ -7,8 +7,8 @@ from agentls.edits import apply_hunks, landed, line_hunks, unified_diff
 from agentls.lsp.positions import PositionFinder, text_edits
 from hypothesis import given
 from hypothesis import strategies as st
+from lsp_text import apply_text_edits
 from lsprotocol.types import PositionEncodingKind
-from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
 ENCODINGS = [PositionEncodingKind.Utf8, PositionEncodingKind.Utf16, PositionEncodingKind.Utf32]
@@ -52,18 +52,6 @@ def test_any_subset_of_hunks_is_recognised(a: list[str], b: list[str], data: st.
     assert apply_hunks(old, [h for h, keep in zip(hunks, found, strict=True) if keep]) == after
 
 
-def _apply_lsp(text: str, edits: list, encoding: str) -> str:
-    """Apply TextEdits the way a client does, with pygls's document model."""
-    document = TextDocument("file:///x", text, position_codec=PositionCodec(encoding))
-    for edit in sorted(
-        edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True
-    ):
-        start = document.offset_at_position(edit.range.start)
-        end = document.offset_at_position(edit.range.end)
-        document._source = document.source[:start] + edit.new_text + document.source[end:]
-    return document.source
-
-
 CASES = {
     "cjk and emoji": ("名前 = '😀'\nvalue = 1\nend 🎉\n", "名前 = '😀😀'\nvalue = 2\nend 🎉\n"),
     "crlf": ("one\r\ntwo\r\nthree\r\n", "one\r\n2\r\nthree\r\n"),
@@ -72,6 +60,7 @@ CASES = {
     "no final newline": ("a\nb", "a\nb\nc"),
     "last line changes": ("a\nlast 😀", "a\nLAST 😀"),
     "lone cr": ("a\rb\rc\r", "a\rB\rc\r"),
+    "form feed and line separator": ("a\x0cb\u2028c\nx = 1\n", "a\x0cb\u2028c\nx = 2\n"),
 }
 
 
@@ -81,7 +70,7 @@ def test_text_edits_apply_exactly_in_every_encoding(case: str, encoding: str) ->
     old, new = CASES[case]
     edits = text_edits(old, line_hunks(old, new), PositionCodec(encoding), None)
     assert edits
-    assert _apply_lsp(old, edits, encoding) == new
+    assert apply_text_edits(old, edits, encoding) == new
 
 
 @pytest.mark.parametrize(

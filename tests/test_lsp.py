@@ -447,3 +447,16 @@ async def test_untitled_buffer_and_bad_selection(fake: FakeAnthropic, root: Path
         "Open file: untitled:Untitled-1"
         in fake.requests[0].body["messages"][0]["content"][0]["text"]
     )
+
+
+async def test_incremental_changes_below_unusual_line_separators(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    path = root / "a.py"
+    path.write_text("s = 'a\x0cb\u2028c'\nx = 1\n")
+    fake.script(reply(tool_use("read_file", {"path": "a.py"})), echo_result)
+    async with editor(root, fake.url) as client:
+        uri = client.open(path)
+        client.replace(uri, (1, 4), (1, 5), "2")
+        result = await client.run_task("read")
+    assert result["summary"] == "told: 1\ts = 'a\x0cb\u2028c'\n2\tx = 2"

@@ -29,6 +29,7 @@ from ..settings import DEFAULT_MODEL, Settings, parse
 from ..shell import SubprocessShell
 from ..tools import ToolContext
 from .approval import LspApprover
+from .documents import LspDocuments
 from .progress import LspProgress
 from .workspace import LspWorkspace
 
@@ -46,7 +47,7 @@ _command_params: contextvars.ContextVar[types.ExecuteCommandParams | None] = con
 
 class AgentProtocol(LanguageServerProtocol):
     """Keeps what pygls hides from command handlers: the params (for the workDoneToken),
-    and `$/cancelRequest` for a command that is already running."""
+    and `$/cancelRequest` for a command that is already running. Holds LSP-exact documents."""
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(
@@ -54,6 +55,13 @@ class AgentProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, Any]:
         _command_params.set(params)
         return (yield from super().lsp_workspace__execute_command(params))
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, Any]:
+        result = yield from super().lsp_initialize(params)
+        # No document is open before initialize is answered, so the swap loses nothing.
+        self._workspace = LspDocuments.replacing(self._workspace)
+        return result
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         server = self._server
