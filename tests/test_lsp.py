@@ -460,3 +460,26 @@ async def test_incremental_changes_below_unusual_line_separators(
         client.replace(uri, (1, 4), (1, 5), "2")
         result = await client.run_task("read")
     assert result["summary"] == "told: 1\ts = 'a\x0cb\u2028c'\n2\tx = 2"
+
+
+async def test_root_through_a_symlink_edits_the_open_document(
+    fake: FakeAnthropic, tmp_path: Path
+) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "a.py").write_text("x = 1\n")
+    root = tmp_path / "link"
+    root.symlink_to(real)
+    fake.script(
+        reply(tool_use("edit_file", {"path": "a.py", "old_text": "x = 9", "new_text": "x = 10"})),
+        echo_result,
+    )
+    async with editor(root, fake.url) as client:
+        client.save = False
+        uri = client.open(root / "a.py", "x = 9\n")  # unsaved text only the editor has
+        await client.run_task("bump")
+        (request,) = client.edit_requests
+        (document_edit,) = request.edit.document_changes
+        assert (document_edit.text_document.uri, document_edit.text_document.version) == (uri, 1)
+        assert client.documents[uri][0] == "x = 10\n"
+    assert (real / "a.py").read_text() == "x = 1\n"  # the editor's to save, not the server's

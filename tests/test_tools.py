@@ -269,3 +269,30 @@ async def test_list_files_and_grep(tmp_path: Path) -> None:
     assert text == "src/app.py:1: def main():"
     text, _ = await run_tool(ctx, "grep", {"pattern": "nothing here"})
     assert text == "No matches."
+
+
+async def test_a_root_reached_through_a_symlink_keeps_the_editors_paths(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "a.py").write_text("on disk\n")
+    root = tmp_path / "link"
+    root.symlink_to(real)
+    ctx = context(root)
+    ctx.workspace.open[root / "a.py"] = "unsaved\n"  # type: ignore[attr-defined]
+    assert await run_tool(ctx, "read_file", {"path": "a.py"}) == ("1\tunsaved", False)
+    assert await run_tool(ctx, "read_file", {"path": str(root / "a.py")}) == ("1\tunsaved", False)
+    assert await run_tool(ctx, "grep", {"pattern": "unsaved"}) == ("a.py:1: unsaved", False)
+
+
+async def test_symlinks_out_of_the_tree_are_not_searched(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (tmp_path / "secret.txt").write_text("password=hunter2\n")
+    (root / "notes.txt").write_text("password=see vault\n")
+    (root / "leak.txt").symlink_to(tmp_path / "secret.txt")
+    ctx = context(root)
+    assert await run_tool(ctx, "grep", {"pattern": "password"}) == (
+        "notes.txt:1: password=see vault",
+        False,
+    )
+    assert (await run_tool(ctx, "list_files", {}))[0] == "notes.txt"

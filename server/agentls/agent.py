@@ -114,7 +114,7 @@ class Agent:
         """Run one task to its end; cancelling the awaiting task ends it as `cancelled`."""
         usage = Usage()
         steps = 0
-        system = system_prompt(self.tools.workspace.root.resolve())
+        system = system_prompt(self.tools.workspace.root)
         max_steps = self.tools.settings.max_steps
 
         def result(status: Status, summary: str, hint: str = "") -> TaskResult:

@@ -20,17 +20,22 @@ def resolve(root: Path, path: str) -> Path:
     if "\0" in path:
         raise PathError("path contains a NUL character")
     real_root = root.resolve()
-    candidate = (real_root / path).resolve()
-    if not candidate.is_relative_to(real_root):
-        raise PathError(
-            f"{path!r} is outside the workspace root; use a path relative to {real_root}"
-        )
-    return candidate
+    real = (real_root / path).resolve()
+    if not real.is_relative_to(real_root):
+        raise PathError(f"{path!r} is outside the workspace root; use a path relative to {root}")
+    # Spelled under the root as the editor gave it (which may itself be a symlink), so the
+    # path matches the editor's document URIs.
+    return root / real.relative_to(real_root)
+
+
+def inside(root: Path, path: Path) -> bool:
+    """Whether `path`, symlinks resolved, lies inside `root`."""
+    return path.resolve().is_relative_to(root.resolve())
 
 
 def relative(root: Path, path: Path) -> str:
     """`path` as the model should name it: relative to the root, with forward slashes."""
-    try:
-        return path.relative_to(root.resolve()).as_posix() or "."
-    except ValueError:
-        return path.as_posix()
+    for base in (root, root.resolve()):
+        if path.is_relative_to(base):
+            return path.relative_to(base).as_posix() or "."
+    return path.as_posix()

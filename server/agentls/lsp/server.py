@@ -145,7 +145,7 @@ def _position(value: Any) -> types.Position:
 def _file_context(ls: AgentServer, root: Path, uri: str, selection: Any) -> FileContext:
     """What the model is told of the file the task was given in, and of its selection."""
     path = Path(to_fs_path(uri) or uri)
-    name = relative(root, path.resolve()) if path.is_absolute() else uri
+    name = relative(root, path) if path.is_absolute() else uri
     document = ls.workspace.text_documents.get(uri)
     language = document.language_id if document is not None else None
     if selection is None:

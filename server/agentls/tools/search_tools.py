@@ -11,7 +11,7 @@ from typing import Any
 
 from ..environment import scrubbed
 from ..files import NotText
-from ..paths import relative, resolve
+from ..paths import inside, relative, resolve
 from .base import Tool, ToolContext, ToolError
 
 MAX_FILES = 1000
@@ -58,7 +58,7 @@ def _walked_files(folder: Path) -> list[Path]:
 
 
 async def _files(context: ToolContext, path: str) -> tuple[Path, list[Path]]:
-    root = context.workspace.root.resolve()
+    root = context.workspace.root
     folder = resolve(root, path)
     if folder.is_file():
         return folder, [folder]
@@ -67,7 +67,8 @@ async def _files(context: ToolContext, path: str) -> tuple[Path, list[Path]]:
     files = await _git_files(root, folder)
     if files is None:
         files = await asyncio.to_thread(_walked_files, folder)
-    return folder, files
+    # A symlink in the tree may point out of it.
+    return folder, [file for file in files if inside(root, file)]
 
 
 async def list_files(context: ToolContext, arguments: dict[str, Any]) -> str:
