@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import time
 from collections.abc import Iterator
@@ -337,16 +338,24 @@ async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) 
         "DATABASE_URL=postgres://u:pw@h/db\nBASH_ENV=hook.sh\n"
     )
     (root / "hook.sh").write_text("touch pwned\n")
-    fake.script(reply(tool_use("bash", {"command": "env"})), echo_result)
+    fake.script(
+        reply(tool_use("bash", {"command": "env"})),
+        reply(tool_use("read_file", {"path": ".env"})),
+        echo_result,
+    )
     async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
         result = await client.run_task("go")
     assert result["status"] == "done"
-    (first, _) = fake.requests
+    first, env_step, _ = fake.requests
+    env_output = result_text(env_step.body)
+    assert "HOME=" in env_output and "postgres://" not in env_output
+    assert "BASH_ENV" not in env_output
+    # The model may read .env, but never the key in it.
+    assert result["summary"].startswith("told: 1\tANTHROPIC_API_KEY=[redacted]\n")
     assert first.headers["authorization"] == "Bearer from-dotenv"
     assert first.body["model"] == "claude-dotenv"
-    # .env values reach the model client only, never a shell command.
-    assert "from-dotenv" not in result["summary"] and "postgres://" not in result["summary"]
-    assert "BASH_ENV" not in result["summary"] and not (root / "pwned").exists()
+    assert not (root / "pwned").exists()
+    assert all("from-dotenv" not in json.dumps(r.body) for r in fake.requests)
 
 
 async def test_session_memory_and_new_session(fake: FakeAnthropic, root: Path) -> None:

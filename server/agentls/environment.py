@@ -22,6 +22,18 @@ def scrubbed(env: Mapping[str, str]) -> dict[str, str]:
     return {name: value for name, value in env.items() if not is_secret(name)}
 
 
+def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The values of the secret variables, longest first; short ones would redact too much."""
+    values = {value for name, value in env.items() if is_secret(name) and len(value) >= 8}
+    return tuple(sorted(values, key=len, reverse=True))
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "[redacted]")
+    return text
+
+
 def config_dir() -> Path:
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "agentls"

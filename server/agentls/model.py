@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .environment import redact, secret_values
 from .interfaces import Block, ModelError, Turn, Usage
 
 if TYPE_CHECKING:
@@ -101,15 +102,6 @@ def _usage(usage: Any) -> Usage:
     )
 
 
-def _secret_free(text: str, env: Mapping[str, str]) -> str:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
-        value = env.get(name)
-        # A real key is long; redacting a short test value would garble the message.
-        if value and len(value) >= 8:
-            text = text.replace(value, "[redacted]")
-    return text
-
-
 def _model_error(error: Exception, model: str, env: Mapping[str, str]) -> ModelError:
     import anthropic
 
@@ -138,7 +130,7 @@ def _model_error(error: Exception, model: str, env: Mapping[str, str]) -> ModelE
     else:
         message = f"The answer from {endpoint} broke off: {type(error).__name__}: {error}"
         hint = "Run the task again."
-    return ModelError(_secret_free(message, env), hint)
+    return ModelError(redact(message, secret_values(env)), hint)
 
 
 class AnthropicModel:

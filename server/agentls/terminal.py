@@ -145,6 +145,7 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
         shell=SubprocessShell(root, environment.scrubbed(os.environ)),
         approver=TerminalApprover(stream),
         settings=settings,
+        secrets=environment.secret_values(env),
     )
     job = asyncio.ensure_future(Agent(model, tools, TerminalProgress(stream), Session()).run(task))
     loop = asyncio.get_running_loop()

@@ -229,6 +229,7 @@ async def _run(
         shell=SubprocessShell(root, environment.scrubbed(os.environ)),
         approver=LspApprover(ls),
         settings=settings,
+        secrets=environment.secret_values(env),
     )
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, task.strip().splitlines()[0][:80], ls.cancel)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ..environment import redact
 from ..files import NotText
 from ..paths import PathError
 from ..shell import cut_middle
@@ -35,4 +36,5 @@ async def run_tool(context: ToolContext, name: str, arguments: Any) -> tuple[str
     except Exception as error:
         log.exception("tool %s failed", name)
         text, is_error = f"{name} failed: {type(error).__name__}: {error}", True
+    text = redact(text, context.secrets)
     return cut_middle(text, context.settings.output_limit), is_error

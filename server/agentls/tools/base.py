@@ -26,6 +26,8 @@ class ToolContext:
     shell: Shell
     approver: Approver
     settings: Settings
+    secrets: tuple[str, ...] = ()
+    """Values never to show the model (keys from the environment or .env files)."""
     edits: EditTally = field(default_factory=EditTally)
     commands_allowed_for_task: bool = False
 
