@@ -134,6 +134,11 @@ async def test_edit_partly_accepted_says_which_hunks(fake: FakeAnthropic, root: 
     assert result["edits"] == {"applied": 1, "rejected": 0}
 
 
+def without_annotations(capabilities: types.ClientCapabilities) -> None:
+    """A client that applies edits without reviewing hunks (as Neovim does by default)."""
+    capabilities.workspace.workspace_edit.change_annotation_support = None  # type: ignore[union-attr]
+
+
 async def test_write_file_new_and_existing_closed_files(fake: FakeAnthropic, root: Path) -> None:
     (root / "notes.txt").write_text("one\ntwo\nthree\n")
     fake.script(
@@ -142,7 +147,7 @@ async def test_write_file_new_and_existing_closed_files(fake: FakeAnthropic, roo
         reply(tool_use("bash", {"command": "cat docs/new.md notes.txt"})),
         echo_result,
     )
-    async with editor(root, fake.url) as client:
+    async with editor(root, fake.url, capabilities=without_annotations) as client:
         client.save = False  # the server writes files the editor does not have open
         result = await client.run_task("write")
         create, edit = client.edit_requests
@@ -159,7 +164,7 @@ async def test_changes_without_document_changes_support(fake: FakeAnthropic, roo
 
     def plain(capabilities: types.ClientCapabilities) -> None:
         capabilities.workspace.workspace_edit.document_changes = False  # type: ignore[union-attr]
-        capabilities.workspace.workspace_edit.change_annotation_support = None  # type: ignore[union-attr]
+        without_annotations(capabilities)
 
     fake.script(
         reply(tool_use("edit_file", {"path": "a.txt", "old_text": "x", "new_text": "y"})),
@@ -492,3 +497,47 @@ async def test_root_through_a_symlink_edits_the_open_document(
         assert (document_edit.text_document.uri, document_edit.text_document.version) == (uri, 1)
         assert client.documents[uri][0] == "x = 10\n"
     assert (real / "a.py").read_text() == "x = 1\n"  # the editor's to save, not the server's
+
+
+async def test_a_closed_file_reviewed_hunk_by_hunk_is_never_written_by_the_server(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    path = root / "notes.txt"
+    path.write_text("a\nb\nc\nd\n")
+    fake.script(
+        reply(tool_use("write_file", {"path": "notes.txt", "content": "A\nb\nc\nD\n"})),
+        echo_result,
+    )
+    async with editor(root, fake.url) as client:  # VS Code: change annotations, one per hunk
+        client.save = False
+        client.review = lambda uri, edits: [True, False]
+        result = await client.run_task("edit")
+    assert path.read_text() == "a\nb\nc\nd\n"  # the rejected hunk was not written anyway
+    assert "has not saved it" in result["summary"]
+
+
+async def test_cancel_during_the_review_withdraws_the_edit(fake: FakeAnthropic, root: Path) -> None:
+    path = root / "a.py"
+    path.write_text("a = 1\n")
+    fake.script(reply(tool_use("edit_file", {"path": "a.py", "old_text": "1", "new_text": "2"})))
+    async with editor(root, fake.url) as client:
+        reviewing = asyncio.Event()
+        decided = asyncio.Event()
+        withdrawn: list[Any] = []
+        client.protocol._handle_cancel_notification = withdrawn.append  # type: ignore[method-assign]
+
+        async def slow_review(params: types.ApplyWorkspaceEditParams) -> Any:
+            reviewing.set()
+            await decided.wait()
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason="withdrawn")
+
+        client.apply_edit = slow_review  # type: ignore[method-assign]
+        _, answer = client.start_task("edit")
+        await asyncio.wait_for(reviewing.wait(), 10)
+        await client.command("agent.cancel")
+        assert (await answer)["status"] == "cancelled"
+        await asyncio.sleep(0.2)
+        decided.set()
+        assert len(withdrawn) == 1 and str(withdrawn[0]).startswith("agentls-edit-")
+    assert path.read_text() == "a = 1\n"
+    assert len(fake.requests) == 1

@@ -88,8 +88,8 @@ class Change:
 class Landed:
     """What the editor reports after a proposal.
 
-    `text` is the file's text after the user's review, or None when the editor cannot tell
-    (then the whole change is taken as applied). `rejected_reason` is set when nothing was applied.
+    `text` is the file's text after the user's review, or None when the editor applied the
+    change where the server cannot see it. `rejected_reason` is set when nothing was applied.
     `on_disk` says whether a following shell command will see the text.
     """
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -87,31 +88,41 @@ class LspWorkspace:
 
     async def propose(self, change: Change) -> Landed:
         document = self._open_document(change.path)
-        version_before = document.version if document is not None else None
         name = relative(self.root, change.path)
-        answer = await self.server.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(
-                edit=self.workspace_edit(change, document), label=f"{change.tool}: {name}"
-            )
+        edit = self.workspace_edit(change, document)
+        params = types.ApplyWorkspaceEditParams(edit=edit, label=f"{change.tool}: {name}")
+        request_id = f"agentls-edit-{uuid.uuid4()}"
+        pending = self.server.protocol.send_request_async(
+            types.WORKSPACE_APPLY_EDIT, params, msg_id=request_id
         )
+        try:
+            # Shielded: the client's late answer must still find a future to complete.
+            answer = await asyncio.shield(pending)
+        except asyncio.CancelledError:
+            # The task was cancelled during the review: withdraw the proposal.
+            self.server.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
+            raise
         if not answer.applied:
             return Landed(False, rejected_reason=answer.failure_reason or "")
-        return await self._settle(change, version_before)
+        reviewed = edit.change_annotations is not None
+        return await self._settle(change, document, reviewed)
 
-    async def _settle(self, change: Change, version_before: int | None) -> Landed:
+    async def _settle(self, change: Change, before: TextDocument | None, reviewed: bool) -> Landed:
         """What landed, once the client's didChange (and save, if it saves) have arrived.
 
         A client that has the file open owns its text: it is told to save, never overwritten.
-        A file the client does not have open is written here, so the next shell command sees
-        it, unless the client wrote it already.
+        A file the client has not opened is written here, so the next shell command sees it,
+        unless the client wrote it already, reviewed it hunk by hunk (only it knows which
+        hunks the user kept), or had it open before the review.
         """
         old_text = change.old_text or ""
+        version_before = before.version if before is not None else None
         started = time.monotonic()
         while True:
             waited = time.monotonic() - started
             document = self._open_document(change.path)
             if document is not None:
-                if version_before is None:
+                if before is None:
                     settled = document.source != old_text
                 else:
                     settled = document.version != version_before
@@ -122,9 +133,11 @@ class LspWorkspace:
                 disk = _disk_text(change.path)
                 if disk is not None and disk != old_text:
                     return Landed(True, disk)
-                if waited > WRITE_THROUGH_AFTER:
+                if before is None and not reviewed and waited > WRITE_THROUGH_AFTER:
                     files.write_atomic(change.path, change.new_text)
-                    return Landed(True, None)
+                    return Landed(True, change.new_text)
+                if waited > SETTLE_SECONDS:
+                    return Landed(True, None, on_disk=False)
             await asyncio.sleep(_POLL)
 
 

@@ -179,7 +179,7 @@ async def propose(context: ToolContext, change: Change) -> str:
         context.edits.rejected += 1
         raise ToolError(report)
     context.edits.applied += 1
-    if not outcome.on_disk:
+    if not outcome.on_disk and outcome.text is not None:
         report += (
             f"\nThe change is in the editor's unsaved buffer of {name}: shell commands see the "
             "old file until the user saves it."
@@ -201,7 +201,13 @@ def describe(change: Change, outcome: Landed, name: str) -> str:
         reason = f" ({outcome.rejected_reason})" if outcome.rejected_reason else ""
         state = "was not created" if change.old_text is None else "is unchanged"
         return f"The user rejected the edit of {name}{reason}. The file {state}."
-    if outcome.text is None or outcome.text == change.new_text:
+    if outcome.text is None:
+        return (
+            f"The editor applied the edit of {name} but has not saved it, so which hunks the "
+            "user kept cannot be seen; shell commands and read_file see the file on disk "
+            "without the change until the user saves it."
+        )
+    if outcome.text == change.new_text:
         return f"{verb} {name}: {'all ' if total > 1 else ''}{total} {plural} accepted."
     choices = landed(change.old_text or "", change.hunks, outcome.text)
     if choices is None:
