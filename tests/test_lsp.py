@@ -457,6 +457,10 @@ async def test_untitled_buffer_and_bad_selection(fake: FakeAnthropic, root: Path
         assert result["status"] == "done"
         with pytest.raises(JsonRpcException, match="selection"):
             await client.run_task("go", uri="untitled:Untitled-1", selection={"start": 3})
+        with pytest.raises(JsonRpcException, match="uri must be"):
+            await client.run_task("go", uri=42)
+        with pytest.raises(JsonRpcException, match="takes one argument"):
+            await client.command("agent.runTask")
     assert (
         "Open file: untitled:Untitled-1"
         in fake.requests[0].body["messages"][0]["content"][0]["text"]

@@ -114,3 +114,60 @@ def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
     assert "[cancelled]" in out
     assert not is_running(int((tmp_path / "pid").read_text()))
     assert len(fake.requests) == 1
+
+
+def _start(tmp_path: Path, fake: FakeAnthropic, *arguments: str) -> subprocess.Popen[str]:
+    env = {
+        **os.environ,
+        "ANTHROPIC_BASE_URL": fake.url,
+        "ANTHROPIC_API_KEY": "k",
+        "NO_COLOR": "1",
+        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "agentls", "run", *arguments],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _read_until(process: subprocess.Popen[str], marker: str) -> str:
+    assert process.stdout is not None
+    seen = ""
+    deadline = time.monotonic() + 30
+    while marker not in seen:
+        assert time.monotonic() < deadline, seen
+        seen += process.stdout.read(1)
+    return seen
+
+
+def test_ctrl_c_while_asking_on_an_open_pipe(tmp_path: Path, fake: FakeAnthropic) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    fake.script(
+        reply(tool_use("edit_file", {"path": "a.txt", "old_text": "one", "new_text": "two"}))
+    )
+    process = _start(tmp_path, fake, "edit")
+    _read_until(process, "[y/N] ")
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=5) == 130
+    assert (tmp_path / "a.txt").read_text() == "one\n"
+
+
+def test_a_file_changed_while_asking_is_not_overwritten(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    fake.script(
+        reply(tool_use("edit_file", {"path": "a.txt", "old_text": "one", "new_text": "two"})),
+        reply(text("ok")),
+    )
+    process = _start(tmp_path, fake, "edit")
+    _read_until(process, "[y/N] ")
+    (tmp_path / "a.txt").write_text("one, typed elsewhere\n")
+    process.communicate("y\n", timeout=30)
+    assert (tmp_path / "a.txt").read_text() == "one, typed elsewhere\n"
+    told = fake.requests[-1].body["messages"][-1]["content"][0]
+    assert told["is_error"] and "changed on disk meanwhile" in told["content"]

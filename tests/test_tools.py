@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from agentls import environment
 from agentls.approval import is_allowed
+from agentls.files import write_atomic
 from agentls.settings import Settings
 from agentls.shell import BoundedOutput, SubprocessShell
 from agentls.tools import ToolContext, run_tool
@@ -102,6 +103,17 @@ async def test_edit_file_touches_only_the_changed_lines(tmp_path: Path) -> None:
     )
     (hunk,) = ctx.workspace.proposals[0].hunks  # type: ignore[attr-defined]
     assert (hunk.line, hunk.text, hunk.old_line_count) == (5001, "changed\n", 1)
+
+
+async def test_edit_file_new_lines_get_the_files_crlf(tmp_path: Path) -> None:
+    (tmp_path / "w.py").write_bytes(b"def f():\r\n    return 1\r\n")
+    text, error = await run_tool(
+        context(tmp_path),
+        "edit_file",
+        {"path": "w.py", "old_text": "return 1", "new_text": "x = 1\n    return x"},
+    )
+    assert not error, text
+    assert (tmp_path / "w.py").read_bytes() == b"def f():\r\n    x = 1\r\n    return x\r\n"
 
 
 async def test_edit_file_keeps_crlf_line_endings(tmp_path: Path) -> None:
@@ -296,3 +308,20 @@ async def test_symlinks_out_of_the_tree_are_not_searched(tmp_path: Path) -> None
         False,
     )
     assert (await run_tool(ctx, "list_files", {}))[0] == "notes.txt"
+
+
+def test_atomic_writes_keep_the_mode_and_leave_no_temporary(tmp_path: Path) -> None:
+    script = tmp_path / "run.sh"
+    script.write_text("old\n")
+    script.chmod(0o750)
+    write_atomic(script, "new\n")
+    assert script.read_text() == "new\n" and script.stat().st_mode & 0o777 == 0o750
+    write_atomic(tmp_path / "sub" / "fresh.txt", "x")
+    assert (tmp_path / "sub" / "fresh.txt").stat().st_mode & 0o777 == 0o666 & ~_umask()
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["fresh.txt", "run.sh", "sub"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 MAX_TEXT_BYTES = 50 * 1024 * 1024
@@ -34,26 +34,22 @@ def read_text(path: Path) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` all at once: a crash leaves the old file or the new, never half.
 
-    The file keeps its permissions; missing parent folders are created.
+    The file keeps its permissions (a new one gets the umask's); missing folders are created.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    existing = path.stat().st_mode & 0o7777 if path.exists() else None
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    # os.open applies the umask to a new file's mode, without reading or changing it.
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
+        if existing is not None:
+            os.chmod(temporary, existing)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
-
-
-def _umask() -> int:
-    # The only way to read the umask is to set it; set it straight back.
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

@@ -45,12 +45,9 @@ class Style:
 
 
 async def ask(question: str, stream: TextIO) -> str:
-    """A line from stdin, read without a thread so Ctrl-C can cancel the wait at once."""
+    """A line from stdin, read without blocking the loop, so Ctrl-C cancels the wait at once."""
     stream.write(question)
     stream.flush()
-    if not sys.stdin.isatty():
-        # A pipe or a file answers at once (or not at all); a terminal waits for the user.
-        return sys.stdin.readline().strip().lower()
     loop = asyncio.get_running_loop()
     answer: asyncio.Future[str] = loop.create_future()
     descriptor = sys.stdin.fileno()
@@ -59,7 +56,11 @@ async def ask(question: str, stream: TextIO) -> str:
         if not answer.done():
             answer.set_result(sys.stdin.readline())
 
-    loop.add_reader(descriptor, on_ready)
+    try:
+        loop.add_reader(descriptor, on_ready)
+    except (OSError, ValueError):
+        # A regular file (or /dev/null) cannot be polled, and never makes us wait.
+        return sys.stdin.readline().strip().lower()
     try:
         return (await answer).strip().lower()
     finally:
@@ -83,6 +84,15 @@ class TerminalWorkspace:
         )
         if not self.yes and await ask(f"Apply this change to {name}? [y/N] ", self.stream) != "y":
             return Landed(False, rejected_reason="declined in the terminal")
+        try:
+            current = files.read_text(change.path)
+        except FileNotFoundError:
+            current = None
+        if current != change.old_text:
+            # Changed by someone else while the question waited: writing would lose that.
+            return Landed(
+                False, rejected_reason="the file changed on disk meanwhile; read it again"
+            )
         files.write_atomic(change.path, change.new_text)
         return Landed(True, change.new_text)
 

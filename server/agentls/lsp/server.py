@@ -194,6 +194,8 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
             'agent.runTask takes one argument: {"task": "...", "uri"?: ..., "selection"?: ...}'
         )
     task, uri = arguments[0]["task"], arguments[0].get("uri")
+    if uri is not None and not isinstance(uri, str):
+        raise JsonRpcInvalidParams("uri must be a document URI string")
     root = ls.root()
     file = _file_context(ls, root, unquote(uri), arguments[0].get("selection")) if uri else None
     job = asyncio.ensure_future(_run(ls, root, task, file, _command_params.get()))

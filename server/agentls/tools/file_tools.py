@@ -72,8 +72,8 @@ def _lines(text: str) -> list[str]:
 
 def _match_line_endings(text: str, snippet: str) -> str:
     """`snippet` with the file's CRLF endings, since the model reads lines without them."""
-    if "\r\n" in text and "\n" in snippet and "\r\n" not in snippet:
-        return snippet.replace("\n", "\r\n")
+    if "\r\n" in text:
+        return snippet.replace("\r\n", "\n").replace("\n", "\r\n")
     return snippet
 
 
@@ -130,7 +130,7 @@ async def edit_file(context: ToolContext, arguments: dict[str, Any]) -> str:
         raise ToolError("old_text is empty; give the exact text to replace (or use write_file)")
     if old_text not in text:
         old_text = _match_line_endings(text, old_text)
-        new_text = _match_line_endings(text, new_text)
+    new_text = _match_line_endings(text, new_text)
     count = text.count(old_text)
     if count == 0:
         raise _not_found(text, arguments["old_text"], name)
