@@ -171,3 +171,33 @@ def test_a_file_changed_while_asking_is_not_overwritten(
     assert (tmp_path / "a.txt").read_text() == "one, typed elsewhere\n"
     told = fake.requests[-1].body["messages"][-1]["content"][0]
     assert told["is_error"] and "changed on disk meanwhile" in told["content"]
+
+
+def test_commands_are_asked_in_the_terminal(tmp_path: Path, fake: FakeAnthropic) -> None:
+    fake.script(
+        reply(tool_use("bash", {"command": "touch denied"})),
+        reply(tool_use("bash", {"command": "touch allowed"})),
+        reply(text("ok")),
+    )
+    done = run(tmp_path, fake, "make files", stdin="n\ny\n")
+    assert done.returncode == 0
+    assert "Run `touch denied`? [y]es / [a]ll this task / [N]o" in done.stdout
+    assert not (tmp_path / "denied").exists() and (tmp_path / "allowed").exists()
+    denied = fake.requests[1].body["messages"][-1]["content"][0]
+    assert denied["is_error"] and "denied" in denied["content"]
+
+
+def test_answers_typed_ahead_on_an_open_pipe_are_kept(tmp_path: Path, fake: FakeAnthropic) -> None:
+    fake.script(
+        reply(tool_use("bash", {"command": "touch first"})),
+        reply(tool_use("bash", {"command": "touch second"})),
+        reply(text("ok")),
+    )
+    process = _start(tmp_path, fake, "make files")
+    assert process.stdin is not None
+    process.stdin.write("y\ny\n")  # both answers at once; the pipe stays open
+    process.stdin.flush()
+    _read_until(process, "[done]")
+    assert (tmp_path / "first").exists() and (tmp_path / "second").exists()
+    process.stdin.close()
+    assert process.wait(timeout=10) == 0

@@ -44,34 +44,64 @@ class Style:
         )
 
 
-async def ask(question: str, stream: TextIO) -> str:
-    """A line from stdin, read without blocking the loop, so Ctrl-C cancels the wait at once."""
-    stream.write(question)
-    stream.flush()
-    loop = asyncio.get_running_loop()
-    answer: asyncio.Future[str] = loop.create_future()
-    descriptor = sys.stdin.fileno()
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
-    def on_ready() -> None:
-        if not answer.done():
-            answer.set_result(sys.stdin.readline())
 
-    try:
-        loop.add_reader(descriptor, on_ready)
-    except (OSError, ValueError):
-        # A regular file (or /dev/null) cannot be polled, and never makes us wait.
-        return sys.stdin.readline().strip().lower()
-    try:
-        return (await answer).strip().lower()
-    finally:
-        loop.remove_reader(descriptor)
+class Answers:
+    """Lines typed on stdin, read from the descriptor without blocking the event loop, so
+    Ctrl-C cancels a wait at once, and without Python's buffering, so an answer typed ahead
+    is kept for the next question."""
+
+    def __init__(self, descriptor: int) -> None:
+        self.descriptor = descriptor
+        self._pending = b""
+        self._ended = False
+
+    def _take_line(self) -> str | None:
+        if b"\n" in self._pending:
+            line, self._pending = self._pending.split(b"\n", 1)
+        elif self._ended:
+            line, self._pending = self._pending, b""
+        else:
+            return None
+        return line.decode("utf-8", "replace").strip().lower()
+
+    def _read(self) -> None:
+        data = os.read(self.descriptor, 4096)
+        self._pending += data
+        self._ended = not data
+
+    async def line(self) -> str:
+        loop = asyncio.get_running_loop()
+        while (line := self._take_line()) is None:
+            ready: asyncio.Future[None] = loop.create_future()
+            try:
+                loop.add_reader(self.descriptor, _settle, ready)
+            except (OSError, ValueError):
+                # A regular file (or /dev/null) cannot be polled, and never makes us wait.
+                self._read()
+                continue
+            try:
+                await ready
+            finally:
+                loop.remove_reader(self.descriptor)
+            self._read()
+        return line
+
+    async def ask(self, question: str, stream: TextIO) -> str:
+        stream.write(question)
+        stream.flush()
+        return await self.line()
 
 
 class TerminalWorkspace:
-    def __init__(self, root: Path, yes: bool, stream: TextIO) -> None:
+    def __init__(self, root: Path, yes: bool, stream: TextIO, answers: Answers) -> None:
         self.root = root
         self.yes = yes
         self.stream = stream
+        self.answers = answers
         self.style = Style(stream)
 
     async def read_text(self, path: Path) -> str:
@@ -82,7 +112,8 @@ class TerminalWorkspace:
         self.stream.write(
             self.style.diff(unified_diff(change.old_text or "", change.new_text, name))
         )
-        if not self.yes and await ask(f"Apply this change to {name}? [y/N] ", self.stream) != "y":
+        question = f"Apply this change to {name}? [y/N] "
+        if not self.yes and await self.answers.ask(question, self.stream) != "y":
             return Landed(False, rejected_reason="declined in the terminal")
         try:
             current = files.read_text(change.path)
@@ -98,11 +129,13 @@ class TerminalWorkspace:
 
 
 class TerminalApprover:
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, answers: Answers) -> None:
         self.stream = stream
+        self.answers = answers
 
     async def approve(self, command: str) -> Decision:
-        answer = await ask(f"Run `{command}`? [y]es / [a]ll this task / [N]o ", self.stream)
+        question = f"Run `{command}`? [y]es / [a]ll this task / [N]o "
+        answer = await self.answers.ask(question, self.stream)
         return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
 
@@ -150,10 +183,11 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
         settings.max_tokens,
         env,
     )
+    answers = Answers(sys.stdin.fileno())
     tools = ToolContext(
-        workspace=TerminalWorkspace(root, yes, stream),
+        workspace=TerminalWorkspace(root, yes, stream, answers),
         shell=SubprocessShell(root, environment.scrubbed(os.environ)),
-        approver=TerminalApprover(stream),
+        approver=TerminalApprover(stream, answers),
         settings=settings,
         secrets=environment.secret_values(env),
     )
