@@ -86,7 +86,9 @@ async def test_model_error_fails_the_task_and_keeps_the_session_valid(tmp_path: 
     assert (await agent.run("second")).status == "done"
     roles = [m["role"] for m in model.requests[0]]
     assert roles == ["user", "assistant", "user"]
-    assert [b["type"] for b in model.requests[0][-1]["content"]] == ["tool_result", "text"]
+    blocks = model.requests[0][-1]["content"]
+    assert [b["type"] for b in blocks] == ["tool_result", "text", "text"]
+    assert blocks[1]["text"] == "(This task stopped: down)" and blocks[2]["text"] == "second"
 
 
 async def test_sessions_carry_the_conversation(tmp_path: Path) -> None:
@@ -116,11 +118,48 @@ async def test_cancel_during_a_tool_answers_every_call(tmp_path: Path) -> None:
     job.cancel()
     result = await job
     assert result.status == "cancelled"
-    last = session.messages[-1]
-    assert [(b["tool_use_id"], b["is_error"]) for b in last["content"]] == [
-        ("t1", True),
-        ("t2", True),
+    answers, note = session.messages[-1]["content"][:2], session.messages[-1]["content"][2]
+    assert [(b["tool_use_id"], b["is_error"]) for b in answers] == [("t1", True), ("t2", True)]
+    assert "cancelled this task" in note["text"]
+
+
+async def test_a_task_cancelled_before_any_answer_is_marked_for_the_next(tmp_path: Path) -> None:
+    session = Session()
+    agent, _ = make_agent(tmp_path, ScriptedModel(), session)
+    agent.model.respond = _never  # type: ignore[method-assign]
+    job = asyncio.ensure_future(agent.run("delete every test file"))
+    await asyncio.sleep(0.05)
+    job.cancel()
+    assert (await job).status == "cancelled"
+    model = ScriptedModel(say("ok"))
+    agent, _ = make_agent(tmp_path, model, session)
+    await agent.run("add a docstring")
+    texts = [b["text"] for b in model.requests[0][0]["content"]]
+    assert texts == [
+        "delete every test file",
+        "(The user cancelled this task; do not go on with it unless asked.)",
+        "add a docstring",
     ]
+
+
+async def _never(*arguments: object) -> Turn:
+    await asyncio.sleep(3600)
+    raise AssertionError("unreachable")
+
+
+async def test_a_refused_task_leaves_no_trace_in_the_session(tmp_path: Path) -> None:
+    session = Session()
+    agent, _ = make_agent(tmp_path, ScriptedModel(say("first")), session)
+    await agent.run("first task")
+    agent, _ = make_agent(
+        tmp_path, ScriptedModel(Turn([{"type": "text", "text": "I can't"}], "refusal")), session
+    )
+    assert (await agent.run("bad task")).status == "failed"
+    model = ScriptedModel(say("fine"))
+    agent, _ = make_agent(tmp_path, model, session)
+    await agent.run("next task")
+    texts = [b["text"] for m in model.requests[0] for b in m["content"]]
+    assert texts == ["first task", "first", "next task"]
 
 
 async def test_max_tokens_continues_and_incomplete_calls_are_not_run(tmp_path: Path) -> None:

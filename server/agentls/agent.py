@@ -43,6 +43,16 @@ class Session:
         else:
             self.messages.append({"role": "user", "content": blocks})
 
+    def checkpoint(self) -> tuple[int, int]:
+        """Where the conversation stands: the number of messages, and of blocks in the last."""
+        return len(self.messages), len(self.messages[-1]["content"]) if self.messages else 0
+
+    def rewind(self, checkpoint: tuple[int, int]) -> None:
+        count, blocks = checkpoint
+        del self.messages[count:]
+        if self.messages:
+            del self.messages[-1]["content"][blocks:]
+
     def close_open_tool_calls(self) -> None:
         """Answer the tool calls of the last assistant turn that have no result yet.
 
@@ -121,6 +131,7 @@ class Agent:
             edits = self.tools.edits
             return TaskResult(status, summary, steps, edits.applied, edits.rejected, usage, hint)
 
+        start = self.session.checkpoint()
         self.session.add_user([{"type": "text", "text": task}])
         try:
             while steps < max_steps:
@@ -134,7 +145,8 @@ class Agent:
                 self.session.messages.append({"role": "assistant", "content": content})
                 calls = [b for b in turn.content if b.get("type") == "tool_use"]
                 if turn.stop_reason == "refusal":
-                    self.session.close_open_tool_calls()
+                    # A refused turn left in the history makes the next ones refused too.
+                    self.session.rewind(start)
                     return result("failed", "The model declined this task (refusal).")
                 if not calls:
                     if turn.stop_reason == "max_tokens":
@@ -147,19 +159,24 @@ class Agent:
                     self.session.messages[-1]["content"].append(await self._call(call, cut_off))
             return result("step_limit", f"Stopped after {max_steps} steps (the maxSteps setting).")
         except asyncio.CancelledError:
-            self.session.close_open_tool_calls()
+            self._interrupted("The user cancelled this task; do not go on with it unless asked.")
             return result("cancelled", "Cancelled by the user.")
         except ModelError as error:
-            self.session.close_open_tool_calls()
+            self._interrupted(f"This task stopped: {error}")
             return result("failed", str(error), error.hint)
         except Exception as error:  # a defect of ours must not leave the session unusable
             log.exception("the agent loop failed")
-            self.session.close_open_tool_calls()
+            self._interrupted(f"This task stopped: agentls failed ({type(error).__name__}).")
             return result(
                 "failed",
                 f"agentls failed: {type(error).__name__}: {error}",
                 "See the agentls log; the conversation can go on.",
             )
+
+    def _interrupted(self, note: str) -> None:
+        """Close the task in the conversation so the next one starts clean and knows why."""
+        self.session.close_open_tool_calls()
+        self.session.add_user([{"type": "text", "text": f"({note})"}])
 
     async def _call(self, call: Block, cut_off: bool) -> Block:
         tool = TOOLS.get(call["name"])
