@@ -201,3 +201,24 @@ def test_answers_typed_ahead_on_an_open_pipe_are_kept(tmp_path: Path, fake: Fake
     assert (tmp_path / "first").exists() and (tmp_path / "second").exists()
     process.stdin.close()
     assert process.wait(timeout=10) == 0
+
+
+def test_run_with_stdin_closed(tmp_path: Path, fake: FakeAnthropic) -> None:
+    fake.script(reply(tool_use("bash", {"command": "touch made"})), reply(text("ok")))
+    env = {
+        **os.environ,
+        "ANTHROPIC_BASE_URL": fake.url,
+        "ANTHROPIC_API_KEY": "k",
+        "NO_COLOR": "1",
+        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
+    }
+    done = subprocess.run(
+        ["bash", "-c", f"exec {sys.executable} -m agentls run 'make it' <&-"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "made").exists()  # nobody could approve it

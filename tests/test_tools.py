@@ -325,3 +325,47 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+async def test_a_background_job_does_not_hold_the_step(tmp_path: Path) -> None:
+    started = time.monotonic()
+    text, error = await run_tool(
+        context(tmp_path), "bash", {"command": "sleep 30 & echo $! > pid; echo started"}
+    )
+    assert time.monotonic() - started < 5
+    assert not error and text.startswith("exit code 0\nstarted\n[background processes")
+    os.kill(int((tmp_path / "pid").read_text()), 9)
+
+
+async def test_fifos_are_refused_not_waited_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "a.txt").write_text("findme\n")
+    ctx = context(tmp_path)
+    text, error = await asyncio.wait_for(run_tool(ctx, "read_file", {"path": "pipe"}), 5)
+    assert error and "not a regular file" in text
+    text, _ = await asyncio.wait_for(run_tool(ctx, "grep", {"pattern": "findme"}), 5)
+    assert text == "a.txt:1: findme"
+
+
+def test_secret_variables_by_name_and_by_value() -> None:
+    env = {
+        "AWS_SECRET_ACCESS_KEY": "x",
+        "STRIPE_SECRET_KEY": "x",
+        "GH_PAT": "x",
+        "DB_PASSWORD": "x",
+        "DATABASE_URL": "postgres://admin:hunter2@db/app",
+        "HOME": "/root",
+        "PUBLIC_URL": "https://example.com/app",
+    }
+    assert environment.scrubbed(env) == {"HOME": "/root", "PUBLIC_URL": "https://example.com/app"}
+    assert environment.secret_values(env) == ("postgres://admin:hunter2@db/app",)
+
+
+def test_no_part_of_a_secret_survives_at_the_cut() -> None:
+    secret = "sk-ant-0123456789abcdef"
+    for shift in range(len(secret) + 2):
+        output = BoundedOutput(40, (secret,))
+        output.add("a" * (20 - shift) + secret + "b" * 200 + secret + "c" * 20)
+        text = output.text()
+        for size in range(6, len(secret) + 1):
+            assert all(secret[i : i + size] not in text for i in range(len(secret) - size + 1))

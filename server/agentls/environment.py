@@ -3,28 +3,37 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from dotenv import dotenv_values
 
 _SECRET_NAMES = {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"}
-_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_KEY", "_PAT", "_CREDENTIALS")
+_SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD")
+_URL_CREDENTIALS = re.compile(r"://[^/\s:@]+:[^/\s@]+@")
 
 
-def is_secret(name: str) -> bool:
+def is_secret(name: str, value: str = "") -> bool:
+    """A variable a shell command must not see: by its name, or a URL holding a password."""
     upper = name.upper()
-    return upper in _SECRET_NAMES or upper.endswith(_SECRET_SUFFIXES)
+    return (
+        upper in _SECRET_NAMES
+        or upper.endswith(_SECRET_SUFFIXES)
+        or any(word in upper for word in _SECRET_WORDS)
+        or bool(_URL_CREDENTIALS.search(value))
+    )
 
 
 def scrubbed(env: Mapping[str, str]) -> dict[str, str]:
     """`env` without the variables a shell command must not see."""
-    return {name: value for name, value in env.items() if not is_secret(name)}
+    return {name: value for name, value in env.items() if not is_secret(name, value)}
 
 
 def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
     """The values of the secret variables, longest first; short ones would redact too much."""
-    values = {value for name, value in env.items() if is_secret(name) and len(value) >= 8}
+    values = {value for name, value in env.items() if is_secret(name, value) and len(value) >= 8}
     return tuple(sorted(values, key=len, reverse=True))
 
 

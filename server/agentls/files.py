@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from pathlib import Path
 
 MAX_TEXT_BYTES = 50 * 1024 * 1024
@@ -17,7 +18,13 @@ class NotText(ValueError):
 
 def read_text(path: Path) -> str:
     """A text file's content, newlines kept as they are on disk."""
-    size = path.stat().st_size
+    status = path.stat()
+    if stat.S_ISDIR(status.st_mode):
+        raise IsADirectoryError(str(path))
+    if not stat.S_ISREG(status.st_mode):
+        # A FIFO or a device would block the server on read.
+        raise NotText(f"{path.name} is not a regular file")
+    size = status.st_size
     if size > MAX_TEXT_BYTES:
         raise NotText(f"{path.name} is {size} bytes, too large to read as text")
     data = path.read_bytes()

@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
 
+from .environment import redact
 from .interfaces import ShellResult
 
 _DRAIN_AFTER_EXIT = 0.5
@@ -18,10 +19,16 @@ _DRAIN_AFTER_EXIT = 0.5
 
 
 class BoundedOutput:
-    """Keeps the head and the tail of a stream within `limit` characters, counting the rest."""
+    """Keeps the head and the tail of a stream within `limit` characters, counting the rest.
 
-    def __init__(self, limit: int) -> None:
+    Secrets are redacted before the cut, over a margin as long as the longest secret on each
+    side of it, so no part of a secret survives at the edge of the cut.
+    """
+
+    def __init__(self, limit: int, secrets: tuple[str, ...] = ()) -> None:
         self.limit = limit
+        self.secrets = secrets
+        self.margin = max(map(len, secrets), default=0)
         self._head: list[str] = []
         self._head_size = 0
         self._tail: deque[str] = deque()
@@ -30,7 +37,7 @@ class BoundedOutput:
 
     def add(self, chunk: str) -> None:
         self.total += len(chunk)
-        room = self.limit // 2 - self._head_size
+        room = self.limit // 2 + self.margin - self._head_size
         if room > 0:
             self._head.append(chunk[:room])
             self._head_size += len(chunk[:room])
@@ -39,16 +46,18 @@ class BoundedOutput:
             return
         self._tail.append(chunk)
         self._tail_size += len(chunk)
-        keep = self.limit - self.limit // 2
+        keep = self.limit - self.limit // 2 + self.margin
         while self._tail_size - len(self._tail[0]) >= keep:
             self._tail_size -= len(self._tail.popleft())
 
     def text(self) -> str:
         head = "".join(self._head)
         tail = "".join(self._tail)
-        kept = self.limit - len(head)
         if self.total <= self.limit:
-            return head + tail
+            return redact(head + tail, self.secrets)
+        head = redact(head, self.secrets)[: self.limit // 2]
+        kept = self.limit - len(head)
+        tail = redact(tail, self.secrets)
         tail = tail[len(tail) - kept :] if kept > 0 else ""
         cut = self.total - len(head) - len(tail)
         return f"{head}\n[... {cut} characters cut from the middle ...]\n{tail}"
@@ -63,54 +72,85 @@ def cut_middle(text: str, limit: int) -> str:
 class SubprocessShell:
     """`bash -c` in `root`, stdin closed, stdout and stderr merged in order of arrival."""
 
-    def __init__(self, root: Path, env: Mapping[str, str]) -> None:
+    def __init__(self, root: Path, env: Mapping[str, str], secrets: tuple[str, ...] = ()) -> None:
         self.root = root
         self.env = dict(env)
+        self.secrets = secrets
 
     async def run(self, command: str, timeout: float, output_limit: int) -> ShellResult:
-        process = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            command,
-            cwd=self.root,
-            env=self.env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
-        output = BoundedOutput(output_limit)
-        reader = asyncio.ensure_future(_read(process, output))
+        # The output pipe is ours, not asyncio's: asyncio would count bash as running until
+        # every process holding the pipe has closed it, so `server &` would never finish.
+        read_end, write_end = os.pipe()
         try:
-            await asyncio.wait_for(process.wait(), timeout)
-        except asyncio.TimeoutError:
-            _kill_group(process.pid)
-            await process.wait()
-            await _finish(reader)
-            return ShellResult(None, output.text(), timed_out=True)
+            process = await asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                command,
+                cwd=self.root,
+                env=self.env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_end,
+                stderr=write_end,
+                start_new_session=True,
+            )
         except BaseException:
-            # Cancelled: kill, and reap the process so no transport outlives the loop.
-            _kill_group(process.pid)
-            reader.cancel()
-            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(process.wait()), 1)
+            os.close(read_end)
             raise
-        await _finish(reader)
-        return ShellResult(process.returncode, output.text())
+        finally:
+            os.close(write_end)
+        output = BoundedOutput(output_limit, self.secrets)
+        pipe, reader = await _reader(read_end)
+        reading = asyncio.ensure_future(_read(reader, output))
+        try:
+            try:
+                await asyncio.wait_for(process.wait(), timeout)
+            except asyncio.TimeoutError:
+                _kill_group(process.pid)
+                await process.wait()
+                await _drain(reading)
+                return ShellResult(None, output.text(), timed_out=True)
+            except BaseException:
+                # Cancelled: kill, and reap the process so nothing outlives the loop.
+                _kill_group(process.pid)
+                with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(asyncio.shield(process.wait()), 1)
+                raise
+            complete = await _drain(reading)
+            text = output.text()
+            if not complete:
+                note = "[background processes still hold the output; the rest is not shown]"
+                text = text.rstrip("\n") + "\n" + note
+            return ShellResult(process.returncode, text)
+        finally:
+            reading.cancel()
+            pipe.close()
 
 
-async def _read(process: asyncio.subprocess.Process, output: BoundedOutput) -> None:
-    assert process.stdout is not None
+async def _reader(descriptor: int) -> tuple[asyncio.ReadTransport, asyncio.StreamReader]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=2**20)
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(descriptor, "rb", buffering=0)
+    )
+    return transport, reader
+
+
+async def _read(reader: asyncio.StreamReader, output: BoundedOutput) -> None:
     # Incremental, so a character split between two reads is not mangled.
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    while chunk := await process.stdout.read(65536):
+    while chunk := await reader.read(65536):
         output.add(decoder.decode(chunk))
     output.add(decoder.decode(b"", final=True))
 
 
-async def _finish(reader: asyncio.Future[None]) -> None:
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(reader, _DRAIN_AFTER_EXIT)
+async def _drain(reading: asyncio.Future[None]) -> bool:
+    """Wait briefly for the rest of the output (a background job may keep the pipe open);
+    whether it all came."""
+    try:
+        await asyncio.wait_for(asyncio.shield(reading), _DRAIN_AFTER_EXIT)
+    except asyncio.TimeoutError:
+        return False
+    return True
 
 
 def _kill_group(pid: int) -> None:

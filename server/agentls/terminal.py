@@ -54,7 +54,7 @@ class Answers:
     Ctrl-C cancels a wait at once, and without Python's buffering, so an answer typed ahead
     is kept for the next question."""
 
-    def __init__(self, descriptor: int) -> None:
+    def __init__(self, descriptor: int | None) -> None:
         self.descriptor = descriptor
         self._pending = b""
         self._ended = False
@@ -74,6 +74,8 @@ class Answers:
         self._ended = not data
 
     async def line(self) -> str:
+        if self.descriptor is None:  # stdin closed: every question is answered no
+            return ""
         loop = asyncio.get_running_loop()
         while (line := self._take_line()) is None:
             ready: asyncio.Future[None] = loop.create_future()
@@ -183,13 +185,14 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
         settings.max_tokens,
         env,
     )
-    answers = Answers(sys.stdin.fileno())
+    answers = Answers(sys.stdin.fileno() if sys.stdin else None)
+    secrets = environment.secret_values(env)
     tools = ToolContext(
         workspace=TerminalWorkspace(root, yes, stream, answers),
-        shell=SubprocessShell(root, environment.scrubbed(os.environ)),
+        shell=SubprocessShell(root, environment.scrubbed(os.environ), secrets),
         approver=TerminalApprover(stream, answers),
         settings=settings,
-        secrets=environment.secret_values(env),
+        secrets=secrets,
     )
     job = asyncio.ensure_future(Agent(model, tools, TerminalProgress(stream), Session()).run(task))
     loop = asyncio.get_running_loop()

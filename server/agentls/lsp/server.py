@@ -226,12 +226,13 @@ async def _run(
         ls.show(types.MessageType.Error, f"{error} {error.hint}")
         return TaskResult("failed", str(error), 0, 0, 0, Usage(), error.hint).as_dict()
     model_name = settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL
+    secrets = environment.secret_values(env)
     tools = ToolContext(
         workspace=LspWorkspace(ls, root),
-        shell=SubprocessShell(root, environment.scrubbed(os.environ)),
+        shell=SubprocessShell(root, environment.scrubbed(os.environ), secrets),
         approver=LspApprover(ls),
         settings=settings,
-        secrets=environment.secret_values(env),
+        secrets=secrets,
     )
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, task.strip().splitlines()[0][:80], ls.cancel)
