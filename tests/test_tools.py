@@ -369,3 +369,31 @@ def test_no_part_of_a_secret_survives_at_the_cut() -> None:
         text = output.text()
         for size in range(6, len(secret) + 1):
             assert all(secret[i : i + size] not in text for i in range(len(secret) - size + 1))
+
+
+async def test_a_redacted_secret_is_never_written_back(tmp_path: Path) -> None:
+    secret = "sk-ant-0123456789abcdef"
+    (tmp_path / ".env").write_text(f"ANTHROPIC_API_KEY={secret}\nDEBUG=0\n")
+    ctx = context(tmp_path)
+    ctx.secrets = (secret,)
+    shown, _ = await run_tool(ctx, "read_file", {"path": ".env"})
+    assert shown == "1\tANTHROPIC_API_KEY=[redacted]\n2\tDEBUG=0"
+    text, error = await run_tool(
+        ctx, "write_file", {"path": ".env", "content": "ANTHROPIC_API_KEY=[redacted]\nDEBUG=1\n"}
+    )
+    assert error and "would destroy the secret" in text
+    text, error = await run_tool(
+        ctx,
+        "edit_file",
+        {
+            "path": ".env",
+            "old_text": "KEY=[redacted]\nDEBUG=0",
+            "new_text": "KEY=[redacted]\nDEBUG=1",
+        },
+    )
+    assert error and "choose old_text that leaves it out" in text
+    text, error = await run_tool(
+        ctx, "edit_file", {"path": ".env", "old_text": "DEBUG=0", "new_text": "DEBUG=1"}
+    )
+    assert not error
+    assert (tmp_path / ".env").read_text() == f"ANTHROPIC_API_KEY={secret}\nDEBUG=1\n"

@@ -37,9 +37,12 @@ def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(sorted(values, key=len, reverse=True))
 
 
+REDACTED = "[redacted]"
+
+
 def redact(text: str, secrets: tuple[str, ...]) -> str:
     for secret in secrets:
-        text = text.replace(secret, "[redacted]")
+        text = text.replace(secret, REDACTED)
     return text
 
 

@@ -6,6 +6,7 @@ import difflib
 from typing import Any
 
 from ..edits import Hunk, apply_hunks, landed, line_hunks, unified_diff
+from ..environment import REDACTED
 from ..files import NotText
 from ..interfaces import Change, Landed
 from ..paths import relative, resolve
@@ -91,6 +92,8 @@ def _not_found(text: str, old_text: str, name: str) -> ToolError:
         number = stripped.index(candidate) + 1
         hints.append(f"  line {number}: {lines[number - 1]}")
     message = f"old_text was not found in {name}."
+    if REDACTED in old_text:
+        message += f" {REDACTED} stands for a secret: choose old_text that leaves it out."
     if hints:
         message += " The most similar lines are:\n" + "\n".join(hints)
     return ToolError(message + "\nRead the file again and copy old_text exactly.")
@@ -170,10 +173,23 @@ async def write_file(context: ToolContext, arguments: dict[str, Any]) -> str:
     )
 
 
+def _check_no_redacted_secret_written_back(context: ToolContext, change: Change, name: str) -> None:
+    """The model sees secrets as [redacted]; writing that back would destroy them."""
+    old = change.old_text or ""
+    if change.new_text.count(REDACTED) > old.count(REDACTED) and any(
+        secret in old for secret in context.secrets
+    ):
+        raise ToolError(
+            f"{REDACTED} in the new text stands for a secret that {name} holds; writing it "
+            "would destroy the secret. Edit around those lines with edit_file instead."
+        )
+
+
 async def propose(context: ToolContext, change: Change) -> str:
     """Put the change to the user and tell the model exactly what landed."""
-    outcome = await context.workspace.propose(change)
     name = relative(context.workspace.root, change.path)
+    _check_no_redacted_secret_written_back(context, change, name)
+    outcome = await context.workspace.propose(change)
     report = describe(change, outcome, name)
     if _nothing_landed(change, outcome):
         context.edits.rejected += 1
