@@ -107,7 +107,7 @@ async def test_edit_rejected_leaves_the_file_alone(fake: FakeAnthropic, root: Pa
     (told,) = tool_results(fake.requests[-1].body)
     assert told["is_error"] is True
     assert told["content"] == (
-        "The user rejected the edit of app.py (the user rejected the edit). The file is unchanged."
+        "The edit of app.py was not applied: the user rejected the edit. The file is unchanged."
     )
 
 
@@ -279,8 +279,9 @@ async def test_cancel_stops_the_task_and_kills_bash(
         else:
             client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
         if route == "cancelRequest":
-            with pytest.raises(JsonRpcException):
+            with pytest.raises(JsonRpcException) as refused:
                 await answer
+            assert refused.value.code == -32800  # RequestCancelled
         else:
             result = await answer
             assert result["status"] == "cancelled"
@@ -545,3 +546,44 @@ async def test_cancel_during_the_review_withdraws_the_edit(fake: FakeAnthropic, 
         assert len(withdrawn) == 1 and str(withdrawn[0]).startswith("agentls-edit-")
     assert path.read_text() == "a = 1\n"
     assert len(fake.requests) == 1
+
+
+async def test_shutdown_during_a_task_cancels_it_cleanly(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(reply(tool_use("bash", LONG_BASH)))
+    async with editor(root, fake.url) as client:
+        _, answer, pid = await _start_long_bash(client, root)
+        await client.shutdown_session()  # answered without error, the task cancelled
+        with pytest.raises(JsonRpcException):
+            await answer
+        deadline = time.monotonic() + 2
+        while is_running(pid):
+            assert time.monotonic() < deadline, "bash outlived the shutdown"
+            await asyncio.sleep(0.02)
+        client.shutdown_session = _already_shut  # type: ignore[method-assign]
+
+
+async def _already_shut() -> None:
+    return None
+
+
+async def test_client_only_settings_are_ignored(fake: FakeAnthropic, root: Path) -> None:
+    fake.script(reply(text("ok")))
+    settings = {"trace": {"server": "verbose"}, "server": {"command": ["agentls"]}}
+    async with editor(root, fake.url, settings=settings) as client:
+        await client.run_task("go")
+        assert [m for m in client.messages if m.type == types.MessageType.Warning] == []
+
+
+async def test_uri_with_escaped_characters(fake: FakeAnthropic, root: Path) -> None:
+    folder = root / "C#" / "50%"
+    folder.mkdir(parents=True)
+    (folder / "a b.py").write_text("x = 1\n")
+    fake.script(reply(text("ok")))
+    async with editor(root, fake.url) as client:
+        uri = client.open(folder / "a b.py")
+        assert "%23" in uri and "%25" in uri and "%20" in uri
+        await client.run_task("go", uri=uri)
+    assert (
+        "Open file: C#/50%/a b.py (python)"
+        in fake.requests[0].body["messages"][0]["content"][0]["text"]
+    )

@@ -397,3 +397,13 @@ async def test_a_redacted_secret_is_never_written_back(tmp_path: Path) -> None:
     )
     assert not error
     assert (tmp_path / ".env").read_text() == f"ANTHROPIC_API_KEY={secret}\nDEBUG=1\n"
+
+
+async def test_long_lines_are_cut_after_redaction(tmp_path: Path) -> None:
+    secret = "sk-ant-api03-" + "x" * 40
+    (tmp_path / "blob.txt").write_text("A" * 1990 + secret + "\n")
+    ctx = context(tmp_path)
+    ctx.secrets = (secret,)
+    for tool, arguments in [("read_file", {"path": "blob.txt"}), ("grep", {"pattern": "A"})]:
+        text, _ = await run_tool(ctx, tool, arguments)
+        assert "sk-ant" not in text, tool

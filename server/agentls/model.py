@@ -7,6 +7,7 @@ editor waits for `initialize` before anything else.
 from __future__ import annotations
 
 import copy
+import logging
 import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,8 @@ from .interfaces import Block, ModelError, Turn, Usage
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
+
+log = logging.getLogger(__name__)
 
 MAX_RETRIES = 4
 """Retries of a request that failed with 408, 409, 429, 5xx or 529, or lost its connection;
@@ -126,11 +129,13 @@ def _model_error(error: Exception, model: str, env: Mapping[str, str]) -> ModelE
         hint = "Check the network, or ANTHROPIC_BASE_URL if you set it."
     elif isinstance(error, anthropic.APIStatusError):
         message = f"The API refused the request ({error.status_code}): {error.message}"
-        hint = "See the agentls log for the request."
+        hint = "If the conversation has grown too long, start a new session (agent.newSession)."
     else:
         message = f"The answer from {endpoint} broke off: {type(error).__name__}: {error}"
         hint = "Run the task again."
-    return ModelError(redact(message, secret_values(env)), hint)
+    message = redact(message, secret_values(env))
+    log.warning("model call failed: %s", message)
+    return ModelError(message, hint)
 
 
 class AnthropicModel:

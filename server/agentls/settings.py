@@ -65,6 +65,11 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
 }
 
 
+_CLIENT_ONLY = {"trace", "server"}
+"""Settings of the editor clients under the same section (`agentls.trace.server`, the
+server command), none of the server's business."""
+
+
 def parse(raw: Any) -> tuple[Settings, list[str]]:
     """Settings from the client's object; each bad value is reported and left at its default."""
     settings = Settings()
@@ -75,6 +80,8 @@ def parse(raw: Any) -> tuple[Settings, list[str]]:
     problems = []
     values: dict[str, Any] = {}
     for key, value in raw.items():
+        if key in _CLIENT_ONLY:
+            continue
         if key not in _FIELDS:
             problems.append(f"unknown setting agentls.{key} is ignored")
             continue

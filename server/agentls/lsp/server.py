@@ -6,6 +6,7 @@ import asyncio
 import contextvars
 import logging
 import os
+from collections import deque
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,33 @@ class AgentProtocol(LanguageServerProtocol):
             server.cancel_request(msg_id)
         super()._handle_cancel_notification(msg_id)
 
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> None:
+        # pygls cancels the pending requests while iterating over the dict that a cancelled
+        # request removes itself from; over a copy, shutdown cannot fail.
+        server = self._server
+        if isinstance(server, AgentServer):
+            server.cancel()
+        current = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
+        self._shutdown = True
+
+    def _execute_handler(
+        self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None
+    ) -> None:
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        # pygls keeps the future of every handled notification forever (one per keystroke):
+        # forget each once it is done, as pygls already does for answered requests.
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            future.add_done_callback(lambda done: self._forget(msg_id, done))
+
+    def _forget(self, msg_id: Any, future: Any) -> None:
+        if self._request_futures.get(msg_id) is future:
+            del self._request_futures[msg_id]
+
 
 @dataclass
 class RunningTask:
@@ -83,6 +111,7 @@ class AgentServer(LanguageServer):
         self.running: RunningTask | None = None
         self.clients = ClientCache()
         self.initialization_options: Any = None
+        self.cancelled_requests: deque[Any] = deque(maxlen=32)
 
     def cancel(self) -> bool:
         if self.running is None or self.running.task.done():
@@ -93,6 +122,9 @@ class AgentServer(LanguageServer):
     def cancel_request(self, request_id: Any) -> None:
         if self.running is not None and self.running.request_id == request_id:
             self.cancel()
+        else:
+            # It may be an agent.runTask whose handler has not started yet.
+            self.cancelled_requests.append(request_id)
 
     def root(self) -> Path:
         folders = self.workspace.folders
@@ -146,7 +178,7 @@ def _file_context(ls: AgentServer, root: Path, uri: str, selection: Any) -> File
     """What the model is told of the file the task was given in, and of its selection."""
     path = Path(to_fs_path(uri) or uri)
     name = relative(root, path) if path.is_absolute() else uri
-    document = ls.workspace.text_documents.get(uri)
+    document = ls.workspace.text_documents.get(unquote(uri))
     language = document.language_id if document is not None else None
     if selection is None:
         return FileContext(name, language)
@@ -193,11 +225,13 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
         raise JsonRpcInvalidParams(
             'agent.runTask takes one argument: {"task": "...", "uri"?: ..., "selection"?: ...}'
         )
+    if ls.protocol.msg_id in ls.cancelled_requests:
+        return TaskResult("cancelled", "Cancelled by the user.", 0, 0, 0, Usage()).as_dict()
     task, uri = arguments[0]["task"], arguments[0].get("uri")
     if uri is not None and not isinstance(uri, str):
         raise JsonRpcInvalidParams("uri must be a document URI string")
     root = ls.root()
-    file = _file_context(ls, root, unquote(uri), arguments[0].get("selection")) if uri else None
+    file = _file_context(ls, root, uri, arguments[0].get("selection")) if uri else None
     job = asyncio.ensure_future(_run(ls, root, task, file, _command_params.get()))
     ls.running = RunningTask(job, ls.protocol.msg_id)
     try:
@@ -261,8 +295,3 @@ def new_session(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
         )
     ls.session = Session()
     return {"ok": True}
-
-
-@server.feature(types.SHUTDOWN)
-def shutdown(ls: AgentServer, params: Any) -> None:
-    ls.cancel()

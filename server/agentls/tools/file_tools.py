@@ -6,7 +6,7 @@ import difflib
 from typing import Any
 
 from ..edits import Hunk, apply_hunks, landed, line_hunks, unified_diff
-from ..environment import REDACTED
+from ..environment import REDACTED, redact
 from ..files import NotText
 from ..interfaces import Change, Landed
 from ..paths import relative, resolve
@@ -37,7 +37,8 @@ async def read_file(context: ToolContext, arguments: dict[str, Any]) -> str:
         raise ToolError(f"{name} does not exist; use list_files or grep to find the right path")
     if not text:
         return f"{name} is empty."
-    lines = _lines(text)
+    # Before long lines are cut, so no part of a secret is left at a cut.
+    lines = _lines(redact(text, context.secrets))
     first = arguments.get("offset", 1)
     count = arguments.get("limit", READ_LINES)
     if first > len(lines):
@@ -214,9 +215,10 @@ def describe(change: Change, outcome: Landed, name: str) -> str:
     plural = "hunk" if total == 1 else "hunks"
     verb = "Created" if change.old_text is None else "Edited"
     if _nothing_landed(change, outcome):
-        reason = f" ({outcome.rejected_reason})" if outcome.rejected_reason else ""
+        # The editor's reason may be the user's no, or a document that changed meanwhile.
+        reason = outcome.rejected_reason or "the user rejected it"
         state = "was not created" if change.old_text is None else "is unchanged"
-        return f"The user rejected the edit of {name}{reason}. The file {state}."
+        return f"The edit of {name} was not applied: {reason}. The file {state}."
     if outcome.text is None:
         return (
             f"The editor applied the edit of {name} but has not saved it, so which hunks the "

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..environment import scrubbed
+from ..environment import redact, scrubbed
 from ..files import NotText
 from ..paths import inside, relative, resolve
 from .base import Tool, ToolContext, ToolError
@@ -101,7 +101,7 @@ async def grep(context: ToolContext, arguments: dict[str, Any]) -> str:
             text = await context.workspace.read_text(path)
         except (OSError, NotText):
             continue
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(redact(text, context.secrets).splitlines(), 1):
             if pattern.search(line):
                 if len(line) > MATCH_CHARS:
                     line = line[:MATCH_CHARS] + " [...]"
