@@ -353,22 +353,57 @@ def test_secret_variables_by_name_and_by_value() -> None:
         "STRIPE_SECRET_KEY": "x",
         "GH_PAT": "x",
         "DB_PASSWORD": "x",
+        "MYSQL_PWD": "x",
+        "SSH_PRIVATE_KEY": "x",
         "DATABASE_URL": "postgres://admin:hunter2@db/app",
-        "HOME": "/root",
-        "PUBLIC_URL": "https://example.com/app",
+        "REDIS_URL": "redis://:hunter2@cache:6379",
     }
-    assert environment.scrubbed(env) == {"HOME": "/root", "PUBLIC_URL": "https://example.com/app"}
-    assert environment.secret_values(env) == ("postgres://admin:hunter2@db/app",)
+    ordinary = {
+        "HOME": "/root",
+        "PATH": "/usr/bin",
+        "PUBLIC_URL": "https://example.com/app",
+        "SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1",
+        "GPG_KEY": "ABCDEF",
+        "GOOGLE_APPLICATION_CREDENTIALS": "/home/u/gcp.json",
+        "STRIPE_PUBLISHABLE_KEY": "pk_test_123",
+        "KEYTIMEOUT": "1",
+    }
+    assert environment.scrubbed({**env, **ordinary}) == ordinary
+    assert environment.secret_values(env) == (
+        "postgres://admin:hunter2@db/app",
+        "redis://:hunter2@cache:6379",
+    )
 
 
-def test_no_part_of_a_secret_survives_at_the_cut() -> None:
-    secret = "sk-ant-0123456789abcdef"
-    for shift in range(len(secret) + 2):
-        output = BoundedOutput(40, (secret,))
-        output.add("a" * (20 - shift) + secret + "b" * 200 + secret + "c" * 20)
-        text = output.text()
-        for size in range(6, len(secret) + 1):
-            assert all(secret[i : i + size] not in text for i in range(len(secret) - size + 1))
+@pytest.mark.parametrize("limit", [40, 57, 200])
+def test_no_part_of_a_secret_survives_at_the_cut(limit: int) -> None:
+    secrets = ("sk-ant-0123456789abcdef", "hunter2-longer-password-xyz")
+    texts = []
+    for shift in range(60):
+        for total in (limit - 5, limit + 3, limit + 30, limit * 3):
+            body = ("a" * shift + secrets[0] + "b" * 7 + secrets[1]) * 8
+            texts.append((body + "c" * total)[-total:] if total < len(body) else body + "c" * total)
+    for text in texts:
+        for chunk in (1, 7, 1000):
+            output = BoundedOutput(limit, secrets)
+            for at in range(0, len(text), chunk):
+                output.add(text[at : at + chunk])
+            shown = output.text()
+            for secret in secrets:
+                for size in range(6, len(secret) + 1):
+                    parts = {secret[i : i + size] for i in range(len(secret) - size + 1)}
+                    assert not any(part in shown for part in parts), (shown, secret)
+
+
+def test_output_just_over_the_limit_keeps_all_it_can() -> None:
+    output = BoundedOutput(1000, ("x" * 108,))
+    text = "".join(f"line {n:04}\n" for n in range(1, 102))  # 1010 characters
+    output.add(text)
+    shown = output.text()
+    head, rest = shown.split("\n[... ", 1)
+    count, tail = rest.split(" characters cut from the middle ...]\n")
+    assert text.startswith(head) and text.endswith(tail)
+    assert len(head) + len(tail) == 1000 and int(count) == 10
 
 
 async def test_a_redacted_secret_is_never_written_back(tmp_path: Path) -> None:
@@ -407,3 +442,13 @@ async def test_long_lines_are_cut_after_redaction(tmp_path: Path) -> None:
     for tool, arguments in [("read_file", {"path": "blob.txt"}), ("grep", {"pattern": "A"})]:
         text, _ = await run_tool(ctx, tool, arguments)
         assert "sk-ant" not in text, tool
+
+
+async def test_a_background_job_can_still_write_after_its_step(tmp_path: Path) -> None:
+    command = "(sleep 1; echo late; echo written > done) & echo started"
+    text, _ = await run_tool(context(tmp_path), "bash", {"command": command})
+    assert text.startswith("exit code 0\nstarted")
+    deadline = time.monotonic() + 5
+    while not (tmp_path / "done").exists():
+        assert time.monotonic() < deadline, "the job died writing to a closed pipe"
+        await asyncio.sleep(0.05)

@@ -10,9 +10,9 @@ from pathlib import Path
 from dotenv import dotenv_values
 
 _SECRET_NAMES = {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"}
-_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_KEY", "_PAT", "_CREDENTIALS")
+_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PWD", "_PAT", "_PRIVATE_KEY")
 _SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD")
-_URL_CREDENTIALS = re.compile(r"://[^/\s:@]+:[^/\s@]+@")
+_URL_CREDENTIALS = re.compile(r"://[^/\s@]*:[^/\s@]+@")
 
 
 def is_secret(name: str, value: str = "") -> bool:
@@ -42,7 +42,8 @@ REDACTED = "[redacted]"
 
 def redact(text: str, secrets: tuple[str, ...]) -> str:
     for secret in secrets:
-        text = text.replace(secret, REDACTED)
+        # A multi-line secret keeps its line breaks, so line numbers after it stay true.
+        text = text.replace(secret, REDACTED + "\n" * secret.count("\n"))
     return text
 
 

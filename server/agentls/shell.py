@@ -21,8 +21,8 @@ _DRAIN_AFTER_EXIT = 0.5
 class BoundedOutput:
     """Keeps the head and the tail of a stream within `limit` characters, counting the rest.
 
-    Secrets are redacted before the cut, over a margin as long as the longest secret on each
-    side of it, so no part of a secret survives at the edge of the cut.
+    Both ends are kept a margin longer (the longest secret), so a secret at a cut is seen
+    whole: the cut moves to its edge and no part of it is shown.
     """
 
     def __init__(self, limit: int, secrets: tuple[str, ...] = ()) -> None:
@@ -55,12 +55,29 @@ class BoundedOutput:
         tail = "".join(self._tail)
         if self.total <= self.limit:
             return redact(head + tail, self.secrets)
-        head = redact(head, self.secrets)[: self.limit // 2]
-        kept = self.limit - len(head)
-        tail = redact(tail, self.secrets)
-        tail = tail[len(tail) - kept :] if kept > 0 else ""
-        cut = self.total - len(head) - len(tail)
-        return f"{head}\n[... {cut} characters cut from the middle ...]\n{tail}"
+        if self._head_size + self._tail_size == self.total:
+            head = tail = head + tail  # nothing dropped yet: both ends cut the same text
+        head_end = self._secret_free_cut(head, self.limit // 2, backwards=True)
+        tail_start = self._secret_free_cut(
+            tail, len(tail) - (self.limit - self.limit // 2), backwards=False
+        )
+        cut = self.total - head_end - (len(tail) - tail_start)
+        shown_head = redact(head[:head_end], self.secrets)
+        shown_tail = redact(tail[tail_start:], self.secrets)
+        return f"{shown_head}\n[... {cut} characters cut from the middle ...]\n{shown_tail}"
+
+    def _secret_free_cut(self, text: str, at: int, backwards: bool) -> int:
+        """`at`, moved off any secret it would split: back to its start, or on to its end."""
+        at = max(at, 0)
+        moved = True
+        while moved:
+            moved = False
+            for secret in self.secrets:
+                start = text.find(secret, max(at - len(secret) + 1, 0))
+                if start != -1 and start < at < start + len(secret):
+                    at = start if backwards else start + len(secret)
+                    moved = True
+        return at
 
 
 def cut_middle(text: str, limit: int) -> str:
@@ -99,10 +116,12 @@ class SubprocessShell:
         finally:
             os.close(write_end)
         output = BoundedOutput(output_limit, self.secrets)
-        pipe, reader = await _reader(read_end)
-        reading = asyncio.ensure_future(_read(reader, output))
+        reading: asyncio.Future[None] | None = None
+        pipe: asyncio.ReadTransport | None = None
         try:
             try:
+                pipe, reader = await _reader(read_end)
+                reading = asyncio.ensure_future(_read(reader, output))
                 await asyncio.wait_for(process.wait(), timeout)
             except asyncio.TimeoutError:
                 _kill_group(process.pid)
@@ -118,12 +137,17 @@ class SubprocessShell:
             complete = await _drain(reading)
             text = output.text()
             if not complete:
+                # The job lives on; it may still write, so its pipe must stay open and read.
+                _keep_reading(reading, pipe)
+                reading = pipe = None
                 note = "[background processes still hold the output; the rest is not shown]"
                 text = text.rstrip("\n") + "\n" + note
             return ShellResult(process.returncode, text)
         finally:
-            reading.cancel()
-            pipe.close()
+            if reading is not None:
+                reading.cancel()
+            if pipe is not None:
+                pipe.close()
 
 
 async def _reader(descriptor: int) -> tuple[asyncio.ReadTransport, asyncio.StreamReader]:
@@ -141,6 +165,21 @@ async def _read(reader: asyncio.StreamReader, output: BoundedOutput) -> None:
     while chunk := await reader.read(65536):
         output.add(decoder.decode(chunk))
     output.add(decoder.decode(b"", final=True))
+
+
+_background: set[asyncio.Future[None]] = set()
+"""Readers of the output of background jobs, kept referenced until the jobs close it."""
+
+
+def _keep_reading(reading: asyncio.Future[None], pipe: asyncio.ReadTransport) -> None:
+    """Go on reading (and dropping) a background job's output until it closes the pipe."""
+    _background.add(reading)
+
+    def done(_: asyncio.Future[None]) -> None:
+        _background.discard(reading)
+        pipe.close()
+
+    reading.add_done_callback(done)
 
 
 async def _drain(reading: asyncio.Future[None]) -> bool:
