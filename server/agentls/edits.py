@@ -31,6 +31,14 @@ class Hunk:
         return f"change of {where}"
 
 
+def text_lines(text: str) -> list[str]:
+    """The lines as the tools number them for the model: split at LF, a CR before it dropped."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def _offsets(lines: list[str]) -> list[int]:
     offsets = [0]
     for line in lines:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ..edits import Hunk, apply_hunks, landed, line_hunks, unified_diff
+from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines, unified_diff
 from ..environment import REDACTED, redact
 from ..files import NotText
 from ..interfaces import Change, Landed
@@ -38,7 +38,7 @@ async def read_file(context: ToolContext, arguments: dict[str, Any]) -> str:
     if not text:
         return f"{name} is empty."
     # Before long lines are cut, so no part of a secret is left at a cut.
-    lines = _lines(redact(text, context.secrets))
+    lines = text_lines(redact(text, context.secrets))
     first = arguments.get("offset", 1)
     count = arguments.get("limit", READ_LINES)
     if first > len(lines):
@@ -64,14 +64,6 @@ async def read_file(context: ToolContext, arguments: dict[str, Any]) -> str:
     return "\n".join(shown)
 
 
-def _lines(text: str) -> list[str]:
-    """The file's lines as editors and `_line_of` count them: split at LF, CR dropped."""
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
 def _match_line_endings(text: str, snippet: str) -> str:
     """`snippet` with the file's CRLF endings, since the model reads lines without them."""
     if "\r\n" in text:
@@ -85,7 +77,7 @@ def _line_of(text: str, offset: int) -> int:
 
 def _not_found(text: str, old_text: str, name: str) -> ToolError:
     wanted = next((line.strip() for line in old_text.splitlines() if line.strip()), old_text)
-    lines = _lines(text)
+    lines = text_lines(text)
     stripped = [line.strip() for line in lines]
     close = difflib.get_close_matches(wanted, stripped, n=3, cutoff=0.6)
     hints = []

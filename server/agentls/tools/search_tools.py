@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import os
-import re
+import time
 from pathlib import Path
 from typing import Any
 
+import regex
+
+from ..edits import text_lines
 from ..environment import redact, scrubbed
 from ..files import NotText
 from ..paths import inside, relative, resolve
@@ -17,6 +20,7 @@ from .base import Tool, ToolContext, ToolError
 MAX_FILES = 1000
 MAX_MATCHES = 200
 MATCH_CHARS = 300
+GREP_SECONDS = 10.0
 _SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
 
 
@@ -82,33 +86,55 @@ async def list_files(context: ToolContext, arguments: dict[str, Any]) -> str:
     return "\n".join(names)
 
 
+def _search(pattern: regex.Pattern[str], text: str, deadline: float) -> list[tuple[int, str]]:
+    """Matching lines, numbered as read_file numbers them; TimeoutError past `deadline`.
+
+    Run in a thread: the regex module releases the GIL (`concurrent`) and honours a timeout,
+    so a pattern that backtracks without end cannot freeze the server.
+    """
+    found = []
+    for number, line in enumerate(text_lines(text), 1):
+        if pattern.search(line, timeout=max(deadline - time.monotonic(), 0.001), concurrent=True):
+            found.append((number, line))
+            if len(found) > MAX_MATCHES:
+                break
+    return found
+
+
 async def grep(context: ToolContext, arguments: dict[str, Any]) -> str:
     try:
-        pattern = re.compile(arguments["pattern"])
-    except re.error as error:
+        pattern = regex.compile(arguments["pattern"])
+    except regex.error as error:
         raise ToolError(f"invalid regular expression: {error}") from None
+    deadline = time.monotonic() + GREP_SECONDS
     root = context.workspace.root
     _, files = await _files(context, arguments.get("path", "."))
     glob = arguments.get("glob")
     matches: list[str] = []
-    for index, path in enumerate(files):
+    for path in files:
         name = relative(root, path)
         if glob and not (fnmatch.fnmatch(name, glob) or fnmatch.fnmatch(path.name, glob)):
             continue
-        if index % 50 == 0:
-            await asyncio.sleep(0)  # stay cancellable on a large tree
         try:
             text = await context.workspace.read_text(path)
         except (OSError, NotText):
             continue
-        for number, line in enumerate(redact(text, context.secrets).splitlines(), 1):
-            if pattern.search(line):
-                if len(line) > MATCH_CHARS:
-                    line = line[:MATCH_CHARS] + " [...]"
-                matches.append(f"{name}:{number}: {line}")
-                if len(matches) > MAX_MATCHES:
-                    matches[-1] = f"[more than {MAX_MATCHES} matches; narrow the pattern or path]"
-                    return "\n".join(matches)
+        try:
+            found = await asyncio.to_thread(
+                _search, pattern, redact(text, context.secrets), deadline
+            )
+        except TimeoutError:
+            raise ToolError(
+                f"the search took over {GREP_SECONDS:g} s (a pattern that backtracks a lot?); "
+                "simplify the pattern or narrow the path"
+            ) from None
+        for number, line in found:
+            if len(line) > MATCH_CHARS:
+                line = line[:MATCH_CHARS] + " [...]"
+            matches.append(f"{name}:{number}: {line}")
+            if len(matches) > MAX_MATCHES:
+                matches[-1] = f"[more than {MAX_MATCHES} matches; narrow the pattern or path]"
+                return "\n".join(matches)
     return "\n".join(matches) if matches else "No matches."
 
 
@@ -123,7 +149,8 @@ LIST_FILES = Tool(
 
 GREP = Tool(
     "grep",
-    "Search file contents with a Python regular expression; answers 'path:line: text'.",
+    "Search file contents with a Python regular expression (the `regex` module, a superset "
+    "of `re`); answers 'path:line: text'.",
     {
         "pattern": {"type": "string", "description": "Regular expression."},
         "path": {"type": "string", "description": "Folder or file to search; default the root."},
