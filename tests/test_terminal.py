@@ -21,20 +21,23 @@ def fake() -> Iterator[FakeAnthropic]:
         yield api
 
 
-def run(
-    root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
-) -> subprocess.CompletedProcess[str]:
-    env = {
+def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, str]:
+    return {
         **os.environ,
         "ANTHROPIC_BASE_URL": fake.url,
         "ANTHROPIC_API_KEY": key,
         "XDG_CONFIG_HOME": str(root / ".config"),
         "NO_COLOR": "1",
     }
+
+
+def run(
+    root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "agentls", "run", *arguments],
         cwd=root,
-        env=env,
+        env=_env(root, fake, key),
         input=stdin,
         capture_output=True,
         text=True,
@@ -90,13 +93,7 @@ def test_run_reports_api_errors(tmp_path: Path, fake: FakeAnthropic) -> None:
 
 def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
     fake.script(reply(tool_use("bash", {"command": "echo $$ > pid; sleep 60"})))
-    env = {
-        **os.environ,
-        "ANTHROPIC_BASE_URL": fake.url,
-        "ANTHROPIC_API_KEY": "k",
-        "NO_COLOR": "1",
-        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
-    }
+    env = _env(tmp_path, fake)
     process = subprocess.Popen(
         [sys.executable, "-m", "agentls", "run", "--yes", "wait"],
         cwd=tmp_path,
@@ -117,13 +114,7 @@ def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
 
 
 def _start(tmp_path: Path, fake: FakeAnthropic, *arguments: str) -> subprocess.Popen[str]:
-    env = {
-        **os.environ,
-        "ANTHROPIC_BASE_URL": fake.url,
-        "ANTHROPIC_API_KEY": "k",
-        "NO_COLOR": "1",
-        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
-    }
+    env = _env(tmp_path, fake)
     return subprocess.Popen(
         [sys.executable, "-m", "agentls", "run", *arguments],
         cwd=tmp_path,
@@ -205,13 +196,7 @@ def test_answers_typed_ahead_on_an_open_pipe_are_kept(tmp_path: Path, fake: Fake
 
 def test_run_with_stdin_closed(tmp_path: Path, fake: FakeAnthropic) -> None:
     fake.script(reply(tool_use("bash", {"command": "touch made"})), reply(text("ok")))
-    env = {
-        **os.environ,
-        "ANTHROPIC_BASE_URL": fake.url,
-        "ANTHROPIC_API_KEY": "k",
-        "NO_COLOR": "1",
-        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
-    }
+    env = _env(tmp_path, fake)
     done = subprocess.run(
         ["bash", "-c", f"exec {sys.executable} -m agentls run 'make it' <&-"],
         cwd=tmp_path,
