@@ -47,8 +47,12 @@ _command_params: contextvars.ContextVar[types.ExecuteCommandParams | None] = con
 
 
 class AgentProtocol(LanguageServerProtocol):
-    """Keeps what pygls hides from command handlers: the params (for the workDoneToken),
-    and `$/cancelRequest` for a command that is already running. Holds LSP-exact documents."""
+    """pygls's protocol, with what agentls needs and pygls 2.1 hides or gets wrong.
+
+    It keeps the executeCommand params (for the workDoneToken), routes `$/cancelRequest` to
+    a running (or not yet started) task, holds documents that split lines as LSP does,
+    survives a shutdown while a request is pending, and forgets finished notifications.
+    """
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(
@@ -100,7 +104,7 @@ class AgentProtocol(LanguageServerProtocol):
 
 @dataclass
 class RunningTask:
-    task: asyncio.Task[TaskResult]
+    task: asyncio.Future[dict[str, Any]]
     request_id: Any
 
 
@@ -210,6 +214,10 @@ def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
     preload()
 
 
+def _cancelled_before_start() -> dict[str, Any]:
+    return TaskResult("cancelled", "Cancelled by the user.", 0, 0, 0, Usage()).as_dict()
+
+
 @server.command(RUN_TASK)
 async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     if ls.running is not None:
@@ -226,7 +234,7 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
             'agent.runTask takes one argument: {"task": "...", "uri"?: ..., "selection"?: ...}'
         )
     if ls.protocol.msg_id in ls.cancelled_requests:
-        return TaskResult("cancelled", "Cancelled by the user.", 0, 0, 0, Usage()).as_dict()
+        return _cancelled_before_start()
     task, uri = arguments[0]["task"], arguments[0].get("uri")
     if uri is not None and not isinstance(uri, str):
         raise JsonRpcInvalidParams("uri must be a document URI string")
@@ -240,7 +248,7 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
         if not job.cancelled():
             raise
         # Cancelled while the task was being set up, before the loop could answer for itself.
-        return TaskResult("cancelled", "Cancelled by the user.", 0, 0, 0, Usage()).as_dict()
+        return _cancelled_before_start()
     finally:
         ls.running = None
 
