@@ -54,8 +54,6 @@ class MemoryEditor:
 class ScriptedModel:
     """Answers with the scripted turns in order; a callable turn sees the messages so far."""
 
-    name = "scripted"
-
     def __init__(self, *turns: Turn | Callable[[list[dict[str, Any]]], Turn] | Exception) -> None:
         self.turns = list(turns)
         self.requests: list[list[dict[str, Any]]] = []

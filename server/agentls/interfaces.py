@@ -60,8 +60,6 @@ class ModelError(Exception):
 
 
 class Model(Protocol):
-    name: str
-
     async def respond(
         self,
         system: str,
@@ -105,7 +103,8 @@ class Workspace(Protocol):
     async def read_text(self, path: Path) -> str:
         """The editor's current text of `path` (unsaved changes included), else the disk's.
 
-        Raises OSError (FileNotFoundError, IsADirectoryError, ...) and UnicodeDecodeError.
+        Raises OSError (FileNotFoundError, IsADirectoryError, ...), or files.NotText for a
+        binary, non-UTF-8, oversized or not regular file.
         """
         ...
 

@@ -76,7 +76,7 @@ def with_cache_breakpoints(
     """
     system_blocks: list[Block] = [{"type": "text", "text": system, "cache_control": _CACHE}]
     marked = list(messages)
-    for index in range(len(marked) - 1, -1, -1)[:_MESSAGE_BREAKPOINTS]:
+    for index in range(max(len(marked) - _MESSAGE_BREAKPOINTS, 0), len(marked)):
         message = copy.copy(marked[index])
         content = list(message["content"])
         if not content:

@@ -80,8 +80,8 @@ class BoundedOutput:
         return at
 
 
-def cut_middle(text: str, limit: int) -> str:
-    output = BoundedOutput(limit)
+def cut_middle(text: str, limit: int, secrets: tuple[str, ...] = ()) -> str:
+    output = BoundedOutput(limit, secrets)
     output.add(text)
     return output.text()
 

@@ -12,15 +12,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from . import environment, files
-from .agent import Agent, Session, TaskResult
+from . import files
+from .agent import Session, TaskResult
 from .edits import unified_diff
 from .interfaces import Change, Decision, Landed, ModelError
-from .model import AnthropicModel, ClientCache
+from .model import ClientCache
 from .paths import relative
-from .settings import DEFAULT_MODEL, Settings
-from .shell import SubprocessShell
-from .tools import ToolContext
+from .settings import Settings
+from .wiring import connect
 
 EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
 
@@ -173,28 +172,19 @@ def _report(result: TaskResult, stream: TextIO) -> None:
 
 async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     root = Path.cwd()
-    env = environment.merged(root)
     try:
-        client = ClientCache().get(env)
+        connection = connect(root, settings, ClientCache())
     except ModelError as error:
         stream.write(f"agentls: {error} {error.hint}\n")
         return EXIT_CODES["failed"]
-    model = AnthropicModel(
-        client,
-        settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL,
-        settings.max_tokens,
-        env,
-    )
     answers = Answers(sys.stdin.fileno() if sys.stdin else None)
-    secrets = environment.secret_values(env)
-    tools = ToolContext(
-        workspace=TerminalWorkspace(root, yes, stream, answers),
-        shell=SubprocessShell(root, environment.scrubbed(os.environ), secrets),
-        approver=TerminalApprover(stream, answers),
-        settings=settings,
-        secrets=secrets,
+    agent = connection.agent(
+        TerminalWorkspace(root, yes, stream, answers),
+        TerminalApprover(stream, answers),
+        TerminalProgress(stream),
+        Session(),
     )
-    job = asyncio.ensure_future(Agent(model, tools, TerminalProgress(stream), Session()).run(task))
+    job = asyncio.ensure_future(agent.run(task))
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, job.cancel)
     try:
@@ -202,7 +192,7 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         with contextlib.suppress(Exception):
-            await client.close()
+            await connection.model.client.close()
     _report(result, stream)
     return EXIT_CODES[result.status]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import os
 from collections import deque
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -20,15 +19,14 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
-from .. import __version__, environment
-from ..agent import Agent, Session, TaskResult
+from .. import __version__
+from ..agent import Session, TaskResult
 from ..interfaces import ModelError, Usage
-from ..model import AnthropicModel, ClientCache, preload
+from ..model import ClientCache, preload
 from ..paths import relative
 from ..prompt import FileContext, task_message
-from ..settings import DEFAULT_MODEL, Settings, parse
-from ..shell import SubprocessShell
-from ..tools import ToolContext
+from ..settings import Settings, parse
+from ..wiring import connect
 from .approval import LspApprover
 from .documents import LspDocuments
 from .progress import LspProgress
@@ -261,25 +259,15 @@ async def _run(
     params: types.ExecuteCommandParams | None,
 ) -> dict[str, Any]:
     settings = await ls.settings()
-    env = environment.merged(root)
     try:
-        client = ls.clients.get(env)
+        connection = connect(root, settings, ls.clients)
     except ModelError as error:
         ls.show(types.MessageType.Error, f"{error} {error.hint}")
         return TaskResult("failed", str(error), 0, 0, 0, Usage(), error.hint).as_dict()
-    model_name = settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL
-    secrets = environment.secret_values(env)
-    tools = ToolContext(
-        workspace=LspWorkspace(ls, root),
-        shell=SubprocessShell(root, environment.scrubbed(os.environ), secrets),
-        approver=LspApprover(ls),
-        settings=settings,
-        secrets=secrets,
-    )
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, task.strip().splitlines()[0][:80], ls.cancel)
-    model = AnthropicModel(client, model_name, settings.max_tokens, env)
-    result = await Agent(model, tools, progress, ls.session).run(task_message(task, file))
+    agent = connection.agent(LspWorkspace(ls, root), LspApprover(ls), progress, ls.session)
+    result = await agent.run(task_message(task, file))
     usage = result.usage
     progress.end(
         f"{result.status}: {result.steps} steps, {result.edits_applied} edits applied, "

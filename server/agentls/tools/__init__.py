@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..environment import redact
 from ..files import NotText
 from ..paths import PathError
 from ..shell import cut_middle
@@ -36,5 +35,4 @@ async def run_tool(context: ToolContext, name: str, arguments: Any) -> tuple[str
     except Exception as error:
         log.exception("tool %s failed", name)
         text, is_error = f"{name} failed: {type(error).__name__}: {error}", True
-    text = redact(text, context.secrets)
-    return cut_middle(text, context.settings.output_limit), is_error
+    return cut_middle(text, context.settings.output_limit, context.secrets), is_error

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 from typing import Any
 
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines, unified_diff
@@ -17,7 +18,7 @@ READ_LINES = 2000
 LINE_CHARS = 2000
 
 
-async def _current_text(context: ToolContext, path: str) -> tuple[Any, str | None]:
+async def _current_text(context: ToolContext, path: str) -> tuple[Path, str | None]:
     """The resolved path and its current text, or None if there is no such file."""
     target = resolve(context.workspace.root, path)
     try:
@@ -183,7 +184,7 @@ async def propose(context: ToolContext, change: Change) -> str:
     name = relative(context.workspace.root, change.path)
     _check_no_redacted_secret_written_back(context, change, name)
     outcome = await context.workspace.propose(change)
-    report = describe(change, outcome, name)
+    report = describe(change, outcome, name, context.secrets)
     if _nothing_landed(change, outcome):
         context.edits.rejected += 1
         raise ToolError(report)
@@ -202,7 +203,7 @@ def _nothing_landed(change: Change, outcome: Landed) -> bool:
     return not outcome.applied or outcome.text == (change.old_text or "")
 
 
-def describe(change: Change, outcome: Landed, name: str) -> str:
+def describe(change: Change, outcome: Landed, name: str, secrets: tuple[str, ...]) -> str:
     total = len(change.hunks)
     plural = "hunk" if total == 1 else "hunks"
     verb = "Created" if change.old_text is None else "Edited"
@@ -224,7 +225,7 @@ def describe(change: Change, outcome: Landed, name: str) -> str:
         diff = unified_diff(change.old_text or "", outcome.text, name)
         return (
             f"{name} changed, but not as proposed (it was edited during the review). "
-            f"Its changes against the text you read:\n{cut_middle(diff, 4000)}"
+            f"Its changes against the text you read:\n{cut_middle(diff, 4000, secrets)}"
         )
     rejected = [hunk for hunk, kept in zip(change.hunks, choices, strict=True) if not kept]
     lines = [f"{verb} {name}: {total - len(rejected)} of {total} {plural} accepted. Rejected:"]

@@ -1,0 +1,47 @@
+"""Putting a task's agent together from the settings and the environment, the same way for
+every front end; each brings its own workspace, approver and progress."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import environment
+from .agent import Agent, Session
+from .interfaces import Approver, Progress, Workspace
+from .model import AnthropicModel, ClientCache
+from .settings import DEFAULT_MODEL, Settings
+from .shell import SubprocessShell
+from .tools import ToolContext
+
+
+@dataclass
+class Connection:
+    """The model and the shell for one task, and the secrets neither may show."""
+
+    model: AnthropicModel
+    shell: SubprocessShell
+    settings: Settings
+    secrets: tuple[str, ...]
+
+    def agent(
+        self, workspace: Workspace, approver: Approver, progress: Progress, session: Session
+    ) -> Agent:
+        tools = ToolContext(workspace, self.shell, approver, self.settings, self.secrets)
+        return Agent(self.model, tools, progress, session)
+
+
+def connect(root: Path, settings: Settings, clients: ClientCache) -> Connection:
+    """Raises ModelError when no API key is set."""
+    env = environment.merged(root)
+    client = clients.get(env)
+    secrets = environment.secret_values(env)
+    name = settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL
+    return Connection(
+        AnthropicModel(client, name, settings.max_tokens, env),
+        # The server's own environment, never the .env files' values, and no secrets.
+        SubprocessShell(root, environment.scrubbed(os.environ), secrets),
+        settings,
+        secrets,
+    )
