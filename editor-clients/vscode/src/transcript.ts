@@ -33,7 +33,8 @@ export function formatEnd(result: TaskResult): string[] {
     .map(([name, count]) => `${count} ${name}`)
     .join(', ');
   const lines = [`■ ${result.status}: ${result.steps ?? 0} steps${edits ? `; edits: ${edits}` : ''}`];
-  if (result.summary) {
+  // When done, the summary is the model's last text, already streamed above.
+  if (result.summary && result.status !== 'done') {
     lines.push(`  ${result.summary.split('\n').join('\n  ')}`);
   }
   lines.push(`  usage: ${formatUsage(result.usage)}`);

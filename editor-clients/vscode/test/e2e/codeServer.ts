@@ -133,6 +133,8 @@ export async function startVsCode(paths: Paths, root: string, workspace: string,
       // code-server saves after 1 s by default; off, or a missing save would be hidden.
       'files.autoSave': 'off',
       'workbench.startupEditor': 'none',
+      // Room for the review in the screenshots: no chat side bar.
+      'chat.disableAIFeatures': true,
       'agentls.server.command': [paths.python, '-m', 'agentls'],
       'agentls.allowedCommands': ['sleep'],
     }),

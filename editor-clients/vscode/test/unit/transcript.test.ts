@@ -36,7 +36,6 @@ describe('transcript', () => {
         '  ⚙ bash: pytest -q',
         '  ✗ bash: pytest -q — exit code 1',
         '■ done: 2 steps; edits: 1 applied, 0 rejected',
-        '  Fixed it.',
         '  usage: input tokens 812, output tokens 164',
         '',
       ].join('\n'),
@@ -49,5 +48,11 @@ describe('transcript', () => {
       'input tokens 1, cache read tokens 2, server tool use web search requests 3',
     );
     assert.strictEqual(formatUsage(undefined), 'no usage reported');
+  });
+
+  it('says what went wrong when a task did not finish', () => {
+    const out = channel();
+    new Transcript(out).ended({ status: 'failed', summary: 'No Anthropic API key is set.', steps: 0 });
+    assert.strictEqual(out.text, '■ failed: 0 steps\n  No Anthropic API key is set.\n  usage: no usage reported\n');
   });
 });
