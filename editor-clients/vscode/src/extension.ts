@@ -36,7 +36,7 @@ async function runTask(progress: TaskProgress): Promise<void> {
   }
 }
 
-async function serverCommand(agent: AgentServer, command: string, done: (result: any) => string) {
+async function serverCommand(agent: AgentServer, command: string, done: (result: unknown) => string) {
   try {
     const result = await (await agent.ready()).sendRequest('workspace/executeCommand', { command, arguments: [] });
     void vscode.window.showInformationMessage(done(result));
@@ -60,7 +60,11 @@ export function activate(context: vscode.ExtensionContext): void {
     reviewer.register(),
     vscode.commands.registerCommand('agentls.runTask', () => runTask(progress)),
     vscode.commands.registerCommand('agentls.cancel', () =>
-      serverCommand(agent, 'agent.cancel', (r) => (r?.cancelled ? 'Agent: cancelling the task.' : 'Agent: no task is running.')),
+      serverCommand(agent, 'agent.cancel', (result) =>
+        (result as { cancelled?: boolean } | null)?.cancelled
+          ? 'Agent: cancelling the task.'
+          : 'Agent: no task is running.',
+      ),
     ),
     vscode.commands.registerCommand('agentls.newSession', () =>
       serverCommand(agent, 'agent.newSession', () => 'Agent: new session; the agent forgets earlier tasks.'),
