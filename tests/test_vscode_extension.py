@@ -67,9 +67,7 @@ def _e2e_paths() -> dict[str, str]:
     env_file = CACHE / "env"
     if not env_file.is_file():
         _missing(f"{env_file} is missing")
-    paths = dict(
-        line.split("=", 1) for line in env_file.read_text().splitlines() if "=" in line
-    )
+    paths = dict(line.split("=", 1) for line in env_file.read_text().splitlines() if "=" in line)
     for name in ("AGENTLS_E2E_NODE24", "AGENTLS_E2E_CODE_SERVER", "AGENTLS_E2E_CHROMIUM"):
         if not os.access(paths.get(name, ""), os.X_OK):
             _missing(f"{name} ({paths.get(name)!r} from {env_file}) is not an executable")
