@@ -233,6 +233,9 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
     if (token.isCancellationRequested) {
       return { applied: false, failureReason: 'the review was withdrawn' };
     }
+    if (reviews.every((r) => r.hunks.length === 0)) {
+      return { applied: true }; // the edit changes nothing
+    }
     const accepted = reviews.filter((r) => r.decisions.accepted(r.hunks).length > 0);
     if (accepted.length === 0) {
       return { applied: false, failureReason: REJECTED };
@@ -247,11 +250,17 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
       if (open && change.version !== null && open.version !== change.version) {
         throw new UnsupportedEdit(`${change.uri.fsPath} changed after the edit was proposed`);
       }
-      const text = (await currentText(change.uri)) ?? (change.create ? '' : undefined);
-      if (text === undefined) {
+      const existing = await currentText(change.uri);
+      if (existing === undefined && !change.create) {
         throw new UnsupportedEdit(`${change.uri.fsPath} does not exist`);
       }
-      reviews.push(new FileReview(change, text, splitIntoHunks(text, change.edits), this.nextId++));
+      const text = existing ?? '';
+      let hunks = splitIntoHunks(text, change.edits);
+      if (existing === undefined && hunks.length === 0) {
+        // An empty new file (an __init__.py) still needs the user's yes to be created.
+        hunks = [{ start: 0, end: 0, newText: '' }];
+      }
+      reviews.push(new FileReview(change, text, hunks, this.nextId++));
     }
     return reviews;
   }
