@@ -1,0 +1,85 @@
+// Activation: the Agent commands, the review, and the server (restarted on settings change).
+import * as vscode from 'vscode';
+import { TaskProgress } from './progress';
+import { Reviewer } from './review';
+import { AgentServer } from './server';
+import { SECTION } from './settings';
+import { Transcript } from './transcript';
+import { realEditorApi } from './vscodeApi';
+
+let server: AgentServer | undefined;
+
+function taskArguments(task: string) {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.document.uri.scheme !== 'file') {
+    return { task };
+  }
+  const { start, end } = editor.selection;
+  return { task, uri: editor.document.uri.toString(), selection: { start, end } };
+}
+
+async function runTask(progress: TaskProgress): Promise<void> {
+  if (progress.running) {
+    void vscode.window.showInformationMessage('An agent task is already running. Agent: Cancel stops it.');
+    return;
+  }
+  const editor = vscode.window.activeTextEditor;
+  const where = editor && !editor.selection.isEmpty ? ' (about the selection)' : '';
+  const task = await vscode.window.showInputBox({
+    title: 'Agent: Run Task',
+    prompt: `What should the agent do?${where}`,
+    placeHolder: 'e.g. add type hints to this function',
+    ignoreFocusOut: true,
+  });
+  if (task?.trim()) {
+    await progress.run(taskArguments(task.trim()));
+  }
+}
+
+async function serverCommand(agent: AgentServer, command: string, done: (result: unknown) => string) {
+  try {
+    const result = await (await agent.ready()).sendRequest('workspace/executeCommand', { command, arguments: [] });
+    void vscode.window.showInformationMessage(done(result));
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Agent: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+export function activate(context: vscode.ExtensionContext): void {
+  const channel = vscode.window.createOutputChannel('Agent');
+  const transcript = new Transcript(channel);
+  const reviewer = new Reviewer();
+  const agent = new AgentServer(context.extensionUri, realEditorApi(), reviewer, transcript);
+  const progress = new TaskProgress(agent, transcript, channel);
+  server = agent;
+  // Commands first, so the palette has them while the server starts (or fails to).
+  context.subscriptions.push(
+    channel,
+    agent,
+    progress,
+    reviewer.register(),
+    vscode.commands.registerCommand('agentls.runTask', () => runTask(progress)),
+    vscode.commands.registerCommand('agentls.cancel', () =>
+      serverCommand(agent, 'agent.cancel', (result) =>
+        (result as { cancelled?: boolean } | null)?.cancelled
+          ? 'Agent: cancelling the task.'
+          : 'Agent: no task is running.',
+      ),
+    ),
+    vscode.commands.registerCommand('agentls.newSession', () =>
+      serverCommand(agent, 'agent.newSession', () => 'Agent: new session; the agent forgets earlier tasks.'),
+    ),
+    vscode.commands.registerCommand('agentls.showLog', () => channel.show()),
+    vscode.commands.registerCommand('agentls.restartServer', () => agent.restart()),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(SECTION)) {
+        void agent.restart();
+      }
+    }),
+  );
+  void agent.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.stop();
+}

@@ -1,0 +1,112 @@
+// Running a task: the progress notification (with Cancel), the status-bar item, and the
+// transcript of streamed text, steps and the end.
+import { randomUUID } from 'crypto';
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandRequest,
+  type LanguageClient,
+  WorkDoneProgress,
+  type WorkDoneProgressBegin,
+  WorkDoneProgressCancelNotification,
+  type WorkDoneProgressEnd,
+  type WorkDoneProgressReport,
+} from 'vscode-languageclient/node';
+import type { AgentServer } from './server';
+import type { TaskResult, Transcript } from './transcript';
+
+export interface TaskArguments {
+  task: string;
+  uri?: string;
+  selection?: { start: vscode.Position; end: vscode.Position };
+}
+
+export class TaskProgress implements vscode.Disposable {
+  private readonly status: vscode.StatusBarItem;
+  private runningToken: string | undefined;
+
+  constructor(
+    private readonly server: AgentServer,
+    private readonly transcript: Transcript,
+    private readonly channel: vscode.OutputChannel,
+  ) {
+    this.status = vscode.window.createStatusBarItem('agentls.status', vscode.StatusBarAlignment.Left, 50);
+    this.status.name = 'Agent';
+    this.status.command = 'agentls.showLog';
+  }
+
+  get running(): boolean {
+    return this.runningToken !== undefined;
+  }
+
+  async run(args: TaskArguments): Promise<TaskResult | undefined> {
+    // One token for the request and for the Cancel button, so Cancel stops this task.
+    const token = `agentls-vscode-${randomUUID()}`;
+    this.runningToken = token;
+    this.transcript.started(args.task, args.uri && vscode.workspace.asRelativePath(vscode.Uri.parse(args.uri)));
+    this.channel.show(true);
+    this.showStatus('$(sync~spin)', 'starting');
+    try {
+      const client = await this.server.ready();
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Agent', cancellable: true },
+        (progress, cancel) => this.request(client, args, token, progress, cancel),
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.transcript.line(`■ error: ${message}`);
+      this.showStatus('$(error)', 'error');
+      void vscode.window.showErrorMessage(`Agent: ${message}`);
+      return undefined;
+    } finally {
+      this.runningToken = undefined;
+    }
+  }
+
+  private async request(
+    client: LanguageClient,
+    args: TaskArguments,
+    token: string,
+    progress: vscode.Progress<{ message?: string }>,
+    cancel: vscode.CancellationToken,
+  ): Promise<TaskResult> {
+    const onProgress = client.onProgress(WorkDoneProgress.type, token, (value) => this.reported(value, progress));
+    const onCancel = cancel.onCancellationRequested(
+      () => void client.sendNotification(WorkDoneProgressCancelNotification.type, { token }),
+    );
+    try {
+      const result: TaskResult = await client.sendRequest(ExecuteCommandRequest.type, {
+        command: 'agent.runTask',
+        arguments: [args],
+        workDoneToken: token,
+      });
+      this.transcript.ended(result);
+      this.showStatus(result.status === 'done' ? '$(check)' : '$(warning)', result.status);
+      return result;
+    } finally {
+      onProgress.dispose();
+      onCancel.dispose();
+    }
+  }
+
+  private reported(
+    value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd,
+    progress: vscode.Progress<{ message?: string }>,
+  ): void {
+    if (value.message) {
+      progress.report({ message: value.message });
+      if (value.kind !== 'end') {
+        this.showStatus('$(sync~spin)', value.message);
+      }
+    }
+  }
+
+  private showStatus(icon: string, message: string): void {
+    this.status.text = `${icon} Agent: ${message.split('\n')[0].slice(0, 60)}`;
+    this.status.tooltip = `${message}\nClick to show the transcript.`;
+    this.status.show();
+  }
+
+  dispose(): void {
+    this.status.dispose();
+  }
+}

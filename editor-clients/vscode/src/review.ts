@@ -1,0 +1,345 @@
+// The review of the agent's edits: the extension's own workspace/applyEdit handler. Each
+// file opens as a diff (current text | proposal) with Accept / Reject CodeLenses on every
+// hunk and Accept / Reject Whole Edit in the editor title. Only the accepted hunks are
+// applied, then saved, and only then does the server get its answer, so its next bash step
+// sees them and what it tells the model is what landed.
+import * as vscode from 'vscode';
+import type {
+  ApplyWorkspaceEditParams,
+  ApplyWorkspaceEditResult,
+  WorkspaceEdit as LspWorkspaceEdit,
+} from 'vscode-languageclient';
+import {
+  applyHunks,
+  describeHunk,
+  type Decision,
+  type Hunk,
+  HunkDecisions,
+  positionAt,
+  splitIntoHunks,
+  type TextEdit,
+} from './hunks';
+
+export const REVIEW_SCHEME = 'agentls-proposal';
+const REJECTED = 'the user rejected it';
+
+interface FileChange {
+  uri: vscode.Uri;
+  version: number | null;
+  edits: TextEdit[];
+  create: boolean;
+}
+
+class UnsupportedEdit extends Error {}
+
+/** The LSP edit as one change per file, in the order the server sent them. */
+function fileChanges(edit: LspWorkspaceEdit): FileChange[] {
+  const byUri = new Map<string, FileChange>();
+  const changeFor = (uri: string): FileChange => {
+    let change = byUri.get(uri);
+    if (!change) {
+      change = { uri: vscode.Uri.parse(uri), version: null, edits: [], create: false };
+      byUri.set(uri, change);
+    }
+    return change;
+  };
+  for (const operation of edit.documentChanges ?? []) {
+    if ('kind' in operation) {
+      if (operation.kind !== 'create') {
+        throw new UnsupportedEdit(`a ${operation.kind} of a file cannot be reviewed here`);
+      }
+      changeFor(operation.uri).create = true;
+    } else {
+      const change = changeFor(operation.textDocument.uri);
+      change.version = operation.textDocument.version;
+      for (const textEdit of operation.edits) {
+        if (!('newText' in textEdit)) {
+          throw new UnsupportedEdit('a snippet edit cannot be reviewed here');
+        }
+        change.edits.push(textEdit);
+      }
+    }
+  }
+  for (const [uri, edits] of Object.entries(edit.changes ?? {})) {
+    changeFor(uri).edits.push(...edits);
+  }
+  return [...byUri.values()];
+}
+
+function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString());
+}
+
+/** The file's text as the editor has it (unsaved changes included), else as on disk. */
+async function currentText(uri: vscode.Uri): Promise<string | undefined> {
+  const open = openDocument(uri);
+  if (open) {
+    return open.getText();
+  }
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    return undefined;
+  }
+}
+
+class FileReview {
+  readonly decisions: HunkDecisions;
+  readonly original: vscode.Uri;
+  readonly proposal: vscode.Uri;
+  readonly finished: Promise<void>;
+  private finish!: () => void;
+
+  constructor(
+    readonly change: FileChange,
+    readonly text: string,
+    readonly hunks: Hunk[],
+    id: number,
+  ) {
+    this.decisions = new HunkDecisions(hunks.length);
+    const side = (name: string) =>
+      vscode.Uri.from({ scheme: REVIEW_SCHEME, path: change.uri.path, query: `${id}-${name}` });
+    this.original = side('current');
+    this.proposal = side('proposed');
+    this.finished = new Promise((resolve) => (this.finish = resolve));
+    if (hunks.length === 0) {
+      this.finish();
+    }
+  }
+
+  proposedText(): string {
+    return applyHunks(this.text, this.decisions.shown(this.hunks));
+  }
+
+  /** The proposal's line where hunk `index` starts (or would, if rejected). */
+  proposedLine(index: number): number {
+    let shift = 0;
+    this.hunks.slice(0, index).forEach((hunk, i) => {
+      if (this.decisions.all[i] !== 'rejected') {
+        shift += hunk.newText.length - (hunk.end - hunk.start);
+      }
+    });
+    return positionAt(this.proposedText(), this.hunks[index].start + shift).line;
+  }
+
+  decide(index: number | 'all', decision: Decision): void {
+    if (index === 'all') {
+      this.decisions.decideAll(decision);
+    } else {
+      this.decisions.decide(index, decision);
+    }
+    if (this.decisions.finished) {
+      this.finish();
+    }
+  }
+
+  close(): void {
+    this.decisions.all.forEach((decision, i) => {
+      if (decision === 'pending') {
+        this.decisions.decide(i, 'rejected');
+      }
+    });
+    this.finish();
+  }
+}
+
+export class Reviewer implements vscode.TextDocumentContentProvider, vscode.CodeLensProvider {
+  private readonly reviews = new Map<string, FileReview>();
+  private nextId = 1;
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  private readonly lensesChanged = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  readonly onDidChangeCodeLenses = this.lensesChanged.event;
+
+  register(): vscode.Disposable {
+    const decide = (decision: Decision) => (key: string, index: number) =>
+      this.decide(this.reviews.get(key), index, decision);
+    const decideAll = (decision: Decision) => (uri?: vscode.Uri) =>
+      this.decide(this.reviewOf(uri), 'all', decision);
+    return vscode.Disposable.from(
+      vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this),
+      vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME }, this),
+      vscode.commands.registerCommand('agentls.review.acceptHunk', decide('accepted')),
+      vscode.commands.registerCommand('agentls.review.rejectHunk', decide('rejected')),
+      vscode.commands.registerCommand('agentls.review.undoHunk', decide('pending')),
+      vscode.commands.registerCommand('agentls.review.acceptAll', decideAll('accepted')),
+      vscode.commands.registerCommand('agentls.review.rejectAll', decideAll('rejected')),
+      vscode.window.tabGroups.onDidChangeTabs((event) => {
+        for (const tab of event.closed) {
+          const input = tab.input;
+          if (input instanceof vscode.TabInputTextDiff) {
+            this.reviews.get(input.modified.toString())?.close();
+          }
+        }
+      }),
+      this.changed,
+      this.lensesChanged,
+    );
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const review = [...this.reviews.values()].find(
+      (r) => r.original.toString() === uri.toString() || r.proposal.toString() === uri.toString(),
+    );
+    if (!review) {
+      return '';
+    }
+    return uri.toString() === review.proposal.toString() ? review.proposedText() : review.text;
+  }
+
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    const review = this.reviews.get(document.uri.toString());
+    if (!review) {
+      return [];
+    }
+    const key = review.proposal.toString();
+    const total = review.hunks.length;
+    return review.hunks.flatMap((hunk, i) => {
+      const at = new vscode.Range(review.proposedLine(i), 0, review.proposedLine(i), 0);
+      const lens = (title: string, command: string) =>
+        new vscode.CodeLens(at, { title, command, arguments: [key, i] });
+      const which = `hunk ${i + 1} of ${total} (${describeHunk(review.text, hunk)})`;
+      const decision = review.decisions.all[i];
+      if (decision === 'pending') {
+        return [
+          lens(`$(check) Accept ${which}`, 'agentls.review.acceptHunk'),
+          lens('$(close) Reject', 'agentls.review.rejectHunk'),
+        ];
+      }
+      return [lens(`${decision === 'accepted' ? 'Accepted' : 'Rejected'} ${which} · Undo`, 'agentls.review.undoHunk')];
+    });
+  }
+
+  /** The workspace/applyEdit handler. */
+  async review(
+    params: ApplyWorkspaceEditParams,
+    token: vscode.CancellationToken,
+  ): Promise<ApplyWorkspaceEditResult> {
+    let reviews: FileReview[];
+    try {
+      reviews = await this.prepare(fileChanges(params.edit));
+    } catch (error) {
+      if (error instanceof UnsupportedEdit) {
+        return { applied: false, failureReason: error.message };
+      }
+      throw error;
+    }
+    for (const review of reviews) {
+      if (token.isCancellationRequested) {
+        break;
+      }
+      await this.show(review, params.label, token);
+    }
+    if (token.isCancellationRequested) {
+      return { applied: false, failureReason: 'the review was withdrawn' };
+    }
+    if (reviews.every((r) => r.hunks.length === 0)) {
+      return { applied: true }; // the edit changes nothing
+    }
+    const accepted = reviews.filter((r) => r.decisions.accepted(r.hunks).length > 0);
+    if (accepted.length === 0) {
+      return { applied: false, failureReason: REJECTED };
+    }
+    return this.land(accepted);
+  }
+
+  private async prepare(changes: FileChange[]): Promise<FileReview[]> {
+    const reviews: FileReview[] = [];
+    for (const change of changes) {
+      const open = openDocument(change.uri);
+      if (open && change.version !== null && open.version !== change.version) {
+        throw new UnsupportedEdit(`${change.uri.fsPath} changed after the edit was proposed`);
+      }
+      const existing = await currentText(change.uri);
+      if (existing === undefined && !change.create) {
+        throw new UnsupportedEdit(`${change.uri.fsPath} does not exist`);
+      }
+      const text = existing ?? '';
+      let hunks = splitIntoHunks(text, change.edits);
+      if (existing === undefined && hunks.length === 0) {
+        // An empty new file (an __init__.py) still needs the user's yes to be created.
+        hunks = [{ start: 0, end: 0, newText: '' }];
+      }
+      reviews.push(new FileReview(change, text, hunks, this.nextId++));
+    }
+    return reviews;
+  }
+
+  private async show(review: FileReview, label: string | undefined, token: vscode.CancellationToken) {
+    if (review.hunks.length === 0) {
+      return;
+    }
+    const key = review.proposal.toString();
+    this.reviews.set(key, review);
+    await vscode.commands.executeCommand('setContext', 'agentls.reviewing', true);
+    const count = review.hunks.length === 1 ? '1 hunk' : `${review.hunks.length} hunks`;
+    const title = `Review ${label ?? vscode.workspace.asRelativePath(review.change.uri)} (${count})`;
+    const withdrawn = token.onCancellationRequested(() => review.close());
+    try {
+      await vscode.commands.executeCommand('vscode.diff', review.original, review.proposal, title, {
+        preview: false,
+      });
+      await review.finished;
+    } finally {
+      withdrawn.dispose();
+      this.reviews.delete(key);
+      await this.closeTabs(review);
+      await vscode.commands.executeCommand('setContext', 'agentls.reviewing', this.reviews.size > 0);
+    }
+  }
+
+  private async closeTabs(review: FileReview): Promise<void> {
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter(
+        (tab) =>
+          tab.input instanceof vscode.TabInputTextDiff &&
+          tab.input.modified.toString() === review.proposal.toString(),
+      );
+    await vscode.window.tabGroups.close(tabs);
+  }
+
+  /** Applies the accepted hunks and saves them; the answer says whether that happened. */
+  private async land(reviews: FileReview[]): Promise<ApplyWorkspaceEditResult> {
+    const edit = new vscode.WorkspaceEdit();
+    for (const review of reviews) {
+      if ((await currentText(review.change.uri)) !== review.text && !review.change.create) {
+        return { applied: false, failureReason: `${review.change.uri.fsPath} changed during the review` };
+      }
+      if (review.change.create) {
+        edit.createFile(review.change.uri, { ignoreIfExists: true });
+      }
+      for (const hunk of review.decisions.accepted(review.hunks)) {
+        const start = positionAt(review.text, hunk.start);
+        const end = positionAt(review.text, hunk.end);
+        const range = new vscode.Range(start.line, start.character, end.line, end.character);
+        edit.replace(review.change.uri, range, hunk.newText);
+      }
+    }
+    if (!(await vscode.workspace.applyEdit(edit))) {
+      return { applied: false, failureReason: 'VS Code could not apply the accepted hunks' };
+    }
+    for (const review of reviews) {
+      const document = await vscode.workspace.openTextDocument(review.change.uri);
+      await document.save();
+    }
+    return { applied: true };
+  }
+
+  private reviewOf(uri: vscode.Uri | undefined): FileReview | undefined {
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const wanted = uri ?? active;
+    const found = wanted && this.reviews.get(wanted.toString());
+    return found || [...this.reviews.values()].pop();
+  }
+
+  private decide(review: FileReview | undefined, index: number | 'all', decision: Decision): void {
+    if (!review) {
+      void vscode.window.showInformationMessage('No agent edit is under review.');
+      return;
+    }
+    review.decide(index, decision);
+    this.changed.fire(review.proposal);
+    this.lensesChanged.fire();
+  }
+}

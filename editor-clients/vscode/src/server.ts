@@ -1,0 +1,150 @@
+// Starting, restarting and stopping the agentls server, with the handlers for what the
+// server asks of the editor (reviews, approvals) and tells it (streamed text, steps).
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+  ApplyWorkspaceEditRequest,
+  LanguageClient,
+  type LanguageClientOptions,
+  ShowMessageRequest,
+  State,
+} from 'vscode-languageclient/node';
+import { answerMessageRequest } from './approval';
+import type { Reviewer } from './review';
+import { BadServerCommand, findProgram, SECTION, serverCommand, serverSettings } from './settings';
+import type { StepParams, Transcript } from './transcript';
+import type { EditorApi } from './vscodeApi';
+
+function setting(name: string): unknown {
+  return vscode.workspace.getConfiguration(SECTION).get(name);
+}
+
+export class AgentServer implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<void> = Promise.resolve();
+  private readonly log: vscode.LogOutputChannel;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly api: EditorApi,
+    private readonly reviewer: Reviewer,
+    private readonly transcript: Transcript,
+  ) {
+    this.log = vscode.window.createOutputChannel('Agent Server', { log: true });
+  }
+
+  /** The client once a start under way has finished; an error if the server is not running. */
+  async ready(): Promise<LanguageClient> {
+    await this.starting;
+    return this.running();
+  }
+
+  private running(): LanguageClient {
+    if (!this.client || this.client.state !== State.Running) {
+      throw new Error('The agentls server is not running. Run "Agent: Restart Server" or see "Agent: Show Log".');
+    }
+    return this.client;
+  }
+
+  start(): Promise<void> {
+    this.starting = this.launch();
+    return this.starting;
+  }
+
+  private async launch(): Promise<void> {
+    let command: string[];
+    try {
+      command = serverCommand(setting);
+    } catch (error) {
+      if (error instanceof BadServerCommand) {
+        void this.api.showMessage('error', error.message, []);
+        return;
+      }
+      throw error;
+    }
+    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (!findProgram(command[0], process.env, cwd)) {
+      await this.reportMissing(command[0]);
+      return;
+    }
+    const client = new LanguageClient(
+      'agentls',
+      'agentls',
+      { command: command[0], args: command.slice(1), options: { cwd } },
+      this.clientOptions(),
+    );
+    client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.reviewer.review(params, token));
+    client.onRequest(ShowMessageRequest.type, (params) =>
+      answerMessageRequest(this.api, this.transcript, params),
+    );
+    client.onNotification('agent/text', (params: { text: string }) => this.transcript.text(params.text));
+    client.onNotification('agent/step', (params: StepParams) => this.transcript.step(params));
+    this.client = client;
+    try {
+      await client.start();
+    } catch (error) {
+      this.log.error(`agentls did not start: ${String(error)}`);
+      void this.api.showMessage('error', `agentls did not start: ${String(error)}`, []);
+    }
+  }
+
+  private clientOptions(): LanguageClientOptions {
+    return {
+      documentSelector: [{ scheme: 'file' }],
+      outputChannel: this.log,
+      initializationOptions: () => ({ [SECTION]: serverSettings(setting) }),
+      middleware: {
+        workspace: {
+          // The same object as at start, not VS Code's whole agentls.* section.
+          configuration: async (params, token, next) => {
+            const answers = await next(params, token);
+            if (!Array.isArray(answers)) {
+              return answers;
+            }
+            return answers.map((answer, i) =>
+              params.items[i]?.section === SECTION ? serverSettings(setting) : answer,
+            );
+          },
+        },
+      },
+    };
+  }
+
+  private async reportMissing(program: string): Promise<void> {
+    const howTo = 'How to install';
+    const chosen = await this.api.showMessage(
+      'error',
+      `The agentls server command "${program}" was not found. Install agentls ` +
+        '(pip install . in a checkout of agentls) so that it is on PATH, or set agentls.server.command.',
+      [howTo, 'Open Settings'],
+    );
+    if (chosen === howTo) {
+      const readme = vscode.Uri.file(path.join(this.extensionUri.fsPath, 'README.md'));
+      await vscode.commands.executeCommand('markdown.showPreview', readme);
+    } else if (chosen) {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'agentls.server.command');
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client?.isRunning()) {
+      await client.stop();
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  showLog(): void {
+    this.log.show();
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.log.dispose();
+  }
+}

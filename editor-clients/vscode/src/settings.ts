@@ -1,0 +1,82 @@
+// The agentls.* settings: which of them the server gets, and the command that starts it.
+// No `vscode` import: a getter stands in for WorkspaceConfiguration.get in the unit tests.
+import * as fs from 'fs';
+import * as path from 'path';
+
+export const SECTION = 'agentls';
+
+/** The server's settings (server/agentls/settings.py), by the names the server reads. */
+export const SERVER_SETTINGS = [
+  'model',
+  'maxSteps',
+  'maxTokens',
+  'approveCommands',
+  'allowedCommands',
+  'bashTimeout',
+  'outputLimit',
+] as const;
+
+export const DEFAULT_SERVER_COMMAND = ['agentls'];
+
+export type SettingGetter = (name: string) => unknown;
+
+/** The object sent as initializationOptions.agentls and answered to workspace/configuration. */
+export function serverSettings(get: SettingGetter): Record<string, unknown> {
+  const settings: Record<string, unknown> = {};
+  for (const name of SERVER_SETTINGS) {
+    const value = get(name);
+    if (value !== undefined) {
+      settings[name] = value;
+    }
+  }
+  return settings;
+}
+
+export class BadServerCommand extends Error {}
+
+/** agentls.server.command as [program, ...args]; a clear error for anything else. */
+export function serverCommand(get: SettingGetter): string[] {
+  const value = get('server.command') ?? DEFAULT_SERVER_COMMAND;
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((part): part is string => typeof part === 'string') ||
+    !value[0].trim()
+  ) {
+    throw new BadServerCommand(
+      'agentls.server.command must be a list of strings: the program, then its arguments, ' +
+        'e.g. ["agentls"] or ["/path/to/venv/bin/python", "-m", "agentls"].',
+    );
+  }
+  return value;
+}
+
+/**
+ * Where the program would be found, as the server's spawn will look for it; undefined when it
+ * is missing, so the user gets an install hint instead of a bare ENOENT.
+ */
+export function findProgram(
+  program: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): string | undefined {
+  const isExecutable = (candidate: string): boolean => {
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return fs.statSync(candidate).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (program.includes(path.sep)) {
+    const candidate = path.resolve(cwd, program);
+    return isExecutable(candidate) ? candidate : undefined;
+  }
+  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const candidate = path.join(dir, program);
+    if (isExecutable(candidate)) {
+      return candidate;
+    }
+  }
+  return undefined;
+}

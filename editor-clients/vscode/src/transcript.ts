@@ -1,0 +1,81 @@
+// The task transcript: the model's streamed text, each tool step, and how the task ended.
+import type { Lines } from './vscodeApi';
+
+export interface StepParams {
+  token?: unknown;
+  tool: string;
+  summary: string;
+  state: 'started' | 'succeeded' | 'failed';
+  detail?: string;
+}
+
+export interface TaskResult {
+  status: string;
+  summary?: string;
+  steps?: number;
+  edits?: Record<string, number>;
+  usage?: Record<string, unknown>;
+}
+
+/** "inputTokens" -> "input tokens": usage fields are shown as the server names them. */
+function words(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+/** Every usage field the server reports, so fields added later show without a change here. */
+export function formatUsage(usage: Record<string, unknown> | undefined): string {
+  const parts = Object.entries(usage ?? {}).map(([name, value]) => `${words(name)} ${String(value)}`);
+  return parts.length ? parts.join(', ') : 'no usage reported';
+}
+
+export function formatEnd(result: TaskResult): string[] {
+  const edits = Object.entries(result.edits ?? {})
+    .map(([name, count]) => `${count} ${name}`)
+    .join(', ');
+  const lines = [`■ ${result.status}: ${result.steps ?? 0} steps${edits ? `; edits: ${edits}` : ''}`];
+  // When done, the summary is the model's last text, already streamed above.
+  if (result.summary && result.status !== 'done') {
+    lines.push(`  ${result.summary.split('\n').join('\n  ')}`);
+  }
+  lines.push(`  usage: ${formatUsage(result.usage)}`);
+  return lines;
+}
+
+export class Transcript {
+  private midLine = false;
+
+  constructor(private readonly out: Lines) {}
+
+  started(task: string, where: string | undefined): void {
+    this.line(`▶ ${task}${where ? `  (${where})` : ''}`);
+  }
+
+  text(piece: string): void {
+    this.out.append(piece);
+    this.midLine = !piece.endsWith('\n');
+  }
+
+  step(step: StepParams): void {
+    const what = `${step.tool}: ${step.summary}`;
+    if (step.state === 'started') {
+      this.line(`  ⚙ ${what}`);
+    } else {
+      const mark = step.state === 'succeeded' ? '✓' : '✗';
+      this.line(`  ${mark} ${what}${step.detail ? ` — ${step.detail}` : ''}`);
+    }
+  }
+
+  ended(result: TaskResult): void {
+    for (const line of formatEnd(result)) {
+      this.line(line);
+    }
+  }
+
+  line(text: string): void {
+    if (this.midLine) {
+      this.out.appendLine('');
+      this.midLine = false;
+    }
+    this.out.appendLine(text);
+  }
+}

@@ -1,0 +1,211 @@
+// End-to-end: the packaged extension in a real VS Code (code-server) against the tests'
+// fake Messages API. Run by tests/test_vscode_extension.py; prints where the screenshots are.
+import * as assert from 'assert';
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import type { Page } from 'playwright-core';
+import { type Editor, FakeApi, pathsFromEnv, sleep, startVsCode } from './codeServer';
+
+const APP = [
+  'def greet(name):',
+  '    return "Hello " + name',
+  '',
+  '',
+  'def main():',
+  '    print(greet("world"))',
+  '',
+  '',
+  'if __name__ == "__main__":',
+  '    main()',
+  '',
+].join('\n');
+const APP_PROPOSED = APP.replace('def greet(name):', 'def greet(name: str) -> str:').replace(
+  'if __name__ == "__main__":',
+  'if __name__ == "__main__":  # entry point',
+);
+const NOTES = 'a draft of the notes\n';
+
+const toolUse = (name: string, input: object) => ({ tool_use: { name, input } });
+
+/** The tool_result text the model got in a request (its last user message). */
+function toolResult(request: any): string {
+  const last = request.messages[request.messages.length - 1];
+  return JSON.stringify(last.content);
+}
+
+async function palette(page: Page, text: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(text);
+}
+
+async function runCommand(page: Page, title: string): Promise<void> {
+  await palette(page, `>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+async function openFile(page: Page, name: string): Promise<void> {
+  await palette(page, name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor();
+}
+
+/** Agent: Run Task from the palette; returns when the task text has been entered. */
+async function runTask(page: Page, task: string, shots?: string): Promise<void> {
+  await palette(page, '>Agent: Run Task');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Agent: Run Task' }).first();
+  await row.waitFor();
+  if (shots) {
+    await page.screenshot({ path: path.join(shots, 'palette.png') });
+  }
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor();
+  await page.locator('.quick-input-widget input').fill(task);
+  await page.keyboard.press('Enter');
+}
+
+async function taskEnded(page: Page, status: string): Promise<void> {
+  await page.locator('.statusbar-item', { hasText: `Agent: ${status}` }).waitFor({ timeout: 30000 });
+}
+
+function lens(page: Page, text: string) {
+  return page.locator('.codelens-decoration a', { hasText: text }).first();
+}
+
+async function acceptOneHunkRejectAnother(editor: Editor, fake: FakeApi, workspace: string, shots: string) {
+  const { page } = editor;
+  await fake.post('/_fake/script', [
+    toolUse('write_file', { path: 'app.py', content: APP_PROPOSED }),
+    toolUse('bash', { command: 'cat app.py' }),
+    { text: 'Annotated greet().' },
+  ]);
+  await openFile(page, 'app.py');
+  await runTask(page, 'annotate greet', shots);
+  const asked = Date.now();
+  await page.locator('.statusbar-item', { hasText: 'Agent: write_file: app.py' }).waitFor({ timeout: 30000 });
+  console.log(`Run Task -> the step reported, first task: ${Date.now() - asked} ms`);
+  await lens(page, 'Accept hunk 1 of 2').waitFor({ timeout: 30000 });
+  const reviewShownMs = Date.now() - asked;
+  await page.screenshot({ path: path.join(shots, 'review.png') });
+  await lens(page, 'Accept hunk 1 of 2').click();
+  await lens(page, 'Accepted hunk 1 of 2').waitFor();
+  await lens(page, 'Reject').click();
+  const dialog = page.locator('.monaco-dialog-box', { hasText: 'The agent wants to run a command' });
+  await dialog.waitFor({ timeout: 20000 });
+  assert.ok((await dialog.innerText()).includes('cat app.py'));
+  await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
+  await taskEnded(page, 'done');
+
+  const expected = APP.replace('def greet(name):', 'def greet(name: str) -> str:');
+  assert.strictEqual(fs.readFileSync(path.join(workspace, 'app.py'), 'utf8'), expected);
+  const requests = await fake.requests();
+  assert.strictEqual(requests.length, 3);
+  const review = toolResult(requests[1]);
+  assert.match(review, /Edited app\.py: 1 of 2 hunks accepted\. Rejected:/);
+  assert.match(review, /# entry point/);
+  // The accepted hunk was saved before the answer: the next bash step sees it.
+  const cat = toolResult(requests[2]);
+  assert.match(cat, /def greet\(name: str\) -> str:/);
+  assert.doesNotMatch(cat, /# entry point/);
+  return reviewShownMs;
+}
+
+async function wholeEdits(editor: Editor, fake: FakeApi, workspace: string) {
+  const { page } = editor;
+  await fake.post('/_fake/reset', {});
+  await fake.post('/_fake/script', [
+    toolUse('write_file', { path: 'new_module.py', content: 'VALUE = 1\n' }),
+    toolUse('edit_file', { path: 'notes.txt', old_text: 'draft', new_text: 'final' }),
+    { text: 'One file created, the notes left alone.' },
+  ]);
+  await runCommand(page, 'Agent: New Session');
+  await page.locator('.notification-toast', { hasText: 'new session' }).waitFor();
+  await runTask(page, 'add a module and finish the notes');
+  const asked = Date.now();
+  const accept = page.getByRole('button', { name: 'Accept Whole Edit' });
+  await accept.waitFor({ timeout: 30000 });
+  const reviewShownMs = Date.now() - asked;
+  await accept.click();
+  const reject = page.getByRole('button', { name: 'Reject Whole Edit' });
+  await page.locator('.tab', { hasText: 'notes.txt' }).waitFor({ timeout: 30000 });
+  await reject.click();
+  await taskEnded(page, 'done');
+
+  assert.strictEqual(fs.readFileSync(path.join(workspace, 'new_module.py'), 'utf8'), 'VALUE = 1\n');
+  assert.strictEqual(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), NOTES);
+  const requests = await fake.requests();
+  assert.strictEqual(requests.length, 3);
+  assert.strictEqual(requests[0].messages.length, 1, 'New Session started a fresh conversation');
+  assert.match(toolResult(requests[1]), /Created new_module\.py: 1 hunk accepted\./);
+  assert.match(toolResult(requests[2]), /The edit of notes\.txt was not applied: the user rejected it/);
+  return reviewShownMs;
+}
+
+function running(command: string): boolean {
+  const found = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+  return found.split('\n').some((line) => line.trim() === command);
+}
+
+async function cancelLongStep(editor: Editor, fake: FakeApi, shots: string) {
+  const { page } = editor;
+  const command = `sleep ${4000 + Math.floor(Math.random() * 5000)}`;
+  await fake.post('/_fake/reset', {});
+  await fake.post('/_fake/script', [toolUse('bash', { command }), { text: 'not reached' }]);
+  await runTask(page, 'wait a long time');
+  const toast = page.locator('.notification-toast', { hasText: `bash: ${command}` });
+  await toast.waitFor({ timeout: 30000 });
+  for (let i = 0; i < 50 && !running(command); i++) {
+    await sleep(100);
+  }
+  assert.ok(running(command), `${command} should be running`);
+  await page.screenshot({ path: path.join(shots, 'progress.png') });
+  await toast.getByRole('button', { name: 'Cancel' }).click();
+  await taskEnded(page, 'cancelled');
+  for (let i = 0; i < 30 && running(command); i++) {
+    await sleep(100);
+  }
+  assert.ok(!running(command), `${command} should be gone after Cancel`);
+  assert.strictEqual((await fake.requests()).length, 1, 'no model call after the cancel');
+}
+
+async function main(): Promise<void> {
+  const paths = pathsFromEnv();
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-vscode-e2e-'));
+  const shots = process.env.AGENTLS_E2E_SCREENSHOTS ?? path.join(root, 'screenshots');
+  fs.mkdirSync(shots, { recursive: true });
+  const workspace = path.join(root, 'workspace');
+  fs.mkdirSync(workspace);
+  fs.writeFileSync(path.join(workspace, 'app.py'), APP);
+  fs.writeFileSync(path.join(workspace, 'notes.txt'), NOTES);
+
+  const fake = await FakeApi.start(paths);
+  let editor: Editor | undefined;
+  const started = Date.now();
+  try {
+    editor = await startVsCode(paths, root, workspace, fake);
+    console.log(`code-server and the workbench up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const cold = await acceptOneHunkRejectAnother(editor, fake, workspace, shots);
+    console.log(`Run Task -> review showing, first task after VS Code opened: ${cold} ms`);
+    const warm = await wholeEdits(editor, fake, workspace);
+    console.log(`Run Task -> review showing, server already running: ${warm} ms`);
+    await cancelLongStep(editor, fake, shots);
+    console.log(`all scenarios passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } catch (error) {
+    await editor?.page.screenshot({ path: path.join(shots, 'failure.png') }).catch(() => undefined);
+    throw error;
+  } finally {
+    console.log(`screenshots: ${shots}`);
+    await editor?.close();
+    fake.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,54 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { BadServerCommand, findProgram, SERVER_SETTINGS, serverCommand, serverSettings } from '../../src/settings';
+
+const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8'));
+const contributed: Record<string, { default: unknown }> = manifest.contributes.configuration.properties;
+
+describe('settings', () => {
+  it('contributes every server setting with the server’s default', () => {
+    // server/agentls/settings.py and docs/protocol.md
+    const serverDefaults: Record<string, unknown> = {
+      model: null,
+      maxSteps: 50,
+      maxTokens: 16000,
+      approveCommands: 'ask',
+      allowedCommands: [],
+      bashTimeout: 120,
+      outputLimit: 30000,
+    };
+    assert.deepStrictEqual([...SERVER_SETTINGS].sort(), Object.keys(serverDefaults).sort());
+    for (const [name, value] of Object.entries(serverDefaults)) {
+      assert.deepStrictEqual(contributed[`agentls.${name}`]?.default, value, name);
+    }
+    assert.deepStrictEqual(contributed['agentls.server.command'].default, ['agentls']);
+  });
+
+  it('sends the server only its own settings', () => {
+    const values: Record<string, unknown> = { maxSteps: 7, 'server.command': ['x'], 'trace.server': 'off' };
+    const sent = serverSettings((name) => values[name]);
+    assert.deepStrictEqual(sent, { maxSteps: 7 });
+  });
+
+  it('reads the server command, defaulting to agentls and refusing a bad one', () => {
+    assert.deepStrictEqual(serverCommand(() => undefined), ['agentls']);
+    assert.deepStrictEqual(serverCommand(() => ['/v/bin/python', '-m', 'agentls']), ['/v/bin/python', '-m', 'agentls']);
+    for (const bad of ['agentls', [], [''], [1]]) {
+      assert.throws(() => serverCommand(() => bad), BadServerCommand);
+    }
+  });
+
+  it('finds the program on PATH or by path, and reports a missing one', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-path-'));
+    const program = path.join(dir, 'agentls');
+    fs.writeFileSync(program, '#!/bin/sh\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, 'plain'), 'not executable', { mode: 0o644 });
+    assert.strictEqual(findProgram('agentls', { PATH: `/nonexistent${path.delimiter}${dir}` }), program);
+    assert.strictEqual(findProgram(program, {}), program);
+    assert.strictEqual(findProgram('./agentls', {}, dir), program);
+    assert.strictEqual(findProgram('plain', { PATH: dir }), undefined);
+    assert.strictEqual(findProgram('agentls', { PATH: '/nonexistent' }), undefined);
+  });
+});

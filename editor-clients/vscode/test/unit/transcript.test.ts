@@ -1,0 +1,58 @@
+import * as assert from 'assert';
+import { formatUsage, Transcript } from '../../src/transcript';
+
+function channel() {
+  let text = '';
+  return {
+    get text() {
+      return text;
+    },
+    append: (piece: string) => (text += piece),
+    appendLine: (line: string) => (text += `${line}\n`),
+  };
+}
+
+describe('transcript', () => {
+  it('streams text, puts steps on their own lines, and ends with status and usage', () => {
+    const out = channel();
+    const transcript = new Transcript(out);
+    transcript.started('fix the test', 'src/app.py');
+    transcript.text('Let me ');
+    transcript.text('look.');
+    transcript.step({ tool: 'bash', summary: 'pytest -q', state: 'started' });
+    transcript.step({ tool: 'bash', summary: 'pytest -q', state: 'failed', detail: 'exit code 1' });
+    transcript.ended({
+      status: 'done',
+      summary: 'Fixed it.',
+      steps: 2,
+      edits: { applied: 1, rejected: 0 },
+      usage: { inputTokens: 812, outputTokens: 164 },
+    });
+    assert.strictEqual(
+      out.text,
+      [
+        '▶ fix the test  (src/app.py)',
+        'Let me look.',
+        '  ⚙ bash: pytest -q',
+        '  ✗ bash: pytest -q — exit code 1',
+        '■ done: 2 steps; edits: 1 applied, 0 rejected',
+        '  usage: input tokens 812, output tokens 164',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('shows every usage field, including ones added later', () => {
+    assert.strictEqual(
+      formatUsage({ inputTokens: 1, cacheReadTokens: 2, serverToolUseWebSearchRequests: 3 }),
+      'input tokens 1, cache read tokens 2, server tool use web search requests 3',
+    );
+    assert.strictEqual(formatUsage(undefined), 'no usage reported');
+  });
+
+  it('says what went wrong when a task did not finish', () => {
+    const out = channel();
+    new Transcript(out).ended({ status: 'failed', summary: 'No Anthropic API key is set.', steps: 0 });
+    assert.strictEqual(out.text, '■ failed: 0 steps\n  No Anthropic API key is set.\n  usage: no usage reported\n');
+  });
+});
