@@ -10,7 +10,6 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,19 +24,6 @@ EXIT_WITHIN = 5.0
 LONG_BASH = {"command": "sleep 300 & echo $! $$ > pids.tmp; mv pids.tmp pids; wait"}
 # A job left running in the background after its step, as `server &` would be.
 BACKGROUND_JOB = {"command": "sleep 300 > /dev/null 2>&1 & echo $! > pids"}
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as api:
-        yield api
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    return folder
 
 
 async def _pids(root: Path) -> list[int]:
