@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import atexit
 import codecs
 import contextlib
 import os
-import signal
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
 
 from .environment import redact
 from .interfaces import ShellResult
+from .process_groups import GROUPS, kill_group
 
 _DRAIN_AFTER_EXIT = 0.5
 """Seconds to keep reading after bash exits: a background child may hold the pipe open."""
@@ -116,7 +115,7 @@ class SubprocessShell:
             raise
         finally:
             os.close(write_end)
-        _groups.add(process.pid)
+        GROUPS.add(process.pid)
         output = BoundedOutput(output_limit, self.secrets)
         reading: asyncio.Future[None] | None = None
         pipe: asyncio.ReadTransport | None = None
@@ -126,13 +125,13 @@ class SubprocessShell:
                 reading = asyncio.ensure_future(_read(reader, output))
                 await asyncio.wait_for(process.wait(), timeout)
             except asyncio.TimeoutError:
-                _kill_group(process.pid)
+                kill_group(process.pid)
                 await process.wait()
                 await _drain(reading)
                 return ShellResult(None, output.text(), timed_out=True)
             except BaseException:
                 # Cancelled: kill, and reap the process so nothing outlives the loop.
-                _kill_group(process.pid)
+                kill_group(process.pid)
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(process.wait()), 1)
                 raise
@@ -192,44 +191,3 @@ async def _drain(reading: asyncio.Future[None]) -> bool:
     except asyncio.TimeoutError:
         return False
     return True
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
-class _Groups:
-    """The process groups of every bash started, so none outlives the server.
-
-    A group lives on after its step when the command left a job in the background; it is
-    forgotten once it has no process left (a group id is not reused while the group exists).
-    """
-
-    def __init__(self) -> None:
-        self._live: set[int] = set()
-
-    def add(self, pid: int) -> None:
-        self._live = {group for group in self._live if _group_exists(group)}
-        self._live.add(pid)
-
-    def kill_all(self) -> None:
-        for group in self._live:
-            _kill_group(group)
-        self._live.clear()
-
-
-def _group_exists(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it exists, under another user
-        pass
-    return True
-
-
-_groups = _Groups()
-kill_all_groups = _groups.kill_all
-"""Kill every shell process group still running: when the process exits, or is told to."""
-atexit.register(kill_all_groups)
