@@ -14,7 +14,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from lsp_text import apply_text_edits
 from lsprotocol import types
@@ -39,6 +39,9 @@ class EditorClient(LanguageClient):
         self.steps: list[dict[str, Any]] = []
         self.encoding = "utf-16"
         self.on_edit: Callable[[], None] | None = None
+        self.stale_edits: Literal["refuse", "skip"] = "refuse"
+        """An edit made for an older version of a document: refused (VS Code), or skipped
+        while answering `applied: true` (Neovim 0.11)."""
 
     def uri(self, path: Path) -> str:
         return from_fs_path(str(path)) or path.as_uri()
@@ -102,6 +105,9 @@ class EditorClient(LanguageClient):
             if uri in self.documents:
                 text, current = self.documents[uri]
                 if version is not None and version != current:
+                    if self.stale_edits == "skip":
+                        applied_any = True
+                        continue
                     return types.ApplyWorkspaceEditResult(
                         applied=False, failure_reason=f"{uri} changed (version {current})"
                     )

@@ -37,13 +37,17 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         filename=arguments.log_file, level=logging.INFO if arguments.log_file else logging.WARNING
     )
+    from .lifetime import exit_now, kill_shells_on_signals
     from .lsp.server import server
 
+    kill_shells_on_signals()
     if arguments.tcp:
         server.start_tcp(arguments.host, arguments.port)
     else:
         server.start_io()
-    return 0
+    # The connection is closed and the tasks cancelled. Python's own teardown of the SDK's
+    # modules would keep an editor waiting seconds more for the process to end.
+    exit_now(0)
 
 
 if __name__ == "__main__":

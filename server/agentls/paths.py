@@ -23,6 +23,12 @@ def resolve(root: Path, path: str) -> Path:
     real = (real_root / path).resolve()
     if not real.is_relative_to(real_root):
         raise PathError(f"{path!r} is outside the workspace root; use a path relative to {root}")
+    try:
+        real.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # the tools say what is missing
+    except OSError as error:  # a name too long, a folder not searchable: no tool could use it
+        raise PathError(f"{path[:200]!r} cannot be used: {error.strerror}") from None
     # Spelled under the root as the editor gave it (which may itself be a symlink), so the
     # path matches the editor's document URIs.
     return root / real.relative_to(real_root)

@@ -6,13 +6,13 @@ import asyncio
 import codecs
 import contextlib
 import os
-import signal
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
 
 from .environment import redact
 from .interfaces import ShellResult
+from .process_groups import GROUPS, kill_group
 
 _DRAIN_AFTER_EXIT = 0.5
 """Seconds to keep reading after bash exits: a background child may hold the pipe open."""
@@ -115,6 +115,7 @@ class SubprocessShell:
             raise
         finally:
             os.close(write_end)
+        GROUPS.add(process.pid)
         output = BoundedOutput(output_limit, self.secrets)
         reading: asyncio.Future[None] | None = None
         pipe: asyncio.ReadTransport | None = None
@@ -124,13 +125,13 @@ class SubprocessShell:
                 reading = asyncio.ensure_future(_read(reader, output))
                 await asyncio.wait_for(process.wait(), timeout)
             except asyncio.TimeoutError:
-                _kill_group(process.pid)
+                kill_group(process.pid)
                 await process.wait()
                 await _drain(reading)
                 return ShellResult(None, output.text(), timed_out=True)
             except BaseException:
                 # Cancelled: kill, and reap the process so nothing outlives the loop.
-                _kill_group(process.pid)
+                kill_group(process.pid)
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(process.wait()), 1)
                 raise
@@ -190,8 +191,3 @@ async def _drain(reading: asyncio.Future[None]) -> bool:
     except asyncio.TimeoutError:
         return False
     return True
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)

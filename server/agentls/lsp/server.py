@@ -10,7 +10,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -23,6 +23,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..agent import Agent, Session, TaskResult
 from ..interfaces import ModelError, Usage
+from ..lifetime import exit_now
 from ..model import ClientCache, preload
 from ..paths import relative
 from ..prompt import FileContext, task_message
@@ -51,8 +52,23 @@ class AgentProtocol(LanguageServerProtocol):
 
     It keeps the executeCommand params (for the workDoneToken), routes `$/cancelRequest` to
     a running (or not yet started) task, holds documents that split lines as LSP does,
-    survives a shutdown while a request is pending, and forgets finished notifications.
+    survives a shutdown while a request is pending, forgets finished notifications, and
+    ends the running task (not itself, in a loop of failed error reports) when the client
+    is gone.
     """
+
+    def set_writer(self, writer: Any, include_headers: bool = True) -> None:
+        super().set_writer(ClientOutput(writer, self._client_gone), include_headers)
+
+    def _client_gone(self) -> None:
+        log.warning("the client's end of the connection is closed; cancelling the task")
+        server = self._server
+        if isinstance(server, AgentServer):
+            server.cancel()
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> NoReturn:
+        exit_now(0 if self._shutdown else 1)
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(
@@ -100,6 +116,31 @@ class AgentProtocol(LanguageServerProtocol):
     def _forget(self, msg_id: Any, future: Any) -> None:
         if self._request_futures.get(msg_id) is future:
             del self._request_futures[msg_id]
+
+
+class ClientOutput:
+    """The channel to the client. Once it is closed or broken, messages are dropped: pygls
+    would raise into the task, or report the failure by sending to the client again, and
+    fail again, over and over."""
+
+    def __init__(self, writer: Any, on_gone: Callable[[], None]) -> None:
+        self.writer = writer
+        self.on_gone = on_gone
+        self.gone = False
+
+    def write(self, data: bytes) -> Any:
+        if self.gone:
+            return None
+        try:
+            return self.writer.write(data)
+        except (OSError, ValueError):  # a broken pipe, or a closed file
+            self.gone = True
+            self.on_gone()
+            return None
+
+    def close(self) -> Any:
+        self.gone = True
+        return self.writer.close()
 
 
 @dataclass

@@ -1,0 +1,104 @@
+"""The real server process on raw stdio pipes, for tests that cut the connection.
+
+pytest-lsp's client owns its pipes and reports a server that goes away as an error; these
+tests need to close the pipes, send signals and watch the process, so they speak JSON-RPC
+themselves (a few lines of framing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from pygls.uris import from_fs_path
+
+
+class ServerPipe:
+    """`python -m agentls` on stdio, with a minimal client that answers nothing itself."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self._next_id = 0
+
+    @classmethod
+    async def start(cls, root: Path, api_url: str, **settings: Any) -> ServerPipe:
+        env = {
+            **os.environ,
+            "ANTHROPIC_BASE_URL": api_url,
+            "ANTHROPIC_API_KEY": "test-key-123",
+            "XDG_CONFIG_HOME": str(root.parent / "config"),
+        }
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "agentls",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            env=env,
+        )
+        pipe = cls(process)
+        edits = {"applyEdit": True, "workspaceEdit": {"documentChanges": True}}
+        await pipe.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": None,
+                "capabilities": {"workspace": edits},
+                "workspaceFolders": [{"uri": from_fs_path(str(root)), "name": "root"}],
+                "initializationOptions": {"agentls": {"approveCommands": "always", **settings}},
+            },
+        )
+        pipe.notify("initialized", {})
+        return pipe
+
+    def _write(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def notify(self, method: str, params: Any) -> None:
+        self._write({"method": method, "params": params})
+
+    def send_request(self, method: str, params: Any) -> int:
+        self._next_id += 1
+        self._write({"id": self._next_id, "method": method, "params": params})
+        return self._next_id
+
+    async def read(self) -> dict[str, Any]:
+        stdout = self.process.stdout
+        assert stdout is not None
+        length = 0
+        while (line := await stdout.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        if not length:
+            raise EOFError("the server closed its output")
+        return json.loads(await stdout.readexactly(length))
+
+    async def wait_for(self, method: str | None = None, answer_to: int | None = None) -> Any:
+        """The next server request or notification `method`, or the answer to a request."""
+        while True:
+            message = await self.read()
+            if answer_to is not None and message.get("id") == answer_to and "method" not in message:
+                return message
+            if method is not None and message.get("method") == method:
+                return message
+
+    async def request(self, method: str, params: Any) -> Any:
+        answer = await self.wait_for(answer_to=self.send_request(method, params))
+        return answer.get("result")
+
+    def close_pipes(self) -> None:
+        """What the server sees when the editor exits: its stdin ends, its stdout is gone."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.close()
+        self.process.stdout.feed_eof()
+        transport = self.process._transport  # type: ignore[attr-defined]
+        pipe = transport.get_pipe_transport(1)
+        if pipe is not None:
+            pipe.close()
