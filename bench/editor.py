@@ -73,7 +73,6 @@ class BenchEditor(LanguageClient):
         self.settings = settings
         self.documents: dict[str, tuple[str, int]] = {}
         self.errors: list[str] = []
-        self.notifications = 0
         self._register()
 
     @property
@@ -104,14 +103,9 @@ class BenchEditor(LanguageClient):
             if params.type in (types.MessageType.Error, types.MessageType.Warning):
                 self.errors.append(params.message)
 
+        # An editor would show these; the bench only reads them.
         for method in (types.PROGRESS, types.WINDOW_LOG_MESSAGE, "agent/step", "agent/text"):
-            self.feature(method)(self._counter())
-
-    def _counter(self) -> Any:
-        def count(params: Any) -> None:
-            self.notifications += 1
-
-        return count
+            self.feature(method)(_shown)
 
     async def start(self, command: list[str], env: dict[str, str], root: Path) -> float:
         """Spawn the server and initialize it; the seconds from spawn to the answer."""
@@ -182,6 +176,10 @@ class BenchEditor(LanguageClient):
                 ],
             )
         )
+
+
+def _shown(params: Any) -> None:
+    pass
 
 
 def _uri(path: Path) -> str:

@@ -72,7 +72,6 @@ class Trajectory:
     billed_input: float
     seconds_per_step: float
     first_prompt_tokens: int
-    requests: int
 
 
 def _trajectory(fake: FakeAnthropic) -> Trajectory:
@@ -81,7 +80,6 @@ def _trajectory(fake: FakeAnthropic) -> Trajectory:
         fake.billed.billed_input,
         seconds_per_step(requests) if len(requests) > 1 else 0.0,
         first_prompt_tokens(requests),
-        len(requests),
     )
 
 
