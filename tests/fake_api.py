@@ -45,7 +45,9 @@ An empty queue answers 400 invalid_request_error "fake API: script exhausted";
 400 is not retried, so a test that under-scripts fails at once. Requests are first
 checked for the API's common 400s (missing fields, more than 4 cache breakpoints,
 tool_use without a tool_result right after and vice versa); such a request is
-recorded but consumes no turn. ``FakeAnthropic(validate=False)`` skips the checks.
+recorded but consumes no turn. ``FakeAnthropic(validate=False)`` skips the checks;
+``FakeAnthropic(context_window=N)`` also refuses prompts over N tokens with the API's
+"prompt is too long: X tokens > N maximum".
 
 JSON turn form (``POST /_fake/script`` takes a list, ``--script FILE`` too)::
 
@@ -434,6 +436,11 @@ def compute_input_usage(
     return InputUsage(total - read - write, read, write), new_keys
 
 
+def _over_window(body: Mapping[str, Any], window: int) -> str | None:
+    tokens = estimate_tokens(sum(len(canonical) for canonical, _ in _prompt_blocks(body)))
+    return f"prompt is too long: {tokens} tokens > {window} maximum" if tokens > window else None
+
+
 def output_tokens(content: Iterable[Block]) -> int:
     chars = 0
     for block in content:
@@ -747,6 +754,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         fake._record(body, {k.lower(): v for k, v in self.headers.items()})
         problem = validate_request(body) if fake.validate else None
+        if problem is None and fake.context_window is not None:
+            problem = _over_window(body, fake.context_window)
         if problem is not None:
             self._send_error(400, "invalid_request_error", problem)
             return
@@ -815,8 +824,10 @@ class FakeAnthropic:
         min_cacheable_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS,
         cache_lookback: int = CACHE_LOOKBACK_BLOCKS,
         validate: bool = True,
+        context_window: int | None = None,
     ) -> None:
         self.host = host
+        self.context_window = context_window
         self._port = port
         self.min_cacheable_tokens = min_cacheable_tokens
         self.cache_lookback = cache_lookback

@@ -61,7 +61,12 @@ def test_tcp_serves_lsp() -> None:
         assert answer["id"] == 1
         assert answer["result"]["serverInfo"] == {"name": "agentls", "version": __version__}
         commands = answer["result"]["capabilities"]["executeCommandProvider"]["commands"]
-        assert set(commands) == {"agent.runTask", "agent.cancel", "agent.newSession"}
+        assert set(commands) == {
+            "agent.runTask",
+            "agent.cancel",
+            "agent.newSession",
+            "agent.compact",
+        }
     finally:
         server.kill()
         server.wait()

@@ -6,12 +6,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from agentls.interfaces import ModelError
-from agentls.model import AnthropicModel, ClientCache, with_cache_breakpoints
+from agentls.interfaces import ModelError, PromptTooLong
+from agentls.model import STREAM_RETRIES, AnthropicModel, ClientCache, with_cache_breakpoints
 from fake_api import (
     FakeAnthropic,
+    Reply,
     bad_request,
     compute_input_usage,
+    hang,
+    malformed_tool_use,
     reply,
     text,
     tool_use,
@@ -28,9 +31,9 @@ def fake() -> Iterator[FakeAnthropic]:
         yield api
 
 
-def model(fake: FakeAnthropic) -> AnthropicModel:
+def model(fake: FakeAnthropic, timeout: float = 120.0) -> AnthropicModel:
     env = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.url}
-    return AnthropicModel(ClientCache().get(env), "claude-test", 1000, env)
+    return AnthropicModel(ClientCache().get(env), "claude-test", 1000, env, timeout)
 
 
 async def test_streams_text_and_returns_request_ready_blocks(fake: FakeAnthropic) -> None:
@@ -45,11 +48,52 @@ async def test_streams_text_and_returns_request_ready_blocks(fake: FakeAnthropic
     assert turn.stop_reason == "tool_use" and turn.usage.output > 0
 
 
-async def test_a_stream_cut_midway_is_a_model_error(fake: FakeAnthropic) -> None:
-    fake.script(reply(text("a long answer that breaks"), drop_after=3))
+@pytest.mark.parametrize(
+    "broken",
+    [
+        reply(text("a long answer that breaks"), drop_after=3),
+        reply(text("an answer that ends early"), end_after=3),
+        reply(text("Reading."), malformed_tool_use("read_file")),
+    ],
+    ids=["dropped", "ended-early", "malformed-tool-json"],
+)
+async def test_an_answer_that_breaks_off_is_asked_again(fake: FakeAnthropic, broken: Reply) -> None:
+    fake.script(broken, reply(text("whole "), tool_use("read_file", {"path": "a.py"}, id="t1")))
+    pieces: list[str] = []
+    turn = await model(fake).respond("system", HELLO, [], pieces.append)
+    assert turn.stop_reason == "tool_use" and turn.content[-1]["input"] == {"path": "a.py"}
+    assert "".join(pieces).endswith("(The answer broke off; asking again.)\n\nwhole ")
+    assert len(fake.requests) == 2 and fake.requests[1].body == fake.requests[0].body
+
+
+async def test_an_answer_that_keeps_breaking_off_is_a_model_error(fake: FakeAnthropic) -> None:
+    fake.script(*[reply(text("breaks"), drop_after=3) for _ in range(STREAM_RETRIES + 1)])
     with pytest.raises(ModelError, match="broke off") as caught:
         await model(fake).respond("system", HELLO, [], lambda piece: None)
     assert caught.value.hint == "Run the task again."
+    assert len(fake.requests) == STREAM_RETRIES + 1
+
+
+async def test_a_stream_without_message_stop_is_complete_once_the_stop_reason_came(
+    fake: FakeAnthropic,
+) -> None:
+    fake.script(reply(text("all of it"), omit_message_stop=True))
+    turn = await model(fake).respond("system", HELLO, [], lambda piece: None)
+    assert (turn.content, turn.stop_reason) == ([{"type": "text", "text": "all of it"}], "end_turn")
+    assert len(fake.requests) == 1
+
+
+async def test_a_hung_request_times_out_and_is_retried(fake: FakeAnthropic) -> None:
+    fake.script(hang(30), reply(text("late but here")))
+    turn = await model(fake, timeout=0.5).respond("system", HELLO, [], lambda piece: None)
+    assert turn.content == [{"type": "text", "text": "late but here"}]
+
+
+async def test_a_prompt_too_long_says_how_long(fake: FakeAnthropic) -> None:
+    fake.script(bad_request("prompt is too long: 215000 tokens > 200000 maximum"))
+    with pytest.raises(PromptTooLong) as caught:
+        await model(fake).respond("system", HELLO, [], lambda piece: None)
+    assert caught.value.tokens == 215000 and "agent.compact" in caught.value.hint
 
 
 async def test_error_messages_never_hold_the_key(fake: FakeAnthropic) -> None:

@@ -10,7 +10,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .interfaces import Block, Model, ModelError, Progress, Usage
+from .context import ContextBudget, prompt_chars
+from .interfaces import Block, Model, ModelError, Progress, PromptTooLong, Turn, Usage
 from .prompt import system_prompt
 from .tools import TOOLS, ToolContext, run_tool
 
@@ -34,6 +35,7 @@ class Session:
     """The conversation, shared by consecutive tasks until the user starts a new one."""
 
     messages: list[dict[str, Any]] = field(default_factory=list)
+    budget: ContextBudget = field(default_factory=ContextBudget)
 
     def add_user(self, blocks: list[Block]) -> None:
         # A task cancelled before the model answered leaves a user message last; the API
@@ -93,6 +95,15 @@ class TaskResult:
         }
 
 
+_COMPACT = (
+    "Summarise our conversation so far for yourself, so that the work can go on from your "
+    "summary alone: what the user asked for, the decisions made, the files read or changed and "
+    "their state now, what commands showed, and what is left to do. Write only the summary; "
+    "call no tools."
+)
+COMPACTED = "(Our conversation so far, summarised to save context:)\n\n"
+
+
 def _tool_result(tool_use_id: str, text: str, is_error: bool) -> Block:
     block: Block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": text}
     if is_error:
@@ -136,9 +147,7 @@ class Agent:
         try:
             while steps < max_steps:
                 steps += 1
-                turn = await self.model.respond(
-                    system, self.session.messages, TOOL_SCHEMAS, self.progress.text
-                )
+                turn = await self._ask(system)
                 usage.add(turn.usage)
                 # The API refuses an empty assistant turn in the history of a later request.
                 content = turn.content or [{"type": "text", "text": "(empty reply)"}]
@@ -172,6 +181,60 @@ class Agent:
                 f"agentls failed: {type(error).__name__}: {error}",
                 "See the agentls log; the conversation can go on.",
             )
+
+    async def compact(self) -> TaskResult:
+        """Replace the conversation by the model's summary of it; on failure keep it as it was."""
+        usage = Usage()
+        if not self.session.messages:
+            return TaskResult("done", "Nothing to compact yet.", 0, 0, 0, usage)
+        self.session.close_open_tool_calls()
+        before = self.session.checkpoint()
+        self.session.add_user([{"type": "text", "text": _COMPACT}])
+        try:
+            turn = await self._ask(system_prompt(self.tools.workspace.root))
+        except asyncio.CancelledError:
+            self.session.rewind(before)
+            return TaskResult("cancelled", "Cancelled by the user.", 1, 0, 0, usage)
+        except ModelError as error:
+            self.session.rewind(before)
+            return TaskResult("failed", str(error), 1, 0, 0, usage, error.hint)
+        usage.add(turn.usage)
+        summary = _text_of(turn.content)
+        if not summary or turn.stop_reason in ("max_tokens", "refusal"):
+            self.session.rewind(before)
+            failure = "The model wrote no complete summary; nothing was compacted."
+            return TaskResult("failed", failure, 1, 0, 0, usage)
+        self.session.messages[:] = [
+            {"role": "user", "content": [{"type": "text", "text": COMPACTED + summary}]}
+        ]
+        return TaskResult("done", summary, 1, 0, 0, usage)
+
+    async def _ask(self, system: str) -> Turn:
+        """The model's next turn, the conversation first brought within its context budget."""
+        settings = self.tools.settings
+        limit = int(settings.context_window * settings.context_budget)
+        budget, messages = self.session.budget, self.session.messages
+        chars = prompt_chars(system, TOOL_SCHEMAS, messages)
+        chars -= self._fit(chars, limit)
+        try:
+            turn = await self.model.respond(system, messages, TOOL_SCHEMAS, self.progress.text)
+        except PromptTooLong as error:
+            # The estimate fell short of the API's count (or the window is smaller than the
+            # settings say): learn the real size, cut a fifth at least, and ask once more.
+            budget.observe(error.tokens or 2 * budget.estimate(chars), chars)
+            removed = self._fit(chars, min(limit, int(budget.estimate(chars) * 0.8)))
+            if not removed:
+                raise
+            chars -= removed
+            turn = await self.model.respond(system, messages, TOOL_SCHEMAS, self.progress.text)
+        budget.observe(turn.usage.prompt, chars)
+        return turn
+
+    def _fit(self, chars: int, limit: int) -> int:
+        removed = self.session.budget.fit(self.session.messages, chars, limit)
+        if removed:
+            log.info("elided %d characters of old tool results (context budget)", removed)
+        return removed
 
     def _interrupted(self, note: str) -> None:
         """Close the task in the conversation so the next one starts clean and knows why."""

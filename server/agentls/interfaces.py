@@ -30,6 +30,15 @@ class Usage:
         self.cache_read += other.cache_read
         self.cache_write += other.cache_write
 
+    @property
+    def prompt(self) -> int:
+        """All the prompt tokens, however billed."""
+        return self.input + self.cache_read + self.cache_write
+
+    @property
+    def cache_hit_rate(self) -> float:
+        return self.cache_read / self.prompt if self.prompt else 0.0
+
     def as_dict(self) -> dict[str, int]:
         return {
             "inputTokens": self.input,
@@ -57,6 +66,17 @@ class ModelError(Exception):
     def __init__(self, message: str, hint: str = "") -> None:
         super().__init__(message)
         self.hint = hint
+
+
+class PromptTooLong(ModelError):
+    """The API refused the prompt as longer than the model's context window.
+
+    `tokens` is the prompt's length when the API said it.
+    """
+
+    def __init__(self, message: str, hint: str = "", tokens: int | None = None) -> None:
+        super().__init__(message, hint)
+        self.tokens = tokens
 
 
 class Model(Protocol):

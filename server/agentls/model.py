@@ -6,14 +6,16 @@ editor waits for `initialize` before anything else.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
+import re
 import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .environment import redact, secret_values
-from .interfaces import Block, ModelError, Turn, Usage
+from .interfaces import Block, ModelError, PromptTooLong, Turn, Usage
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -23,6 +25,10 @@ log = logging.getLogger(__name__)
 MAX_RETRIES = 4
 """Retries of a request that failed with 408, 409, 429, 5xx or 529, or lost its connection;
 the SDK waits between them with exponential backoff (0.5 s to 8 s) or as `retry-after` says."""
+
+STREAM_RETRIES = 2
+"""Further attempts at an answer that broke off after it began (the connection dropped, the
+stream ended early, the tool input was not JSON): the SDK retries only failed requests."""
 
 KEY_HINT = (
     "Set ANTHROPIC_API_KEY in the environment, in a .env file in the workspace root, "
@@ -108,10 +114,20 @@ def _usage(usage: Any) -> Usage:
     )
 
 
+_TOO_LONG = re.compile(r"prompt is too long(?:: (\d+) tokens)?")
+
+
 def _model_error(error: Exception, model: str, env: Mapping[str, str]) -> ModelError:
     import anthropic
 
     endpoint = env.get("ANTHROPIC_BASE_URL") or "the Anthropic API"
+    too_long = _TOO_LONG.search(error.message) if isinstance(error, anthropic.APIError) else None
+    if too_long:
+        return PromptTooLong(
+            "The conversation is longer than the model's context window.",
+            "Compact the conversation (agent.compact) or start a new session (agent.newSession).",
+            int(too_long.group(1)) if too_long.group(1) else None,
+        )
     if isinstance(error, anthropic.AuthenticationError):
         message, hint = "The API key was refused (401).", KEY_HINT
     elif isinstance(error, anthropic.PermissionDeniedError):
@@ -126,13 +142,14 @@ def _model_error(error: Exception, model: str, env: Mapping[str, str]) -> ModelE
         message = f"The API failed after {MAX_RETRIES} retries ({error.status_code})."
         hint = "The service may be overloaded; run the task again later."
     elif isinstance(error, anthropic.APITimeoutError):
-        message, hint = f"{endpoint} did not answer in time.", "Check the connection and retry."
+        message = f"{endpoint} did not answer in time, {MAX_RETRIES} retries included."
+        hint = "Check the connection, or raise the agentls.requestTimeout setting."
     elif isinstance(error, anthropic.APIConnectionError):
         message = f"Could not reach {endpoint}."
         hint = "Check the network, or ANTHROPIC_BASE_URL if you set it."
     elif isinstance(error, anthropic.APIStatusError):
         message = f"The API refused the request ({error.status_code}): {error.message}"
-        hint = "If the conversation has grown too long, start a new session (agent.newSession)."
+        hint = "Check the agentls settings, or start a new session (agent.newSession)."
     else:
         message = f"The answer from {endpoint} broke off: {type(error).__name__}: {error}"
         hint = "Run the task again."
@@ -141,13 +158,26 @@ def _model_error(error: Exception, model: str, env: Mapping[str, str]) -> ModelE
     return ModelError(message, hint)
 
 
+class _BrokenAnswer(Exception):
+    """The request was answered, but the answer stopped before its end or could not be read."""
+
+
+_RETRYING = "\n\n(The answer broke off; asking again.)\n\n"
+
+
 class AnthropicModel:
     def __init__(
-        self, client: AsyncAnthropic, name: str, max_tokens: int, env: Mapping[str, str]
+        self,
+        client: AsyncAnthropic,
+        name: str,
+        max_tokens: int,
+        env: Mapping[str, str],
+        timeout: float = 120.0,
     ) -> None:
         self.client = client
         self.name = name
         self.max_tokens = max_tokens
+        self.timeout = timeout
         self._env = env
 
     async def respond(
@@ -158,20 +188,45 @@ class AnthropicModel:
         on_text: Callable[[str], None],
     ) -> Turn:
         system_blocks, marked = with_cache_breakpoints(system, messages)
-        try:
-            async with self.client.messages.stream(
-                model=self.name,
-                max_tokens=self.max_tokens,
-                system=system_blocks,
-                messages=marked,
-                tools=tools,
-            ) as stream:
+        for attempt in range(STREAM_RETRIES + 1):
+            try:
+                return await self._stream(system_blocks, marked, tools, on_text)
+            except _BrokenAnswer as broken:
+                cause = broken.__cause__ or broken
+                if attempt == STREAM_RETRIES:
+                    raise _model_error(cause, self.name, self._env) from cause
+                log.warning("the answer broke off (%s); asking again", cause)
+                on_text(_RETRYING)
+                await asyncio.sleep(0.5 * 2**attempt)
+            except Exception as error:
+                raise _model_error(error, self.name, self._env) from error
+        raise AssertionError("unreachable")
+
+    async def _stream(
+        self,
+        system: list[Block],
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_text: Callable[[str], None],
+    ) -> Turn:
+        # Errors opening the stream were already retried by the SDK; errors after it opened
+        # (a dropped connection, input JSON the SDK cannot parse) are ours to retry.
+        async with self.client.messages.stream(
+            model=self.name,
+            max_tokens=self.max_tokens,
+            system=system,
+            messages=messages,
+            tools=tools,
+            timeout=self.timeout,
+        ) as stream:
+            try:
                 async for text in stream.text_stream:
                     on_text(text)
                 message = await stream.get_final_message()
-        except Exception as error:
-            # Besides the SDK's own errors, a stream cut mid-answer raises the HTTP library's.
-            raise _model_error(error, self.name, self._env) from error
+            except Exception as error:
+                raise _BrokenAnswer() from error
+        if message.stop_reason is None:
+            raise _BrokenAnswer() from ConnectionError("the stream ended before the answer did")
         return Turn(
             [_block(b) for b in message.content], message.stop_reason, _usage(message.usage)
         )

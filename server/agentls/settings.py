@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from .costs import Price
+
 DEFAULT_MODEL = "claude-sonnet-5-5"
 """A current Claude Sonnet id, as listed by the anthropic SDK's ModelParam."""
 
@@ -19,6 +21,10 @@ class Settings:
     allowed_commands: tuple[str, ...] = ()
     bash_timeout: float = 120.0
     output_limit: int = 30000
+    request_timeout: float = 120.0
+    context_window: int = 200_000
+    context_budget: float = 0.7
+    prices: tuple[tuple[str, Price], ...] = ()
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -34,6 +40,18 @@ def _seconds(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 600:
         raise ValueError("expected seconds, more than 0 and at most 600")
     return float(value)
+
+
+def _share(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.1 <= value <= 0.95:
+        raise ValueError("expected a share of the context window from 0.1 to 0.95")
+    return float(value)
+
+
+def _prices(value: Any) -> tuple[tuple[str, Price], ...]:
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) and k for k in value):
+        raise ValueError('expected {"model-id-prefix": {"input": 3, "output": 15}, ...}')
+    return tuple((prefix, Price.parse(spec)) for prefix, spec in value.items())
 
 
 def _model(value: Any) -> str | None:
@@ -62,6 +80,10 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "allowedCommands": ("allowed_commands", _prefixes),
     "bashTimeout": ("bash_timeout", _seconds),
     "outputLimit": ("output_limit", _int_in(1000, 1_000_000)),
+    "requestTimeout": ("request_timeout", _seconds),
+    "contextWindow": ("context_window", _int_in(8_000, 2_000_000)),
+    "contextBudget": ("context_budget", _share),
+    "prices": ("prices", _prices),
 }
 
 

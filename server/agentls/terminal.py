@@ -14,6 +14,7 @@ from typing import TextIO
 
 from . import files
 from .agent import Session, TaskResult
+from .costs import Price, describe
 from .edits import unified_diff
 from .interfaces import Change, Decision, Landed, ModelError
 from .model import ClientCache
@@ -159,12 +160,10 @@ class TerminalProgress:
         self.stream.flush()
 
 
-def _report(result: TaskResult, stream: TextIO) -> None:
-    usage = result.usage
+def _report(result: TaskResult, price: Price | None, stream: TextIO) -> None:
     stream.write(
         f"\n\n[{result.status}] {result.steps} steps, edits {result.edits_applied} applied / "
-        f"{result.edits_rejected} rejected, tokens: {usage.input} in, {usage.cache_read} cache "
-        f"read, {usage.cache_write} cache write, {usage.output} out\n"
+        f"{result.edits_rejected} rejected, {describe(result.usage, price)}\n"
     )
     if result.status == "failed":
         stream.write(f"{result.summary}\n{result.error_hint}\n")
@@ -193,7 +192,7 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
         loop.remove_signal_handler(signal.SIGINT)
         with contextlib.suppress(Exception):
             await connection.model.client.close()
-    _report(result, stream)
+    _report(result, connection.price, stream)
     return EXIT_CODES[result.status]
 
 

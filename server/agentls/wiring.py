@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from . import environment
-from .agent import Agent, Session
+from .agent import Agent, Session, TaskResult
+from .costs import Price, describe, price_of, report
 from .interfaces import Approver, Progress, Workspace
 from .model import AnthropicModel, ClientCache
 from .settings import DEFAULT_MODEL, Settings
@@ -31,6 +33,21 @@ class Connection:
         tools = ToolContext(workspace, self.shell, approver, self.settings, self.secrets)
         return Agent(self.model, tools, progress, session)
 
+    @property
+    def price(self) -> Price | None:
+        return price_of(self.model.name, self.settings.prices)
+
+    def result(self, result: TaskResult) -> dict[str, Any]:
+        """The task's result for a front end, its usage priced."""
+        return {**result.as_dict(), "usage": report(result.usage, self.model.name, self.price)}
+
+    def outcome(self, result: TaskResult) -> str:
+        """One line: how the task ended and what it cost."""
+        return (
+            f"{result.status}: {result.steps} steps, {result.edits_applied} edits applied, "
+            f"{describe(result.usage, self.price)}"
+        )
+
 
 def connect(root: Path, settings: Settings, clients: ClientCache) -> Connection:
     """Raises ModelError when no API key is set."""
@@ -39,7 +56,7 @@ def connect(root: Path, settings: Settings, clients: ClientCache) -> Connection:
     secrets = environment.secret_values(env)
     name = settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL
     return Connection(
-        AnthropicModel(client, name, settings.max_tokens, env),
+        AnthropicModel(client, name, settings.max_tokens, env, settings.request_timeout),
         # The server's own environment, never the .env files' values, and no secrets.
         SubprocessShell(root, environment.scrubbed(os.environ), secrets),
         settings,

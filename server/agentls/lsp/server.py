@@ -1,4 +1,5 @@
-"""The language server: `agent.runTask`, `agent.cancel` and `agent.newSession` over LSP."""
+"""The language server: `agent.runTask`, `agent.cancel`, `agent.newSession` and
+`agent.compact` over LSP."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import asyncio
 import contextvars
 import logging
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from ..agent import Session, TaskResult
+from ..agent import Agent, Session, TaskResult
 from ..interfaces import ModelError, Usage
 from ..model import ClientCache, preload
 from ..paths import relative
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 RUN_TASK = "agent.runTask"
 CANCEL = "agent.cancel"
 NEW_SESSION = "agent.newSession"
+COMPACT = "agent.compact"
 REQUEST_FAILED = -32803
 
 _command_params: contextvars.ContextVar[types.ExecuteCommandParams | None] = contextvars.ContextVar(
@@ -218,10 +220,7 @@ def _cancelled_before_start() -> dict[str, Any]:
 
 @server.command(RUN_TASK)
 async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
-    if ls.running is not None:
-        raise JsonRpcException(
-            "A task is already running; wait for it or cancel it with agent.cancel.", REQUEST_FAILED
-        )
+    _refuse_while_running(ls, "wait for it or cancel it with agent.cancel")
     if (
         len(arguments) != 1
         or not isinstance(arguments[0], dict)
@@ -238,7 +237,33 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
         raise JsonRpcInvalidParams("uri must be a document URI string")
     root = ls.root()
     file = _file_context(ls, root, uri, arguments[0].get("selection")) if uri else None
-    job = asyncio.ensure_future(_run(ls, root, task, file, _command_params.get()))
+    title = task.strip().splitlines()[0][:80]
+    return await _supervise(ls, root, title, lambda agent: agent.run(task_message(task, file)))
+
+
+@server.command(COMPACT)
+async def compact(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
+    _refuse_while_running(ls, "compact the conversation when it has ended")
+    if ls.protocol.msg_id in ls.cancelled_requests:
+        return _cancelled_before_start()
+    before = len(ls.session.messages)
+    result = await _supervise(ls, ls.root(), "compact the conversation", Agent.compact)
+    return {**result, "messages": {"before": before, "after": len(ls.session.messages)}}
+
+
+def _refuse_while_running(ls: AgentServer, advice: str) -> None:
+    if ls.running is not None:
+        raise JsonRpcException(f"A task is already running; {advice}.", REQUEST_FAILED)
+
+
+async def _supervise(
+    ls: AgentServer,
+    root: Path,
+    title: str,
+    work: Callable[[Agent], Awaitable[TaskResult]],
+) -> dict[str, Any]:
+    """Run one piece of agent work as the running task, which agent.cancel can stop."""
+    job = asyncio.ensure_future(_run(ls, root, title, work, _command_params.get()))
     ls.running = RunningTask(job, ls.protocol.msg_id)
     try:
         return await job
@@ -254,8 +279,8 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
 async def _run(
     ls: AgentServer,
     root: Path,
-    task: str,
-    file: FileContext | None,
+    title: str,
+    work: Callable[[Agent], Awaitable[TaskResult]],
     params: types.ExecuteCommandParams | None,
 ) -> dict[str, Any]:
     settings = await ls.settings()
@@ -265,17 +290,13 @@ async def _run(
         ls.show(types.MessageType.Error, f"{error} {error.hint}")
         return TaskResult("failed", str(error), 0, 0, 0, Usage(), error.hint).as_dict()
     token = params.work_done_token if params is not None else None
-    progress = await LspProgress.start(ls, token, task.strip().splitlines()[0][:80], ls.cancel)
+    progress = await LspProgress.start(ls, token, title, ls.cancel)
     agent = connection.agent(LspWorkspace(ls, root), LspApprover(ls), progress, ls.session)
-    result = await agent.run(task_message(task, file))
-    usage = result.usage
-    progress.end(
-        f"{result.status}: {result.steps} steps, {result.edits_applied} edits applied, "
-        f"{usage.input + usage.cache_read + usage.cache_write} tokens in, {usage.output} out"
-    )
+    result = await work(agent)
+    progress.end(connection.outcome(result))
     if result.status == "failed":
         ls.show(types.MessageType.Error, f"{result.summary} {result.error_hint}".strip())
-    return result.as_dict()
+    return connection.result(result)
 
 
 @server.command(CANCEL)
@@ -285,9 +306,6 @@ def cancel(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
 
 @server.command(NEW_SESSION)
 def new_session(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
-    if ls.running is not None:
-        raise JsonRpcException(
-            "A task is running; cancel it before starting a new session.", REQUEST_FAILED
-        )
+    _refuse_while_running(ls, "cancel it before starting a new session")
     ls.session = Session()
     return {"ok": True}

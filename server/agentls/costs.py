@@ -1,0 +1,106 @@
+"""What a task's tokens cost: a small price table by model id, overridable in the settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .interfaces import Usage
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens."""
+
+    input: float
+    output: float
+    cache_write: float
+    cache_read: float
+
+    @classmethod
+    def parse(cls, spec: Any) -> Price:
+        """A price from settings: input and output required; unless given, the cache rates
+        follow the API's usual multipliers (writes 1.25 times, reads 0.1 times the input)."""
+        keys = ("input", "output", "cacheWrite", "cacheRead")
+        if not isinstance(spec, Mapping) or set(spec) - set(keys):
+            raise ValueError("a price is {input, output, cacheWrite?, cacheRead?} in $ per MTok")
+        rates = {key: spec.get(key) for key in keys}
+        for key, rate in rates.items():
+            if rate is None and key.startswith("cache"):
+                continue
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate < 0:
+                raise ValueError(f"price {key} must be dollars per million tokens, 0 or more")
+        base = float(rates["input"])
+        return cls(
+            base,
+            float(rates["output"]),
+            float(rates["cacheWrite"]) if rates["cacheWrite"] is not None else base * 1.25,
+            float(rates["cacheRead"]) if rates["cacheRead"] is not None else base * 0.1,
+        )
+
+    def cost(self, usage: Usage) -> float:
+        return (
+            usage.input * self.input
+            + usage.output * self.output
+            + usage.cache_write * self.cache_write
+            + usage.cache_read * self.cache_read
+        ) / 1_000_000
+
+
+PRICES: tuple[tuple[str, Price], ...] = (
+    # Anthropic's published list prices (5-minute cache writes), as of 2026-11.
+    ("claude-fable-5-1", Price(10, 50, 12.5, 0.25)),
+    ("claude-mythos-5-1", Price(10, 50, 12.5, 0.25)),
+    ("claude-fable-5", Price(10, 50, 12.5, 1)),
+    ("claude-mythos-5", Price(10, 50, 12.5, 1)),
+    ("claude-opus-5-5", Price(4, 20, 5, 0.2)),
+    ("claude-opus-5", Price(5, 25, 6.25, 0.5)),
+    ("claude-opus-4-5", Price(5, 25, 6.25, 0.5)),
+    ("claude-opus-4-6", Price(5, 25, 6.25, 0.5)),
+    ("claude-opus-4-7", Price(5, 25, 6.25, 0.5)),
+    ("claude-opus-4-8", Price(5, 25, 6.25, 0.5)),
+    ("claude-opus-4", Price(15, 75, 18.75, 1.5)),
+    ("claude-sonnet-5-5", Price(2, 10, 2.5, 0.1)),
+    ("claude-sonnet-5", Price(2, 10, 2.5, 0.2)),
+    ("claude-sonnet-4", Price(3, 15, 3.75, 0.3)),
+    ("claude-3-7-sonnet", Price(3, 15, 3.75, 0.3)),
+    ("claude-haiku-5-5", Price(0.1, 0.5, 0.125, 0.01)),
+    ("claude-haiku-4-5", Price(1, 5, 1.25, 0.1)),
+    ("claude-3-5-haiku", Price(0.8, 4, 1, 0.08)),
+    ("claude-3-haiku", Price(0.25, 1.25, 0.3, 0.03)),
+)
+
+
+def price_of(model: str, overrides: Iterable[tuple[str, Price]] = ()) -> Price | None:
+    """The price of the longest matching model-id prefix, the settings' before the table's;
+    None for a model nobody priced (a cost is never guessed)."""
+    for table in (tuple(overrides), PRICES):
+        matches = [(len(prefix), price) for prefix, price in table if model.startswith(prefix)]
+        if matches:
+            return max(matches, key=lambda match: match[0])[1]
+    return None
+
+
+def report(usage: Usage, model: str, price: Price | None) -> dict[str, Any]:
+    """A task's usage for the editor: the API's counts, how much of the prompt came from the
+    cache, and the estimated cost in dollars (None when the model has no price)."""
+    return {
+        **usage.as_dict(),
+        "cacheHitRate": round(usage.cache_hit_rate, 4),
+        "model": model,
+        "costUsd": None if price is None else round(price.cost(usage), 6),
+    }
+
+
+def describe(usage: Usage, price: Price | None) -> str:
+    """One line for the end of the progress: `12.3k tokens in (87% cached), 1.2k out, $0.0123`."""
+    line = (
+        f"{_count(usage.prompt)} tokens in ({usage.cache_hit_rate:.0%} cached), "
+        f"{_count(usage.output)} out"
+    )
+    return line if price is None else f"{line}, ${price.cost(usage):.4f}"
+
+
+def _count(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
