@@ -9,6 +9,7 @@ many bytes it took on the wire.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -211,6 +212,12 @@ def server_command(name: str) -> list[str]:
     if name == "agentls":
         return [sys.executable, "-m", "agentls"]
     return [sys.executable, str(Path(__file__).with_name("bare_server.py"))]
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far, user and system (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def resident_kib(pid: int) -> int:

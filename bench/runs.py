@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .api import FakeAnthropic, first_prompt_tokens, reply, seconds_per_step, text, tool_use
-from .editor import BenchEditor, resident_kib, server_command
+from .editor import BenchEditor, cpu_seconds, resident_kib, server_command
 from .trajectory import (
     MODEL,
     ONE_WORD_TASK,
@@ -40,6 +40,8 @@ def environment(api_url: str, home: Path) -> dict[str, str]:
 @dataclass(frozen=True)
 class Startup:
     seconds: float
+    cpu_seconds: float
+    """Less disturbed than the wall time by other work on the machine."""
     resident_kib: int
 
 
@@ -47,9 +49,9 @@ async def start_up(name: str, env: dict[str, str], root: Path) -> Startup:
     """Spawn a server, initialize it, note the time and memory, shut it down."""
     editor = BenchEditor(SETTINGS)
     seconds = await editor.start(server_command(name), env, root)
-    resident = resident_kib(editor.pid)
+    used, resident = cpu_seconds(editor.pid), resident_kib(editor.pid)
     await editor.close()
-    return Startup(seconds, resident)
+    return Startup(seconds, used, resident)
 
 
 async def start_ups(rounds: int, env: dict[str, str], root: Path) -> dict[str, Startup]:
@@ -61,6 +63,7 @@ async def start_ups(rounds: int, env: dict[str, str], root: Path) -> dict[str, S
     return {
         name: Startup(
             statistics.median(r.seconds for r in runs),
+            statistics.median(r.cpu_seconds for r in runs),
             int(statistics.median(r.resident_kib for r in runs)),
         )
         for name, runs in seen.items()
@@ -146,17 +149,21 @@ class Soak:
     resident_kib: list[int]
     """After each task."""
     seconds_per_step: list[float]
+    cpu_seconds_per_step: list[float]
+    """The server's own CPU time: what would grow with a leak, whatever else the machine does."""
 
 
 async def soak(
     editor: BenchEditor, fake: FakeAnthropic, paths: list[str], tasks: int, initial_kib: int
 ) -> Soak:
-    resident, per_step = [], []
+    resident, per_step, cpu_per_step = [], [], []
     for _ in range(tasks):
+        used = cpu_seconds(editor.pid)
         run = await agentls_task(editor, fake, READ_TASK, read_turns(paths))
+        cpu_per_step.append((cpu_seconds(editor.pid) - used) / len(paths))
         resident.append(resident_kib(editor.pid))
         per_step.append(run.seconds_per_step)
-    return Soak(initial_kib, resident, per_step)
+    return Soak(initial_kib, resident, per_step, cpu_per_step)
 
 
 @dataclass(frozen=True)
