@@ -15,8 +15,9 @@ Python use::
         )
         client = anthropic.Anthropic(api_key="k", base_url=fake.url)
         ...
-        fake.requests        # [Recorded(body, headers)], headers lower-cased
+        fake.requests        # [Recorded(body, headers, received)], headers lower-cased
         fake.billed          # Billing(input, cache_read, cache_write, output)
+        fake.billed.billed_input   # input + 1.25 x cache writes + 0.1 x cache reads
 
 Turns (consumed FIFO, one per ``POST /v1/messages``):
 
@@ -89,6 +90,7 @@ import socket
 import socketserver
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -97,6 +99,8 @@ from typing import Any
 
 __all__ = [
     "CACHE_LOOKBACK_BLOCKS",
+    "CACHE_READ_RATE",
+    "CACHE_WRITE_RATE",
     "DEFAULT_MIN_CACHEABLE_TOKENS",
     "EXHAUSTED_MESSAGE",
     "Billing",
@@ -128,6 +132,9 @@ __all__ = [
 ]
 
 CHARS_PER_TOKEN = 4
+CACHE_READ_RATE = 0.1
+CACHE_WRITE_RATE = 1.25
+"""What a cached token costs, in base input tokens: reads 0.1x, (5-minute) writes 1.25x."""
 DEFAULT_MIN_CACHEABLE_TOKENS = 1024
 CACHE_LOOKBACK_BLOCKS = 20
 MAX_CACHE_BREAKPOINTS = 4
@@ -452,6 +459,13 @@ class Billing:
     cache_write: int = 0
     output: int = 0
 
+    @property
+    def billed_input(self) -> float:
+        """Input as the API bills it, in base input tokens (cache reads and writes weighted)."""
+        return (
+            self.input + CACHE_WRITE_RATE * self.cache_write + CACHE_READ_RATE * self.cache_read
+        )
+
 
 # ---------------------------------------------------------------------- validation
 
@@ -615,6 +629,8 @@ def _sse_events(
 class Recorded:
     body: dict[str, Any]
     headers: dict[str, str]
+    received: float = field(default_factory=time.monotonic)
+    """When the request arrived (time.monotonic), for timing the client between requests."""
 
 
 class _Server(ThreadingHTTPServer):

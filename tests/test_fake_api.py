@@ -26,6 +26,7 @@ import httpx2
 import pytest
 from fake_api import (
     EXHAUSTED_MESSAGE,
+    Billing,
     FakeAnthropic,
     Hang,
     Reply,
@@ -507,6 +508,22 @@ def test_usage_split_and_cache_key_rules() -> None:
     again, _ = compute_input_usage(longer, keys, min_cacheable_tokens=1)
     assert again.cache_read_input_tokens == usage.cache_creation_input_tokens
     assert again.input_tokens >= estimate_tokens(400)
+
+
+def test_billed_input_weighs_cache_writes_and_reads() -> None:
+    billed = Billing(input=100, cache_read=1000, cache_write=400, output=7)
+    assert billed.billed_input == 100 + 0.1 * 1000 + 1.25 * 400
+
+
+def test_requests_record_when_they_arrived(
+    fake: FakeAnthropic, client: anthropic.Anthropic
+) -> None:
+    fake.script("one", "two")
+    before = time.monotonic()
+    for _ in range(2):
+        client.messages.create(model=MODEL, max_tokens=5, messages=HI)
+    first, second = fake.requests
+    assert before <= first.received <= second.received <= time.monotonic()
 
 
 def test_too_many_breakpoints_rejected(fake: FakeAnthropic, client: anthropic.Anthropic) -> None:

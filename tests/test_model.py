@@ -12,11 +12,13 @@ from fake_api import (
     FakeAnthropic,
     Reply,
     bad_request,
+    compute_input_usage,
     hang,
     malformed_tool_use,
     reply,
     text,
     tool_use,
+    validate_request,
 )
 
 KEY = "sk-ant-test-0123456789"
@@ -107,5 +109,47 @@ def test_cache_breakpoints_mark_copies_of_the_newest_messages() -> None:
     ]
     system, marked = with_cache_breakpoints("prompt", messages)
     assert system == [{"type": "text", "text": "prompt", "cache_control": {"type": "ephemeral"}}]
-    assert ["cache_control" in m["content"][-1] for m in marked] == [False, False, True, True]
+    assert ["cache_control" in m["content"][-1] for m in marked] == [False, True, False, True]
     assert all("cache_control" not in m["content"][-1] for m in messages)
+
+
+def _request(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    system, marked = with_cache_breakpoints("You are a test agent. " * 300, messages)
+    tools = [{"name": "read_file", "input_schema": {"type": "object"}}]
+    return {"model": "m", "max_tokens": 10, "system": system, "messages": marked, "tools": tools}
+
+
+@pytest.mark.parametrize("calls_per_step", [1, 3, 25])
+def test_each_step_reads_the_whole_previous_prompt_from_the_cache(calls_per_step: int) -> None:
+    """The breakpoints, billed by the fake's rules (20-block look-back, at most 4 marks)."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": "go"}]}]
+    cached: set[str] = set()
+    previous_total = 0
+    for step in range(6):
+        body = _request(messages)
+        assert validate_request(body) is None
+        usage, written = compute_input_usage(body, cached)
+        cached |= written
+        if step:
+            # Everything the previous request sent is read, not paid for again.
+            assert usage.cache_read_input_tokens == previous_total
+            assert usage.input_tokens == 0
+        previous_total = usage.total
+        ids = [f"s{step}c{n}" for n in range(calls_per_step)]
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": i, "name": "read_file", "input": {"path": i}}
+                    for i in ids
+                ],
+            }
+        )
+        messages.append(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": i, "content": "x" * 800} for i in ids
+                ],
+            }
+        )

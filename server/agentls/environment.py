@@ -7,8 +7,6 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from dotenv import dotenv_values
-
 _SECRET_NAMES = {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"}
 _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PWD", "_PAT", "_PRIVATE_KEY")
 _SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD")
@@ -64,6 +62,8 @@ def merged(root: Path | None, env: Mapping[str, str] | None = None) -> dict[str,
         files.append(root / ".env")
     for path in files:
         if path.is_file():
+            from dotenv import dotenv_values  # only when there is a file: not at start-up
+
             values.update({k: v for k, v in dotenv_values(path).items() if v is not None})
     # An empty variable is taken as unset, so `ANTHROPIC_API_KEY=` cannot hide the file's key.
     values.update((k, v) for k, v in (os.environ if env is None else env).items() if v)

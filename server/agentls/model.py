@@ -36,9 +36,11 @@ KEY_HINT = (
 )
 
 _CACHE = {"type": "ephemeral"}
-_MESSAGE_BREAKPOINTS = 2
-"""The newest message, and the one before it: the second keeps the cache reachable when one
-step adds more blocks than the API looks back over (20). With the system prompt's, 3 of 4."""
+_MESSAGE_BREAKPOINTS = (-1, -3)
+"""The newest message, and the one that was newest at the previous request (each step adds an
+assistant turn and a user turn): the second is an exact cache hit however many blocks the
+step added, where the API's look-back from the first reaches only 20 blocks. With the system
+prompt's, 3 breakpoints of the API's 4."""
 
 
 def preload() -> None:
@@ -76,13 +78,14 @@ def with_cache_breakpoints(
     """The request's system blocks and messages marked for prompt caching.
 
     The tools and the system prompt form a stable prefix (one breakpoint after the system
-    prompt covers both); the newest messages carry moving breakpoints so each step reads the
-    previous steps from the cache instead of paying for them again. The history itself is
-    left unmarked: only copies of the marked messages are made.
+    prompt covers both); the newest message and the one that was newest a step ago carry
+    moving breakpoints, so each step reads the previous steps from the cache instead of paying
+    for them again. The history itself is left unmarked: only copies of the marked messages
+    are made.
     """
     system_blocks: list[Block] = [{"type": "text", "text": system, "cache_control": _CACHE}]
     marked = list(messages)
-    for index in range(max(len(marked) - _MESSAGE_BREAKPOINTS, 0), len(marked)):
+    for index in {len(marked) + i for i in _MESSAGE_BREAKPOINTS if len(marked) + i >= 0}:
         message = copy.copy(marked[index])
         content = list(message["content"])
         if not content:

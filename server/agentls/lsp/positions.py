@@ -14,6 +14,14 @@ from pygls.workspace.position_codec import PositionCodec
 from ..edits import Hunk
 
 
+def count_breaks(text: str, start: int, end: int) -> int:
+    """LSP line breaks in text[start:end], which must not split a CRLF."""
+    newlines = text.count("\n", start, end)
+    returns = text.count("\r", start, end)
+    # The slower two-character count only when there is a CR at all.
+    return newlines + returns - (text.count("\r\n", start, end) if returns else 0)
+
+
 class PositionFinder:
     """Positions of increasing offsets into one text."""
 
@@ -23,19 +31,16 @@ class PositionFinder:
         self._offset = 0
         self._line = 0
 
-    def _breaks(self, start: int, end: int) -> int:
-        text = self.text
-        crlf = text.count("\r\n", start, end)
-        # Hunks begin and end at line boundaries, so no offset falls inside a CRLF.
-        return text.count("\n", start, end) + text.count("\r", start, end) - crlf
-
     def position(self, offset: int) -> types.Position:
         if offset < self._offset:
             self._offset, self._line = 0, 0
-        self._line += self._breaks(self._offset, offset)
+        # Hunks begin and end at line boundaries, so no offset falls inside a CRLF.
+        self._line += count_breaks(self.text, self._offset, offset)
         self._offset = offset
         text = self.text
-        line_start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+        # A CR can only end the line if it comes after the last LF: search no further back.
+        newline = text.rfind("\n", 0, offset)
+        line_start = max(newline, text.rfind("\r", newline + 1, offset)) + 1
         return types.Position(self._line, self.codec.client_num_units(text[line_start:offset]))
 
 

@@ -126,9 +126,12 @@ class LspWorkspace:
                     settled = document.source != old_text
                 else:
                     settled = document.version != version_before
-                on_disk = _disk_text(change.path) == document.source
-                if (settled and on_disk) or waited > SETTLE_SECONDS:
-                    return Landed(True, document.source, on_disk=on_disk)
+                # The disk is read only once the document changed: a big file is not read
+                # again at every poll.
+                if settled or waited > SETTLE_SECONDS:
+                    on_disk = _disk_text(change.path) == document.source
+                    if on_disk or waited > SETTLE_SECONDS:
+                        return Landed(True, document.source, on_disk=on_disk)
             else:
                 disk = _disk_text(change.path)
                 if disk is not None and disk != old_text:

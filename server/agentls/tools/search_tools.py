@@ -7,15 +7,16 @@ import fnmatch
 import os
 import time
 from pathlib import Path
-from typing import Any
-
-import regex
+from typing import TYPE_CHECKING, Any
 
 from ..edits import text_lines
 from ..environment import redact, scrubbed
 from ..files import NotText
 from ..paths import inside, relative, resolve
 from .base import Tool, ToolContext, ToolError
+
+if TYPE_CHECKING:
+    import regex
 
 MAX_FILES = 1000
 MAX_MATCHES = 200
@@ -102,6 +103,9 @@ def _search(pattern: regex.Pattern[str], text: str, deadline: float) -> list[tup
 
 
 async def grep(context: ToolContext, arguments: dict[str, Any]) -> str:
+    # Imported on first use: it is a third of the server's own start-up.
+    import regex
+
     try:
         pattern = regex.compile(arguments["pattern"])
     except regex.error as error:

@@ -1,0 +1,185 @@
+"""`python -m bench [--quick]`: run every measure once and print the table."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import os
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .api import FakeAnthropic
+from .editor import BenchEditor, resident_kib, server_command
+from .report import Row, at_most, info, markdown, ratio_at_most
+from .runs import (
+    SETTINGS,
+    BigEdit,
+    Comparison,
+    Soak,
+    Startup,
+    big_edits,
+    compare,
+    environment,
+    soak,
+    start_ups,
+)
+from .trajectory import make_modules
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: int = 40
+    rounds: int = 3
+    soak_tasks: int = 20
+    start_ups: int = 15
+    edit_bytes: int = 10 * 1024 * 1024
+    edits: int = 3
+
+
+QUICK = Plan(steps=6, rounds=1, soak_tasks=2, start_ups=1, edit_bytes=1024 * 1024, edits=1)
+"""For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
+
+
+@dataclass(frozen=True)
+class Results:
+    plan: Plan
+    startup: dict[str, Startup]
+    greeting: Comparison
+    reads: Comparison
+    soak: Soak
+    edit: BigEdit
+
+
+async def measure(plan: Plan) -> Results:
+    with tempfile.TemporaryDirectory(prefix="agentls-bench-") as temp, FakeAnthropic() as fake:
+        home = Path(temp)
+        root = home / "workspace"
+        paths = make_modules(root, plan.steps)
+        env = environment(fake.url, home)
+        startup = await start_ups(plan.start_ups, env, root)
+        editor = BenchEditor(SETTINGS)
+        await editor.start(server_command("agentls"), env, root)
+        try:
+            initial = resident_kib(editor.pid)
+            greeting, reads = await compare(editor, fake, env, root, paths, plan.rounds)
+            soaked = await soak(editor, fake, paths, plan.soak_tasks, initial)
+        finally:
+            await editor.close()
+        edit = await big_edits(fake, env, root, plan.edit_bytes, plan.edits)
+    return Results(plan, startup, greeting, reads, soaked, edit)
+
+
+def rows(results: Results) -> list[Row]:
+    plan, reads, soaked = results.plan, results.reads, results.soak
+    agentls_step = statistics.median(t.seconds_per_step for t in reads.agentls) * 1000
+    naive_step = statistics.median(t.seconds_per_step for t in reads.naive) * 1000
+    startup = results.startup
+    mib = 1024
+    return [
+        at_most(
+            "fixed overhead: input tokens of the first request, one-word task",
+            results.greeting.agentls[0].first_prompt_tokens,
+            "tokens",
+            2000,
+            results.greeting.naive[0].first_prompt_tokens,
+            "naive",
+        ),
+        ratio_at_most(
+            f"billed input, {plan.steps} x read_file of 6 KB",
+            reads.agentls[0].billed_input,
+            "base tokens",
+            reads.naive[0].billed_input,
+            "naive",
+            0.18,
+        ),
+        ratio_at_most(
+            "time per tool step, instant model (median of runs)",
+            agentls_step,
+            "ms",
+            naive_step,
+            "naive",
+            0.5,
+        ),
+        ratio_at_most(
+            "start-up: spawn to initialize answered (median)",
+            startup["agentls"].seconds * 1000,
+            "ms",
+            startup["bare"].seconds * 1000,
+            "bare pygls",
+            1.3,
+        ),
+        info(
+            "start-up: CPU time of the server to the initialize answer (median)",
+            startup["agentls"].cpu_seconds * 1000,
+            "ms",
+            startup["bare"].cpu_seconds * 1000,
+            "bare pygls",
+        ),
+        at_most(
+            f"one-line edit_file, {results.edit.file_bytes / mib / mib:.0f} MB file open: "
+            "WorkspaceEdit on the wire (largest)",
+            max(results.edit.wire_bytes),
+            "bytes",
+            1024,
+        ),
+        at_most(
+            "the same: server time, tool_use reply to applyEdit read (median, upper bound)",
+            statistics.median(results.edit.server_seconds) * 1000,
+            "ms",
+            100,
+        ),
+        info(
+            "resident memory after initialize",
+            soaked.resident_kib_after_initialize / mib,
+            "MiB",
+            startup["bare"].resident_kib / mib,
+            "bare pygls",
+        ),
+        ratio_at_most(
+            f"resident memory after {plan.soak_tasks} tasks of {plan.steps} steps "
+            "(vs after the first)",
+            soaked.resident_kib[-1] / mib,
+            "MiB",
+            soaked.resident_kib[0] / mib,
+            "first task",
+            1.1,
+        ),
+        _first_and_last("soak: time per step", soaked.seconds_per_step),
+        _first_and_last("soak: server CPU per step", soaked.cpu_seconds_per_step),
+    ]
+
+
+def _first_and_last(measure: str, per_task: list[float]) -> Row:
+    """The median of the last tasks against the first ones, milliseconds: flat or not."""
+    n = max(1, len(per_task) // 4)
+    return ratio_at_most(
+        f"{measure}, last {n} tasks (median)",
+        statistics.median(per_task[-n:]) * 1000,
+        "ms",
+        statistics.median(per_task[:n]) * 1000,
+        f"first {n}",
+        1.25,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer steps and repetitions")
+    arguments = parser.parse_args(argv)
+    plan = QUICK if arguments.quick else Plan()
+    table = rows(asyncio.run(measure(plan)))
+    command = "python -m bench --quick" if arguments.quick else "python -m bench"
+    print(
+        f"agentls benchmarks, {datetime.date.today()}, {len(os.sched_getaffinity(0))} cores, "
+        f"Python {sys.version.split()[0]}: `{command}`\n"
+    )
+    print(markdown(table))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""The fake Messages API of the test suite (tests/fake_api.py), shared by the benchmarks."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+# tests/ is not a package: the fake is a standalone module, also run as a script.
+if str(REPO / "tests") not in sys.path:
+    sys.path.insert(0, str(REPO / "tests"))
+
+from fake_api import (  # noqa: E402
+    FakeAnthropic,
+    Recorded,
+    Turn,
+    compute_input_usage,
+    reply,
+    text,
+    tool_use,
+)
+
+__all__ = [
+    "REPO",
+    "FakeAnthropic",
+    "Recorded",
+    "Turn",
+    "compute_input_usage",
+    "first_prompt_tokens",
+    "reply",
+    "seconds_per_step",
+    "text",
+    "tool_use",
+]
+
+
+def first_prompt_tokens(requests: list[Recorded]) -> int:
+    """Input tokens of the first request, whether cached or not."""
+    return compute_input_usage(requests[0].body, ())[0].total
+
+
+def seconds_per_step(requests: list[Recorded]) -> float:
+    """Client time per model turn, first to last request as the fake saw them."""
+    return (requests[-1].received - requests[0].received) / (len(requests) - 1)

@@ -1,0 +1,33 @@
+"""The benchmarks run (quick mode) and print every measure, so they cannot rot."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_quick_bench_prints_every_measure() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {
+        line.split(" | ")[0].lstrip("| "): line.split(" | ")
+        for line in done.stdout.splitlines()
+        if line.startswith("| ") and not line.startswith(("| measure", "| ---"))
+    }
+    assert len(rows) == 11, done.stdout
+    overhead = rows["fixed overhead: input tokens of the first request, one-word task"]
+    assert overhead[-1].strip(" |") == "pass"
+    billed = next(cells for name, cells in rows.items() if name.startswith("billed input"))
+    assert float(billed[3].rstrip("x")) < 1  # cheaper than the naive loop even on a short run
+    wire = next(cells for name, cells in rows.items() if "on the wire" in name)
+    assert wire[-1].strip(" |") == "pass"
+    assert "`python -m bench --quick`" in done.stdout and "cores" in done.stdout
