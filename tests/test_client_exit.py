@@ -132,3 +132,20 @@ def _leftover(root: Path) -> list[int]:
     if not path.exists():
         return []
     return [pid for pid in map(int, path.read_text().split()) if is_running(pid)]
+
+
+def test_the_guardian_gets_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentls.process_groups import ProcessGroups
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-guardian-test-0123456789")
+    groups = ProcessGroups()
+    groups.add(4_194_305)  # above Linux's largest pid_max: no such group, nothing to kill
+    guardian = groups._guardian
+    assert guardian is not None
+    try:
+        environ = Path(f"/proc/{guardian.pid}/environ").read_bytes()
+        assert b"sk-guardian-test" not in environ and environ == b""
+    finally:
+        groups._live.clear()
+        guardian.kill()
+        guardian.wait()

@@ -73,6 +73,7 @@ class ProcessGroups:
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
                 text=True,
+                env={},  # it needs none, and the server's may hold an API key
             )
         assert self._guardian.stdin is not None
         # A guardian that was killed leaves the in-process kill, which covers all but SIGKILL.
