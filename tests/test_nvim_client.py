@@ -1,0 +1,107 @@
+"""The Neovim client (editor-clients/nvim) end to end: headless Neovim runs a Lua spec that
+drives the real plugin and the real server against the fake Messages API."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from doubles import is_running
+from fake_api import FakeAnthropic, reply, text, tool_use
+
+PLUGIN = Path(__file__).resolve().parent.parent / "editor-clients" / "nvim"
+NVIM = Path(sys.executable).parent / "nvim"
+SOURCE = "def greet():\n    return '你好 😀'\n\nvalue = 1\nother = 2\n"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as api:
+        yield api
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / ".git").mkdir()
+    return folder
+
+
+def run_spec(spec: str, root: Path, api_url: str, **env: str) -> dict[str, Any]:
+    """Run editor-clients/nvim/tests/<spec> in headless Neovim; its JSON report."""
+    home = root.parent
+    report = home / "report.json"
+    xdg = {name: str(home / name.lower()) for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                                                      "XDG_STATE_HOME", "XDG_CACHE_HOME")}
+    done = subprocess.run(
+        [str(NVIM), "--headless", "--clean", "-l", str(PLUGIN / "tests" / spec)],
+        env={
+            **os.environ,
+            **xdg,
+            "AGENTLS_PLUGIN": str(PLUGIN),
+            "AGENTLS_ROOT": str(root),
+            "AGENTLS_CMD": json.dumps([sys.executable, "-m", "agentls"]),
+            "AGENTLS_REPORT": str(report),
+            "ANTHROPIC_BASE_URL": api_url,
+            "ANTHROPIC_API_KEY": "test-key-123",
+            **env,
+        },
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, f"{spec} failed:\n{done.stderr}"
+    return json.loads(report.read_text())
+
+
+def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b for b in body["messages"][-1]["content"] if b.get("type") == "tool_result"]
+
+
+def result_text(body: dict[str, Any]) -> str:
+    (result,) = tool_results(body)
+    return result["content"]
+
+
+def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: Path) -> None:
+    (root / "app.py").write_text(SOURCE)
+    proposed = SOURCE.replace("你好 😀", "你好 🎉 世界").replace("other = 2", "other = 3")
+    fake.script(
+        reply(tool_use("write_file", {"path": "app.py", "content": proposed})),
+        reply(tool_use("bash", {"command": "cat app.py"})),
+        reply(text("Changed the greeting.")),
+    )
+    report = run_spec("review_spec.lua", root, fake.url)
+    landed = SOURCE.replace("你好 😀", "你好 🎉 世界")
+    # Buffer, disk and the model's tool result agree on what landed.
+    assert report["buffer"] == landed
+    assert report["modified"] is False
+    assert (root / "app.py").read_text() == landed
+    edit_told = result_text(fake.requests[1].body)
+    assert edit_told == (
+        "Edited app.py: 1 of 2 hunks accepted. Rejected:\n- change of line 5, which proposed:\n"
+        "other = 3"
+    )
+    # The following bash step saw the accepted edit on disk.
+    assert result_text(fake.requests[2].body) == "exit code 0\n" + landed.rstrip("\n")
+    assert report["result"]["status"] == "done"
+    assert report["result"]["edits"] == {"applied": 1, "rejected": 0}
+    assert report["hunks"] == 2
+    assert report["windows_during_review"] == 2
+    assert report["tabs_after"] == 1
+    assert report["review"]["applied"] is True
+    print("review timings (ms):", report["review"]["show_ms"], report["review"]["answer_ms"])
+    transcript = "\n".join(report["transcript"])
+    assert "- **write_file** `app.py`" in transcript
+    assert "- **bash** `cat app.py`" in transcript
+    assert "Changed the greeting." in transcript
+    assert "**done** after 3 steps; edits: 1 applied, 0 rejected" in transcript
+    assert "Tokens: " in transcript and "input " in transcript
