@@ -105,3 +105,71 @@ def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: 
     assert "Changed the greeting." in transcript
     assert "**done** after 3 steps; edits: 1 applied, 0 rejected" in transcript
     assert "Tokens: " in transcript and "input " in transcript
+
+
+def test_edits_to_a_file_not_open_and_to_a_new_file(fake: FakeAnthropic, root: Path) -> None:
+    (root / "main.py").write_text("import lib\n")
+    (root / "lib.py").write_text("def one():\n    return 1\n")
+    fake.script(
+        reply(
+            tool_use("edit_file", {"path": "lib.py", "old_text": "return 1", "new_text": "return 2"})
+        ),
+        reply(tool_use("write_file", {"path": "docs/notes.md", "content": "# Notes\n\n两 ✅\n"})),
+        reply(text("Done.")),
+    )
+    report = run_spec("files_spec.lua", root, fake.url)
+    assert report["loaded_before"] is False
+    assert report["labels"] == ["edit_file: lib.py", "write_file: docs/notes.md"]
+    assert (root / "lib.py").read_text() == "def one():\n    return 2\n"
+    assert (root / "docs" / "notes.md").read_text() == "# Notes\n\n两 ✅\n"
+    assert report["lib_modified"] is False
+    assert report["current"] == "main.py"
+    assert result_text(fake.requests[1].body) == "Edited lib.py: 1 hunk accepted."
+    assert result_text(fake.requests[2].body) == "Created docs/notes.md: 1 hunk accepted."
+    assert report["result"]["edits"] == {"applied": 2, "rejected": 0}
+
+
+def test_agent_cancel_stops_a_long_bash_step(fake: FakeAnthropic, root: Path) -> None:
+    (root / "main.py").write_text("print('hi')\n")
+    fake.script(
+        reply(tool_use("bash", {"command": "echo $$ > pid; sleep 60"})),
+        reply(text("never asked")),
+    )
+    report = run_spec("cancel_spec.lua", root, fake.url)
+    assert report["result"]["status"] == "cancelled"
+    assert report["asked"] == ["The agent wants to run:\necho $$ > pid; sleep 60"]
+    assert not is_running(report["pid"])
+    assert len(fake.requests) == 1  # no model call after the cancel
+
+
+def test_review_none_applies_and_saves_at_once(fake: FakeAnthropic, root: Path) -> None:
+    (root / "app.py").write_text(SOURCE)
+    fake.script(
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "😀", "new_text": "🎉"})),
+        reply(text("Done.")),
+    )
+    report = run_spec("review_none_spec.lua", root, fake.url)
+    landed = SOURCE.replace("😀", "🎉")
+    assert report["opened"] == 0
+    assert report["buffer"] == landed
+    assert report["modified"] is False
+    assert (root / "app.py").read_text() == landed
+    assert result_text(fake.requests[1].body) == "Edited app.py: 1 hunk accepted."
+
+
+def test_checkhealth_has_no_error_with_a_valid_setup(fake: FakeAnthropic, root: Path) -> None:
+    report = run_spec("health_spec.lua", root, fake.url)
+    valid = "\n".join(report["valid"])
+    assert "ERROR" not in valid
+    assert "WARNING" not in valid
+    for expected in (
+        "- ✅ OK Neovim 0.11",
+        "- ✅ OK server version: agentls ",
+        "- ✅ OK API key: ANTHROPIC_API_KEY is set in the environment",
+        "- ✅ OK settings: agentls settings are valid",
+    ):
+        assert expected in valid
+    assert "test-key-123" not in valid
+    invalid = "\n".join(report["invalid"])
+    assert "ERROR" not in invalid
+    assert "WARNING settings: agentls.maxSteps: expected a whole number from 1 to 1000" in invalid

@@ -109,7 +109,7 @@ local function apply(file, encoding)
   if #kept == 0 then
     return 0
   end
-  vim.lsp.util.apply_text_edits(kept, file.bufnr, encoding)
+  workspace_edit.apply(kept, file.bufnr, encoding)
   local path = vim.uri_to_fname(file.uri)
   vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
   local ok, err = pcall(vim.api.nvim_buf_call, file.bufnr, function()

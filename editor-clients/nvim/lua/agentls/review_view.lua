@@ -83,7 +83,7 @@ function View:render()
   local buf = self.proposed
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, self.original)
-  vim.lsp.util.apply_text_edits(kept, buf, self.encoding)
+  workspace_edit.apply(kept, buf, self.encoding)
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
   vim.bo[buf].buflisted = false

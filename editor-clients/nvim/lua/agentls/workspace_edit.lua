@@ -81,4 +81,19 @@ function M.extents(edits, kept)
   return extents
 end
 
+---Apply `edits` to `bufnr`. An empty buffer still holds one empty line, which stands for
+---no text at all: text inserted there that ends with a newline must not keep it as well.
+---@param edits lsp.TextEdit[]
+---@param bufnr integer
+---@param encoding string
+function M.apply(edits, bufnr, encoding)
+  local was_empty = vim.api.nvim_buf_line_count(bufnr) == 1
+    and vim.api.nvim_buf_get_lines(bufnr, 0, 1, false)[1] == ''
+  vim.lsp.util.apply_text_edits(edits, bufnr, encoding)
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  if was_empty and count > 1 and vim.api.nvim_buf_get_lines(bufnr, count - 1, count, false)[1] == '' then
+    vim.api.nvim_buf_set_lines(bufnr, count - 1, count, false, {})
+  end
+end
+
 return M

@@ -1,0 +1,16 @@
+-- review = "none": the edit applies and is saved at once, with no review tab.
+package.path = vim.env.AGENTLS_PLUGIN .. '/tests/?.lua;' .. package.path
+local h = require('harness')
+
+h.main(function()
+  h.setup({ review = 'none' })
+  vim.cmd.edit('app.py')
+  local opened = h.events('AgentlsReviewOpen')
+  local result = h.run('change the greeting')
+  return {
+    result = result,
+    opened = #opened,
+    buffer = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n') .. '\n',
+    modified = vim.bo.modified,
+  }
+end)
