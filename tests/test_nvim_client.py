@@ -173,3 +173,28 @@ def test_checkhealth_has_no_error_with_a_valid_setup(fake: FakeAnthropic, root: 
     invalid = "\n".join(report["invalid"])
     assert "ERROR" not in invalid
     assert "WARNING settings: agentls.maxSteps: expected a whole number from 1 to 1000" in invalid
+
+
+def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
+    (root / "app.py").write_text(SOURCE)
+    change = reply(
+        tool_use("edit_file", {"path": "app.py", "old_text": "value = 1", "new_text": "value = 9"})
+    )
+    fake.script(change, reply(text("ok")), change, reply(text("ok")), change)
+    report = run_spec("refusals_spec.lua", root, fake.url)
+    assert report["rejected"]["edits"] == {"applied": 0, "rejected": 1}
+    assert result_text(fake.requests[1].body) == (
+        "The edit of app.py was not applied: the user rejected the edit. The file is unchanged."
+    )
+    # Typed during the review: the edit no longer fits, and Neovim must not claim it landed.
+    assert report["stale"]["edits"] == {"applied": 0, "rejected": 1}
+    assert result_text(fake.requests[3].body) == (
+        "The edit of app.py was not applied: app.py changed in the editor since the edit was "
+        "proposed. The file is unchanged."
+    )
+    assert [r["applied"] for r in report["reviews"]] == [False, False]
+    assert report["withdrawn"]["status"] == "cancelled"
+    assert report["tabs"] == 1
+    assert report["buffer"] == ["# typed by the user", *SOURCE.splitlines()]
+    assert (root / "app.py").read_text() == SOURCE
+    assert len(fake.requests) == 5
