@@ -26,8 +26,7 @@ function M.handle(_, params)
     end)
   end)
   local choice = coroutine.yield()
-  local question = params.message:gsub('\n', ' ')
-  transcript.note(('%s: %s'):format(question, choice and choice.title or 'dismissed'))
+  transcript.detail('approval: ' .. (choice and choice.title or 'dismissed'))
   return choice or vim.NIL
 end
 

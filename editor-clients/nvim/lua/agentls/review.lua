@@ -135,7 +135,7 @@ local function conclude(label, files, encoding)
     accepted = accepted + apply(file, encoding)
     total = total + #file.edits
   end
-  transcript.note(('%s: %d of %d hunks accepted'):format(label, accepted, total))
+  transcript.detail(('review of %s: %d of %d hunks accepted'):format(label, accepted, total))
   if accepted == 0 then
     return { applied = false, failureReason = 'the user rejected the edit' }
   end

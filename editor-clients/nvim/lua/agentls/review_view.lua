@@ -58,8 +58,7 @@ function View:winbar()
     accepted = accepted + (self.decisions[i] == true and 1 or 0)
     rejected = rejected + (self.decisions[i] == false and 1 or 0)
   end
-  local text = ('agentls  %s  ·  %d hunks: %d accepted, %d rejected  ·  %s accept  %s reject  %s accept all  %s reject all  %s finish'):format(
-    self.title,
+  local text = ('proposed: %d hunks, %d accepted, %d rejected │ %s/%s hunk  %s/%s all  %s finish'):format(
     #self.file.edits,
     accepted,
     rejected,
@@ -90,13 +89,13 @@ function View:render()
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   local last = vim.api.nvim_buf_line_count(buf) - 1
   for i, extent in ipairs(workspace_edit.extents(self.file.edits, self.decisions)) do
-    local state, group = 'undecided', 'DiagnosticInfo'
+    local state, group = '● undecided', 'DiagnosticInfo'
     if self.decisions[i] ~= nil then
-      state = self.decisions[i] and 'accepted' or 'rejected'
+      state = self.decisions[i] and '✓ accepted' or '✗ rejected'
       group = self.decisions[i] and 'DiagnosticOk' or 'DiagnosticError'
     end
     vim.api.nvim_buf_set_extmark(buf, ns, math.min(extent.new[1], last), 0, {
-      virt_text = { { ('  %s: %s'):format(self.file.labels[i], state), group } },
+      virt_text = { { ('  %s  hunk %d/%d'):format(state, i, #self.file.edits), group } },
       virt_text_pos = 'eol',
     })
   end
@@ -224,10 +223,11 @@ function View:open()
   self.right = vim.api.nvim_get_current_win()
   self.proposed = vim.api.nvim_create_buf(false, true)
   vim.bo[self.proposed].bufhidden = 'wipe'
-  pcall(vim.api.nvim_buf_set_name, self.proposed, 'agentls://proposed/' .. self.title)
+  local name = vim.fn.fnamemodify(vim.uri_to_fname(self.file.uri), ':~:.')
+  pcall(vim.api.nvim_buf_set_name, self.proposed, 'agentls://proposed/' .. name)
   vim.bo[self.proposed].syntax = vim.bo[self.bufnr].filetype
   vim.api.nvim_win_set_buf(self.right, self.proposed)
-  vim.wo[self.left].winbar = 'current'
+  vim.wo[self.left].winbar = ('%s │ current'):format(self.title:gsub('%%', '%%%%'))
   for _, win in ipairs({ self.left, self.right }) do
     vim.api.nvim_win_call(win, function()
       vim.cmd('diffthis')

@@ -136,10 +136,17 @@ function M.failed(message)
   block('**error**: ' .. message)
 end
 
----A line of our own (a new session, a review's outcome).
+---A paragraph of our own (a new session).
 ---@param message string
 function M.note(message)
   block('_' .. message .. '_')
+end
+
+---A line under the step that is running (an approval, a review's outcome).
+---@param message string
+function M.detail(message)
+  append('  ' .. message, false)
+  streaming = false
 end
 
 ---Show the transcript in a split (or go to the window that shows it).
