@@ -111,9 +111,7 @@ def test_edits_to_a_file_not_open_and_to_a_new_file(fake: FakeAnthropic, root: P
     (root / "main.py").write_text("import lib\n")
     (root / "lib.py").write_text("def one():\n    return 1\n")
     fake.script(
-        reply(
-            tool_use("edit_file", {"path": "lib.py", "old_text": "return 1", "new_text": "return 2"})
-        ),
+        reply(tool_use("edit_file", {"path": "lib.py", "old_text": "1", "new_text": "2"})),
         reply(tool_use("write_file", {"path": "docs/notes.md", "content": "# Notes\n\n两 ✅\n"})),
         reply(text("Done.")),
     )
