@@ -85,6 +85,8 @@ def test_tcp_serves_lsp() -> None:
         assert answer["result"]["serverInfo"] == {"name": "agentls", "version": __version__}
         commands = answer["result"]["capabilities"]["executeCommandProvider"]["commands"]
         assert set(commands) == {"agent.runTask", "agent.cancel", "agent.newSession"}
+        # Asking for saves makes Neovim send its held-back didChange with each save.
+        assert answer["result"]["capabilities"]["textDocumentSync"]["save"] is True
     finally:
         server.kill()
         server.wait()
