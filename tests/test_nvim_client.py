@@ -96,9 +96,13 @@ def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: 
     assert report["result"]["edits"] == {"applied": 1, "rejected": 0}
     assert report["hunks"] == 2
     assert report["windows_during_review"] == 2
+    assert report["status_during_review"] == "write_file: app.py"
+    # $/progress reaches LspProgress (fidget.nvim, statuslines) with each step.
+    steps = ["change the greeting", "write_file: app.py", "bash: cat app.py"]
+    assert report["progress"][:3] == steps
+    assert report["progress"][3].startswith("done: 3 steps, 1 edits applied")
     assert report["tabs_after"] == 1
     assert report["review"]["applied"] is True
-    print("review timings (ms):", report["review"]["show_ms"], report["review"]["answer_ms"])
     transcript = "\n".join(report["transcript"])
     assert "- **write_file** `app.py`" in transcript
     assert "- **bash** `cat app.py`" in transcript

@@ -8,12 +8,19 @@ h.main(function()
   vim.cmd.edit('app.py')
   local opened = h.events('AgentlsReviewOpen')
   local reviewed = h.events('AgentlsReviewDone')
-  local windows_during_review
+  local windows_during_review, status_during_review
+  local progress = {}
+  vim.api.nvim_create_autocmd('LspProgress', {
+    callback = function(event)
+      table.insert(progress, event.data.params.value.message or '')
+    end,
+  })
   local result = h.run('change the greeting', function()
     h.wait('the review to open', function()
       return #opened > 0
     end)
     windows_during_review = #vim.api.nvim_tabpage_list_wins(0)
+    status_during_review = require('agentls').status()
     assert(vim.wo.diff, 'the review window is not in diff mode')
     h.keys('gg]c') -- to the first change, as in any diff
     h.keys('ga') -- accept it; the cursor moves on to the next hunk
@@ -27,6 +34,8 @@ h.main(function()
     hunks = opened[1].hunks,
     review = reviewed[1],
     windows_during_review = windows_during_review,
+    status_during_review = status_during_review,
+    progress = progress,
     tabs_after = #vim.api.nvim_list_tabpages(),
     buffer = buffer,
     modified = modified,

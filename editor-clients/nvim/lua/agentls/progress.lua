@@ -62,9 +62,7 @@ local function on_progress(value)
   local text = 'agentls: ' .. message
   local mode = config.options.progress
   if value.kind == 'end' then
-    close()
-    token = nil
-    message = ''
+    M.stop()
   elseif mode == 'window' then
     show(text)
   elseif mode == 'notify' then
@@ -76,7 +74,14 @@ end
 ---@param task_token string
 function M.expect(task_token)
   token = task_token
-  message = 'starting'
+  on_progress({ kind = 'begin', message = 'starting' })
+end
+
+---The task ended (its answer came, whether or not an `end` progress did).
+function M.stop()
+  close()
+  token = nil
+  message = ''
 end
 
 ---What the running task is doing, for a statusline ("" when no task runs).

@@ -58,10 +58,10 @@ function View:winbar()
     accepted = accepted + (self.decisions[i] == true and 1 or 0)
     rejected = rejected + (self.decisions[i] == false and 1 or 0)
   end
-  local text = ('proposed: %d hunks, %d accepted, %d rejected │ %s/%s hunk  %s/%s all  %s finish'):format(
-    #self.file.edits,
+  local text = ('proposed ✓%d ✗%d of %d │ %s/%s hunk  %s/%s all  %s done'):format(
     accepted,
     rejected,
+    #self.file.edits,
     keys.accept,
     keys.reject,
     keys.accept_all,

@@ -27,6 +27,7 @@ end
 ---@param result agentls.TaskResult?
 local function finished(err, result)
   M.current = nil
+  progress.stop()
   vim.api.nvim_exec_autocmds('User', {
     pattern = 'AgentlsTaskDone',
     data = { result = result, error = err and err.message },
