@@ -58,7 +58,7 @@ function View:winbar()
     accepted = accepted + (self.decisions[i] == true and 1 or 0)
     rejected = rejected + (self.decisions[i] == false and 1 or 0)
   end
-  local text = ('proposed ✓%d ✗%d of %d │ %s/%s hunk  %s/%s all  %s done'):format(
+  local text = ('proposed ✓%d ✗%d of %d │ %s/%s  %s/%s all  %s done'):format(
     accepted,
     rejected,
     #self.file.edits,
