@@ -157,6 +157,9 @@ def test_review_none_applies_and_saves_at_once(fake: FakeAnthropic, root: Path) 
     assert report["modified"] is False
     assert (root / "app.py").read_text() == landed
     assert result_text(fake.requests[1].body) == "Edited app.py: 1 hunk accepted."
+    task = fake.requests[0].body["messages"][-1]["content"]
+    task = task if isinstance(task, str) else task[0]["text"]
+    assert "Cursor on line 2.\nSelected lines 2-2:\n```\n你好 😀\n```" in task
 
 
 def test_checkhealth_has_no_error_with_a_valid_setup(fake: FakeAnthropic, root: Path) -> None:

@@ -46,13 +46,19 @@ function M.events(pattern)
   return seen
 end
 
----Run `task` with :Agent from the current buffer and wait for its result.
+---Run `task` with :Agent from the current buffer (or as `start` starts it) and wait for
+---its result.
 ---@param task string
 ---@param during? fun() what the user does while it runs
+---@param start? fun() how the user starts it
 ---@return table result
-function M.run(task, during)
+function M.run(task, during, start)
   local done = M.events('AgentlsTaskDone')
-  vim.cmd('Agent ' .. task)
+  if start then
+    start()
+  else
+    vim.cmd('Agent ' .. task)
+  end
   if during then
     during()
   end

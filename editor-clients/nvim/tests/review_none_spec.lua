@@ -1,4 +1,5 @@
--- review = "none": the edit applies and is saved at once, with no review tab.
+-- review = "none": the edit applies and is saved at once, with no review tab. The task
+-- starts from a Visual selection, which goes along.
 package.path = vim.env.AGENTLS_PLUGIN .. '/tests/?.lua;' .. package.path
 local h = require('harness')
 
@@ -6,7 +7,10 @@ h.main(function()
   h.setup({ review = 'none' })
   vim.cmd.edit('app.py')
   local opened = h.events('AgentlsReviewOpen')
-  local result = h.run('change the greeting')
+  -- Started from a charwise Visual selection of the CJK and emoji text between the quotes.
+  local result = h.run('change the greeting', nil, function()
+    h.keys("2Gf'lvt':Agent change the greeting<CR>")
+  end)
   return {
     result = result,
     opened = #opened,

@@ -9,6 +9,7 @@ local M = {}
 ---@class agentls.RunningTask
 ---@field client_id integer
 ---@field token string
+---@field cancelled? boolean
 
 ---@type agentls.RunningTask?
 M.current = nil
@@ -57,6 +58,25 @@ local function arguments(task, bufnr, range, client)
   return args
 end
 
+---Call `send` once the client is initialized and has opened `bufnr`: a request sent
+---sooner reaches the server before the document it is about.
+---@param client vim.lsp.Client
+---@param bufnr integer
+---@param send fun()
+local function when_ready(client, bufnr, send)
+  local file = server.is_file(bufnr)
+  local function try()
+    if client:is_stopped() then
+      finished({ code = -32803, message = 'the server stopped before the task started' }, nil)
+    elseif client.initialized and (not file or client.attached_buffers[bufnr]) then
+      send()
+    else
+      vim.defer_fn(try, 10)
+    end
+  end
+  try()
+end
+
 ---Send `task` to the server; the answer arrives in the transcript and a notification.
 ---@param task string
 ---@param bufnr integer
@@ -73,20 +93,23 @@ function M.start(task, bufnr, range)
     return false
   end
   count = count + 1
-  local token = ('agentls-nvim-%d-%d'):format(vim.fn.getpid(), count)
-  local params = {
-    command = 'agent.runTask',
-    arguments = { arguments(task, bufnr, range, client) },
-    workDoneToken = token,
-  }
+  local running = { client_id = client.id, token = ('agentls-nvim-%d-%d'):format(vim.fn.getpid(), count) }
+  M.current = running
   transcript.begin(task)
-  progress.expect(token)
-  local sent = client:request('workspace/executeCommand', params, finished, bufnr)
-  if not sent then
-    transcript.failed('the server has stopped')
-    return false
-  end
-  M.current = { client_id = client.id, token = token }
+  progress.expect(running.token)
+  when_ready(client, bufnr, function()
+    if running.cancelled then
+      return finished(nil, { status = 'cancelled', summary = 'Cancelled before it started.', steps = 0 })
+    end
+    local params = {
+      command = 'agent.runTask',
+      arguments = { arguments(task, bufnr, range, client) },
+      workDoneToken = running.token,
+    }
+    if not client:request('workspace/executeCommand', params, finished, bufnr) then
+      finished({ code = -32803, message = 'the server has stopped' }, nil)
+    end
+  end)
   return true
 end
 
@@ -99,6 +122,8 @@ function M.cancel()
     notify('no task is running')
     return false
   end
+  -- Before the request went out there is nothing for the server to cancel yet.
+  running.cancelled = true
   client:notify('window/workDoneProgress/cancel', { token = running.token })
   return true
 end
