@@ -6,7 +6,6 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,19 +24,6 @@ from fake_api import (
 )
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as api:
-        yield api
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    return folder
 
 
 def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:

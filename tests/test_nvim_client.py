@@ -7,45 +7,32 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from doubles import is_running
 from fake_api import FakeAnthropic, reply, text, tool_use
+from test_lsp import SOURCE, result_text
 
 PLUGIN = Path(__file__).resolve().parent.parent / "editor-clients" / "nvim"
 NVIM = Path(sys.executable).parent / "nvim"
-SOURCE = "def greet():\n    return '你好 😀'\n\nvalue = 1\nother = 2\n"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as api:
-        yield api
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    (folder / ".git").mkdir()
-    return folder
 
 
 def run_spec(spec: str, root: Path, api_url: str, **env: str) -> dict[str, Any]:
     """Run editor-clients/nvim/tests/<spec> in headless Neovim; its JSON report."""
     home = root.parent
     report = home / "report.json"
-    xdg = {name: str(home / name.lower()) for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME",
-                                                      "XDG_STATE_HOME", "XDG_CACHE_HOME")}
+    xdg = {
+        name: str(home / name.lower())
+        for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
+    }
     done = subprocess.run(
         [str(NVIM), "--headless", "--clean", "-l", str(PLUGIN / "tests" / spec)],
         env={
             **os.environ,
             **xdg,
             "AGENTLS_PLUGIN": str(PLUGIN),
+            "LUA_PATH": f"{PLUGIN / 'tests'}/?.lua;;",
             "AGENTLS_ROOT": str(root),
             "AGENTLS_CMD": json.dumps([sys.executable, "-m", "agentls"]),
             "AGENTLS_REPORT": str(report),
@@ -60,15 +47,6 @@ def run_spec(spec: str, root: Path, api_url: str, **env: str) -> dict[str, Any]:
     )
     assert done.returncode == 0, f"{spec} failed:\n{done.stderr}"
     return json.loads(report.read_text())
-
-
-def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
-    return [b for b in body["messages"][-1]["content"] if b.get("type") == "tool_result"]
-
-
-def result_text(body: dict[str, Any]) -> str:
-    (result,) = tool_results(body)
-    return result["content"]
 
 
 def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: Path) -> None:

@@ -1,5 +1,4 @@
 -- :AgentCancel stops a long bash step, which the user allowed through vim.ui.select.
-package.path = vim.env.AGENTLS_PLUGIN .. '/tests/?.lua;' .. package.path
 local h = require('harness')
 
 h.main(function()

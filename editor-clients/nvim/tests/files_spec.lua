@@ -1,5 +1,4 @@
 -- Edits to a file that is not open (reviewed in a tab that loads it) and to a new file.
-package.path = vim.env.AGENTLS_PLUGIN .. '/tests/?.lua;' .. package.path
 local h = require('harness')
 
 h.main(function()

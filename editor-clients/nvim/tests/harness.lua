@@ -1,5 +1,6 @@
 -- Shared by the specs, which run in `nvim --headless --clean -l`: load the plugin from the
--- repository, wait for conditions, press keys, and write a JSON report for pytest.
+-- repository, wait for conditions, press keys, and write a JSON report for pytest (which
+-- puts this folder on LUA_PATH, so a spec starts with `require("harness")`).
 local M = {}
 
 M.root = assert(vim.env.AGENTLS_ROOT, 'AGENTLS_ROOT is not set')

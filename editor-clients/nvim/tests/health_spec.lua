@@ -1,5 +1,4 @@
 -- :checkhealth agentls with a valid setup, then with a bad setting.
-package.path = vim.env.AGENTLS_PLUGIN .. '/tests/?.lua;' .. package.path
 local h = require('harness')
 
 ---@return string[]

@@ -1,6 +1,5 @@
 -- Edits that must not land: all hunks rejected; the buffer changed during the review;
 -- the task cancelled while the review is open.
-package.path = vim.env.AGENTLS_PLUGIN .. '/tests/?.lua;' .. package.path
 local h = require('harness')
 
 h.main(function()

@@ -1,6 +1,5 @@
 -- review = "none": the edit applies and is saved at once, with no review tab. The task
 -- starts from a Visual selection, which goes along.
-package.path = vim.env.AGENTLS_PLUGIN .. '/tests/?.lua;' .. package.path
 local h = require('harness')
 
 h.main(function()

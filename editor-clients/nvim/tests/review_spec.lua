@@ -1,6 +1,5 @@
 -- Review an edit of the open buffer: accept the first hunk (a line with CJK and emoji),
 -- reject the second, through the review's keys; then the task goes on to a bash step.
-package.path = vim.env.AGENTLS_PLUGIN .. '/tests/?.lua;' .. package.path
 local h = require('harness')
 
 h.main(function()
