@@ -22,11 +22,17 @@ end
 local function key_in_env_files()
   local root = vim.fs.root(0, config.options.root_markers) or vim.fn.getcwd()
   local config_home = vim.env.XDG_CONFIG_HOME or vim.fs.joinpath(vim.env.HOME or '', '.config')
-  for _, path in ipairs({ vim.fs.joinpath(root, '.env'), vim.fs.joinpath(config_home, 'agentls', '.env') }) do
+  for _, path in ipairs({
+    vim.fs.joinpath(root, '.env'),
+    vim.fs.joinpath(config_home, 'agentls', '.env'),
+  }) do
     if vim.fn.filereadable(path) == 1 then
       for _, line in ipairs(vim.fn.readfile(path)) do
         for _, name in ipairs(KEY_NAMES) do
-          if line:match('^%s*export%s+' .. name .. '%s*=%s*%S') or line:match('^%s*' .. name .. '%s*=%s*%S') then
+          if
+            line:match('^%s*export%s+' .. name .. '%s*=%s*%S')
+            or line:match('^%s*' .. name .. '%s*=%s*%S')
+          then
             return name, path
           end
         end
@@ -41,7 +47,10 @@ local function check_neovim()
   if vim.fn.has('nvim-0.11') == 1 then
     vim.health.ok('Neovim ' .. version)
   else
-    vim.health.error('Neovim ' .. version .. ' is too old', { 'agentls needs Neovim 0.11 or newer' })
+    vim.health.error(
+      'Neovim ' .. version .. ' is too old',
+      { 'agentls needs Neovim 0.11 or newer' }
+    )
   end
 end
 
@@ -100,7 +109,9 @@ end
 function M.check()
   vim.health.start('agentls')
   check_neovim()
-  vim.health.info(('review: %s, progress: %s'):format(config.options.review, config.options.progress))
+  vim.health.info(
+    ('review: %s, progress: %s'):format(config.options.review, config.options.progress)
+  )
   if check_server() then
     check_settings()
   end

@@ -39,12 +39,16 @@ local function show(text)
     vim.api.nvim_win_set_config(win, placement)
     return
   end
-  win = vim.api.nvim_open_win(buf, false, vim.tbl_extend('force', placement, {
-    style = 'minimal',
-    focusable = false,
-    noautocmd = true,
-    zindex = 60,
-  }))
+  win = vim.api.nvim_open_win(
+    buf,
+    false,
+    vim.tbl_extend('force', placement, {
+      style = 'minimal',
+      focusable = false,
+      noautocmd = true,
+      zindex = 60,
+    })
+  )
   vim.wo[win].winhighlight = 'Normal:NormalFloat'
 end
 

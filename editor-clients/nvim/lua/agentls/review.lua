@@ -168,7 +168,9 @@ function M.handle(_, params, ctx)
   local label = params.label or 'agentls edit'
   if config.options.review == 'none' then
     for _, file in ipairs(files) do
-      file.decisions = vim.tbl_map(function() return true end, file.edits)
+      file.decisions = vim.tbl_map(function()
+        return true
+      end, file.edits)
     end
   elseif review(files, label, client.offset_encoding, timings) then
     return { applied = false, failureReason = 'the edit was withdrawn' }

@@ -40,7 +40,8 @@ end
 function View:hunk_at_cursor()
   local win = vim.api.nvim_get_current_win()
   local row = vim.api.nvim_win_get_cursor(win)[1] - 1
-  local side = win == self.left and 'old' or 'new'
+  -- Any other window on the real buffer (the keys are mapped there too) shows it as it is.
+  local side = win == self.right and 'new' or 'old'
   local best, best_distance = 1, math.huge
   for i, extent in ipairs(workspace_edit.extents(self.file.edits, self.decisions)) do
     local d = distance(row, extent[side])
@@ -197,14 +198,44 @@ end
 function View:map(buf)
   local keys = config.options.keymaps
   local actions = {
-    accept = { 'accept the hunk under the cursor', function() self:decide(true) end },
-    reject = { 'reject the hunk under the cursor', function() self:decide(false) end },
-    accept_all = { 'accept every undecided hunk', function() self:decide_rest(true) end },
-    reject_all = { 'reject every undecided hunk', function() self:decide_rest(false) end },
-    finish = { 'finish the review (undecided hunks are rejected)', function() self:finish() end },
+    accept = {
+      'accept the hunk under the cursor',
+      function()
+        self:decide(true)
+      end,
+    },
+    reject = {
+      'reject the hunk under the cursor',
+      function()
+        self:decide(false)
+      end,
+    },
+    accept_all = {
+      'accept every undecided hunk',
+      function()
+        self:decide_rest(true)
+      end,
+    },
+    reject_all = {
+      'reject every undecided hunk',
+      function()
+        self:decide_rest(false)
+      end,
+    },
+    finish = {
+      'finish the review (undecided hunks are rejected)',
+      function()
+        self:finish()
+      end,
+    },
   }
   for name, action in pairs(actions) do
-    vim.keymap.set('n', keys[name], action[2], { buffer = buf, nowait = true, desc = 'agentls: ' .. action[1] })
+    vim.keymap.set(
+      'n',
+      keys[name],
+      action[2],
+      { buffer = buf, nowait = true, desc = 'agentls: ' .. action[1] }
+    )
   end
 end
 

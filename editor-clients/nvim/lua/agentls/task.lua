@@ -43,6 +43,8 @@ local function finished(err, result)
   notify(('%s: %s'):format(result.status, vim.split(result.summary or '', '\n')[1]), level)
 end
 
+---The agent.runTask argument: the task, and the buffer's file and selection if it has one.
+---@param task string
 ---@param bufnr integer
 ---@param range agentls.Range?
 ---@param client vim.lsp.Client
@@ -93,13 +95,17 @@ function M.start(task, bufnr, range)
     return false
   end
   count = count + 1
-  local running = { client_id = client.id, token = ('agentls-nvim-%d-%d'):format(vim.fn.getpid(), count) }
+  local running =
+    { client_id = client.id, token = ('agentls-nvim-%d-%d'):format(vim.fn.getpid(), count) }
   M.current = running
   transcript.begin(task)
   progress.expect(running.token)
   when_ready(client, bufnr, function()
     if running.cancelled then
-      return finished(nil, { status = 'cancelled', summary = 'Cancelled before it started.', steps = 0 })
+      return finished(
+        nil,
+        { status = 'cancelled', summary = 'Cancelled before it started.', steps = 0 }
+      )
     end
     local params = {
       command = 'agent.runTask',

@@ -54,7 +54,10 @@ function M.files(edit)
     end
   end
   for uri, edits in pairs(present(edit.changes) or {}) do
-    table.insert(files, { uri = uri, create = false, edits = vim.list_extend({}, edits), labels = {} })
+    table.insert(
+      files,
+      { uri = uri, create = false, edits = vim.list_extend({}, edits), labels = {} }
+    )
   end
   for _, file in ipairs(files) do
     label_hunks(edit, file)
@@ -91,7 +94,11 @@ function M.apply(edits, bufnr, encoding)
     and vim.api.nvim_buf_get_lines(bufnr, 0, 1, false)[1] == ''
   vim.lsp.util.apply_text_edits(edits, bufnr, encoding)
   local count = vim.api.nvim_buf_line_count(bufnr)
-  if was_empty and count > 1 and vim.api.nvim_buf_get_lines(bufnr, count - 1, count, false)[1] == '' then
+  if
+    was_empty
+    and count > 1
+    and vim.api.nvim_buf_get_lines(bufnr, count - 1, count, false)[1] == ''
+  then
     vim.api.nvim_buf_set_lines(bufnr, count - 1, count, false, {})
   end
 end
