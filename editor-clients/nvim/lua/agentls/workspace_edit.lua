@@ -8,6 +8,8 @@ local M = {}
 ---@field create boolean A CreateFile came first: the file may not exist yet.
 ---@field edits lsp.TextEdit[] In document order.
 ---@field labels string[] One per edit: its change annotation's label, or "hunk i of n".
+---@field bufnr? integer Its buffer, once the review has loaded it.
+---@field decisions? boolean[] Per edit, whether the user accepted it.
 
 ---@param value any
 ---@return any
