@@ -1,4 +1,4 @@
-"""Fixtures shared by the tests that run the server against the fake API."""
+"""Fixtures shared by the end-to-end tests: the fake Messages API and a project folder."""
 
 from __future__ import annotations
 

@@ -18,6 +18,29 @@ def test_version() -> None:
     assert done.stdout.strip() == f"agentls {__version__}"
 
 
+def _check_settings(raw: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentls", "check-settings", raw], capture_output=True, text=True
+    )
+
+
+def test_check_settings_accepts_valid_settings() -> None:
+    done = _check_settings(json.dumps({"maxSteps": 20, "approveCommands": "always"}))
+    assert (done.returncode, done.stdout) == (0, "agentls settings are valid\n")
+
+
+def test_check_settings_names_each_problem() -> None:
+    done = _check_settings(json.dumps({"maxSteps": 0, "colour": "red"}))
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "agentls.maxSteps: expected a whole number from 1 to 1000; using the default 50",
+        "unknown setting agentls.colour is ignored",
+    ]
+    not_json = _check_settings("{maxSteps")
+    assert not_json.returncode == 1
+    assert not_json.stdout.startswith("agentls settings are not JSON")
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -67,6 +90,8 @@ def test_tcp_serves_lsp() -> None:
             "agent.newSession",
             "agent.compact",
         }
+        # Asking for saves makes Neovim send its held-back didChange with each save.
+        assert answer["result"]["capabilities"]["textDocumentSync"]["save"] is True
     finally:
         server.kill()
         server.wait()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,12 +22,6 @@ from fake_api import (
 
 KEY = "sk-ant-test-0123456789"
 HELLO = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as api:
-        yield api
 
 
 def model(fake: FakeAnthropic, timeout: float = 120.0) -> AnthropicModel:

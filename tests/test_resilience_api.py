@@ -4,7 +4,6 @@ recovers or ends the task with a clear message, and the server goes on serving."
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +25,6 @@ from fake_api import (
     tool_use,
 )
 from lsprotocol import types
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as api:
-        yield api
-
 
 RECOVERABLE = {
     "429 with retry-after": rate_limited(retry_after_ms=1000),

@@ -7,18 +7,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from doubles import is_running
 from fake_api import FakeAnthropic, reply, text, tool_use
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as api:
-        yield api
 
 
 def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 
@@ -24,7 +25,28 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument("--model", help="model id (default: AGENTLS_MODEL or a current Sonnet)")
     run.add_argument("--max-steps", type=int, help="stop after this many model turns")
+    check = commands.add_parser(
+        "check-settings", help="check an agentls settings object (JSON) as the server would"
+    )
+    check.add_argument("settings", help='the object under "agentls", e.g. \'{"maxSteps": 20}\'')
     return parser
+
+
+def check_settings(raw: str) -> int:
+    """Print each problem the server would warn about; exit status 1 when there is one."""
+    from .settings import parse
+
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as error:
+        print(f"agentls settings are not JSON: {error}")
+        return 1
+    _, problems = parse(value)
+    for problem in problems:
+        print(problem)
+    if not problems:
+        print("agentls settings are valid")
+    return 1 if problems else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         from .terminal import run_in_terminal
 
         return run_in_terminal(arguments.task, arguments.yes, arguments.model, arguments.max_steps)
+    if arguments.command == "check-settings":
+        return check_settings(arguments.settings)
     # Logs go to a file or stderr, never stdout: stdout is the LSP channel.
     logging.basicConfig(
         filename=arguments.log_file, level=logging.INFO if arguments.log_file else logging.WARNING

@@ -255,6 +255,13 @@ def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
     preload()
 
 
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
+    """Nothing to do: asking for saves makes clients send their pending changes with each
+    save (Neovim holds didChange back up to 150 ms, and flushes it before any other
+    notification), so an accepted edit that the client saved settles at once."""
+
+
 def _cancelled_before_start() -> dict[str, Any]:
     return TaskResult("cancelled", "Cancelled by the user.", 0, 0, 0, Usage()).as_dict()
 

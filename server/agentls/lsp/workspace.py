@@ -91,6 +91,9 @@ class LspWorkspace:
         name = relative(self.root, change.path)
         edit = self.workspace_edit(change, document)
         params = types.ApplyWorkspaceEditParams(edit=edit, label=f"{change.tool}: {name}")
+        # Read now: a client that applies the edit sends didChange before it answers, and
+        # pygls updates this same document object in place.
+        version_before = document.version if document is not None else None
         request_id = f"agentls-edit-{uuid.uuid4()}"
         pending = self.server.protocol.send_request_async(
             types.WORKSPACE_APPLY_EDIT, params, msg_id=request_id
@@ -105,9 +108,11 @@ class LspWorkspace:
         if not answer.applied:
             return Landed(False, rejected_reason=answer.failure_reason or "")
         reviewed = edit.change_annotations is not None
-        return await self._settle(change, document, reviewed)
+        return await self._settle(change, document is not None, version_before, reviewed)
 
-    async def _settle(self, change: Change, before: TextDocument | None, reviewed: bool) -> Landed:
+    async def _settle(
+        self, change: Change, was_open: bool, version_before: int | None, reviewed: bool
+    ) -> Landed:
         """What landed, once the client's didChange (and save, if it saves) have arrived.
 
         A client that has the file open owns its text: it is told to save, never overwritten.
@@ -116,13 +121,12 @@ class LspWorkspace:
         hunks the user kept), or had it open before the review.
         """
         old_text = change.old_text or ""
-        version_before = before.version if before is not None else None
         started = time.monotonic()
         while True:
             waited = time.monotonic() - started
             document = self._open_document(change.path)
             if document is not None:
-                if before is None:
+                if not was_open:
                     settled = document.source != old_text
                 else:
                     settled = document.version != version_before
@@ -136,7 +140,7 @@ class LspWorkspace:
                 disk = _disk_text(change.path)
                 if disk is not None and disk != old_text:
                     return Landed(True, disk)
-                if before is None and not reviewed and waited > WRITE_THROUGH_AFTER:
+                if not was_open and not reviewed and waited > WRITE_THROUGH_AFTER:
                     files.write_atomic(change.path, change.new_text)
                     return Landed(True, change.new_text)
                 if waited > SETTLE_SECONDS:

@@ -1,0 +1,59 @@
+-- agentls for Neovim: run the agentls coding agent against the current buffer and review
+-- each of its edits as a diff. See :help agentls.
+local config = require('agentls.config')
+
+local M = {}
+
+---Set the options (see `:help agentls-options`). Calling it is optional.
+---@param opts? agentls.Config|table
+function M.setup(opts)
+  config.set(opts)
+end
+
+---Run `task` against a buffer, with an optional selection. Without a task, ask for one.
+---@param task? string
+---@param opts? agentls.RunOpts
+function M.run(task, opts)
+  opts = opts or {}
+  local bufnr = opts.bufnr or 0
+  bufnr = bufnr == 0 and vim.api.nvim_get_current_buf() or bufnr
+  if task and task ~= '' then
+    require('agentls.task').start(task, bufnr, opts.range)
+    return
+  end
+  vim.ui.input({ prompt = 'agentls task: ' }, function(input)
+    if input and input ~= '' then
+      require('agentls.task').start(input, bufnr, opts.range)
+    end
+  end)
+end
+
+---Cancel the running task (window/workDoneProgress/cancel with its token).
+---@return boolean asked Whether a task was running.
+function M.cancel()
+  return require('agentls.task').cancel()
+end
+
+---Start a new conversation: later tasks do not remember earlier ones.
+function M.new_session()
+  require('agentls.task').new_session(vim.api.nvim_get_current_buf())
+end
+
+---Open the transcript (:AgentLog).
+function M.open_log()
+  require('agentls.transcript').open()
+end
+
+---What the running task is doing ("" when none runs), for a statusline.
+---@return string
+function M.status()
+  return require('agentls.progress').status()
+end
+
+---Whether a task is running.
+---@return boolean
+function M.is_running()
+  return require('agentls.task').current ~= nil
+end
+
+return M

@@ -1,0 +1,202 @@
+-- workspace/applyEdit from agentls: each edit is reviewed hunk by hunk (or applied at once
+-- with review = "none"), the accepted hunks applied, the changed buffers written, and the
+-- answer says truthfully whether anything landed.
+local config = require('agentls.config')
+local review_view = require('agentls.review_view')
+local transcript = require('agentls.transcript')
+local workspace_edit = require('agentls.workspace_edit')
+
+local M = {}
+
+---@type agentls.ReviewView?
+local active = nil
+
+---@param ns integer
+---@return number
+local function ms(ns)
+  return ns / 1e6
+end
+
+---@param uri string
+---@return string
+local function name_of(uri)
+  return vim.fn.fnamemodify(vim.uri_to_fname(uri), ':~:.')
+end
+
+---The buffer of `file`, loaded (and so read from disk) if it was not.
+---@param file agentls.FileEdit
+---@return integer
+local function buffer_for(file)
+  local bufnr = vim.uri_to_bufnr(file.uri)
+  if not vim.api.nvim_buf_is_loaded(bufnr) then
+    vim.fn.bufload(bufnr)
+  end
+  return bufnr
+end
+
+---Why the edits of `file` no longer fit its buffer, if they do not.
+---@param file agentls.FileEdit
+---@param bufnr integer
+---@return string?
+local function stale(file, bufnr)
+  local name = name_of(file.uri)
+  if file.version ~= nil then
+    local current = vim.lsp.util.buf_versions[bufnr]
+    if current ~= file.version then
+      return ('%s changed in the editor since the edit was proposed'):format(name)
+    end
+  elseif vim.bo[bufnr].modified then
+    -- The server proposed against the disk, which the unsaved text no longer matches.
+    return ('%s has unsaved changes in the editor'):format(name)
+  end
+  return nil
+end
+
+---@param files agentls.FileEdit[]
+---@return string?
+local function any_stale(files)
+  for _, file in ipairs(files) do
+    local problem = stale(file, file.bufnr)
+    if problem then
+      return problem
+    end
+  end
+  return nil
+end
+
+---Let the user decide on each file's hunks, one review tab after the other.
+---@param files agentls.FileEdit[]
+---@param label string
+---@param encoding string
+---@param timings table
+---@return boolean withdrawn
+local function review(files, label, encoding, timings)
+  local co = coroutine.running()
+  for _, file in ipairs(files) do
+    local title = #files > 1 and ('%s (%s)'):format(label, name_of(file.uri)) or label
+    active = review_view.open(file, file.bufnr, title, encoding, function(decisions)
+      timings.decided = vim.uv.hrtime()
+      vim.schedule(function()
+        coroutine.resume(co, decisions)
+      end)
+    end)
+    vim.cmd.redraw()
+    timings.shown = timings.shown or vim.uv.hrtime()
+    vim.api.nvim_exec_autocmds('User', {
+      pattern = 'AgentlsReviewOpen',
+      data = { label = title, bufnr = file.bufnr, hunks = #file.edits },
+    })
+    file.decisions = coroutine.yield()
+    active = nil
+    if file.decisions == nil then
+      return true
+    end
+  end
+  return false
+end
+
+---Apply the accepted hunks of `file` and write its buffer.
+---@param file agentls.FileEdit
+---@param encoding string
+---@return integer accepted
+local function apply(file, encoding)
+  local kept = {}
+  for i, edit in ipairs(file.edits) do
+    if file.decisions[i] then
+      table.insert(kept, edit)
+    end
+  end
+  if #kept == 0 then
+    return 0
+  end
+  workspace_edit.apply(kept, file.bufnr, encoding)
+  local path = vim.uri_to_fname(file.uri)
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
+  local ok, err = pcall(vim.api.nvim_buf_call, file.bufnr, function()
+    vim.cmd('silent keepalt update')
+  end)
+  if not ok then
+    vim.notify(('agentls: could not write %s: %s'):format(path, err), vim.log.levels.ERROR)
+  end
+  return #kept
+end
+
+---@param label string
+---@param files agentls.FileEdit[]
+---@param encoding string
+---@return lsp.ApplyWorkspaceEditResult
+local function conclude(label, files, encoding)
+  local problem = any_stale(files)
+  if problem then
+    return { applied = false, failureReason = problem }
+  end
+  local accepted, total = 0, 0
+  for _, file in ipairs(files) do
+    accepted = accepted + apply(file, encoding)
+    total = total + #file.edits
+  end
+  transcript.detail(('review of %s: %d of %d hunks accepted'):format(label, accepted, total))
+  if accepted == 0 then
+    return { applied = false, failureReason = 'the user rejected the edit' }
+  end
+  return { applied = true }
+end
+
+---The workspace/applyEdit handler (set per client). It runs in a coroutine and yields
+---while the user reviews.
+---@param params lsp.ApplyWorkspaceEditParams
+---@param ctx lsp.HandlerContext
+---@return lsp.ApplyWorkspaceEditResult
+function M.handle(_, params, ctx)
+  local timings = { arrived = vim.uv.hrtime() }
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local files, unsupported = workspace_edit.files(params.edit)
+  local co, is_main = coroutine.running()
+  if not files or not client then
+    return { applied = false, failureReason = unsupported or 'the client has stopped' }
+  end
+  if config.options.review ~= 'none' and (not co or is_main) then
+    return { applied = false, failureReason = 'this Neovim cannot wait for a review' }
+  end
+  for _, file in ipairs(files) do
+    file.bufnr = buffer_for(file)
+  end
+  local problem = any_stale(files)
+  if problem then
+    return { applied = false, failureReason = problem }
+  end
+  local label = params.label or 'agentls edit'
+  if config.options.review == 'none' then
+    for _, file in ipairs(files) do
+      file.decisions = vim.tbl_map(function()
+        return true
+      end, file.edits)
+    end
+  elseif review(files, label, client.offset_encoding, timings) then
+    return { applied = false, failureReason = 'the edit was withdrawn' }
+  end
+  local answer = conclude(label, files, client.offset_encoding)
+  local answered = vim.uv.hrtime()
+  vim.api.nvim_exec_autocmds('User', {
+    pattern = 'AgentlsReviewDone',
+    data = {
+      label = label,
+      applied = answer.applied,
+      failure_reason = answer.failureReason,
+      show_ms = timings.shown and ms(timings.shown - timings.arrived),
+      answer_ms = ms(answered - (timings.decided or timings.arrived)),
+    },
+  })
+  return answer
+end
+
+---$/cancelRequest from the server: it withdrew the edit under review (the task was
+---cancelled), so the review closes and nothing is changed.
+---@param params { id: integer|string }
+function M.withdraw(_, params)
+  if active and type(params.id) == 'string' and vim.startswith(params.id, 'agentls-edit-') then
+    active:withdraw()
+  end
+end
+
+return M

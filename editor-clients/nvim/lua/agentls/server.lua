@@ -1,0 +1,90 @@
+-- Starting the agentls language server and finding the running one.
+local config = require('agentls.config')
+
+local M = {}
+
+M.name = 'agentls'
+
+---What Neovim offers, plus what the review needs: versioned document edits (so a stale edit
+---is caught) and change annotations (so the server sends one reviewable edit per hunk and
+---leaves saving to us).
+---@return lsp.ClientCapabilities
+local function capabilities()
+  return vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), {
+    workspace = {
+      workspaceEdit = {
+        documentChanges = true,
+        resourceOperations = { 'create' },
+        changeAnnotationSupport = { groupsOnLabel = false },
+      },
+    },
+  })
+end
+
+local function handlers()
+  local review = require('agentls.review')
+  local transcript = require('agentls.transcript')
+  return {
+    ['workspace/applyEdit'] = review.handle,
+    ['$/cancelRequest'] = review.withdraw,
+    ['window/showMessageRequest'] = require('agentls.approval').handle,
+    ['agent/text'] = function(_, params)
+      transcript.text(params.text)
+    end,
+    ['agent/step'] = function(_, params)
+      transcript.step(params)
+    end,
+  }
+end
+
+---The project root of `bufnr`: the nearest folder holding a root marker, else the cwd.
+---@param bufnr integer
+---@return string
+local function root_of(bufnr)
+  return vim.fs.root(bufnr, config.options.root_markers) or vim.fn.getcwd()
+end
+
+---Whether `bufnr` holds a file the server can be told about.
+---@param bufnr integer
+---@return boolean
+function M.is_file(bufnr)
+  return vim.bo[bufnr].buftype == '' and vim.api.nvim_buf_get_name(bufnr) ~= ''
+end
+
+---The agentls client for `bufnr`'s project, started if need be and attached to `bufnr`
+---when it holds a file.
+---@param bufnr integer
+---@return vim.lsp.Client?
+function M.client_for(bufnr)
+  local attach = M.is_file(bufnr)
+  local running = M.running(bufnr)
+  if running and not attach then
+    return running
+  end
+  local settings = config.settings()
+  local id = vim.lsp.start({
+    name = M.name,
+    cmd = config.options.cmd,
+    root_dir = root_of(bufnr),
+    init_options = { agentls = settings },
+    settings = { agentls = settings },
+    capabilities = capabilities(),
+    handlers = handlers(),
+  }, { bufnr = bufnr, attach = attach })
+  return id and vim.lsp.get_client_by_id(id) or nil
+end
+
+---The running agentls client for `bufnr`'s project, if any.
+---@param bufnr integer
+---@return vim.lsp.Client?
+function M.running(bufnr)
+  local root = root_of(bufnr)
+  for _, client in ipairs(vim.lsp.get_clients({ name = M.name })) do
+    if client.root_dir == root then
+      return client
+    end
+  end
+  return nil
+end
+
+return M

