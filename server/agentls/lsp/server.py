@@ -268,7 +268,9 @@ def _cancelled_before_start() -> dict[str, Any]:
 
 @server.command(RUN_TASK)
 async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
-    _refuse_while_running(ls, "wait for it or cancel it with agent.cancel")
+    _refuse_while_running(
+        ls, "A task is already running; wait for it or cancel it with agent.cancel."
+    )
     if (
         len(arguments) != 1
         or not isinstance(arguments[0], dict)
@@ -291,7 +293,7 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
 
 @server.command(COMPACT)
 async def compact(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
-    _refuse_while_running(ls, "compact the conversation when it has ended")
+    _refuse_while_running(ls, "A task is running; compact the conversation when it has ended.")
     if ls.protocol.msg_id in ls.cancelled_requests:
         return _cancelled_before_start()
     before = len(ls.session.messages)
@@ -299,9 +301,9 @@ async def compact(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     return {**result, "messages": {"before": before, "after": len(ls.session.messages)}}
 
 
-def _refuse_while_running(ls: AgentServer, advice: str) -> None:
+def _refuse_while_running(ls: AgentServer, message: str) -> None:
     if ls.running is not None:
-        raise JsonRpcException(f"A task is already running; {advice}.", REQUEST_FAILED)
+        raise JsonRpcException(message, REQUEST_FAILED)
 
 
 async def _supervise(
@@ -354,6 +356,6 @@ def cancel(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
 
 @server.command(NEW_SESSION)
 def new_session(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
-    _refuse_while_running(ls, "cancel it before starting a new session")
+    _refuse_while_running(ls, "A task is running; cancel it before starting a new session.")
     ls.session = Session()
     return {"ok": True}
