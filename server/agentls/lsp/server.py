@@ -280,8 +280,6 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
         raise JsonRpcInvalidParams(
             'agent.runTask takes one argument: {"task": "...", "uri"?: ..., "selection"?: ...}'
         )
-    if ls.protocol.msg_id in ls.cancelled_requests:
-        return _cancelled_before_start()
     task, uri = arguments[0]["task"], arguments[0].get("uri")
     if uri is not None and not isinstance(uri, str):
         raise JsonRpcInvalidParams("uri must be a document URI string")
@@ -294,8 +292,6 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
 @server.command(COMPACT)
 async def compact(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     _refuse_while_running(ls, "A task is running; compact the conversation when it has ended.")
-    if ls.protocol.msg_id in ls.cancelled_requests:
-        return _cancelled_before_start()
     before = len(ls.session.messages)
     result = await _supervise(ls, ls.root(), "compact the conversation", Agent.compact)
     return {**result, "messages": {"before": before, "after": len(ls.session.messages)}}
@@ -313,6 +309,8 @@ async def _supervise(
     work: Callable[[Agent], Awaitable[TaskResult]],
 ) -> dict[str, Any]:
     """Run one piece of agent work as the running task, which agent.cancel can stop."""
+    if ls.protocol.msg_id in ls.cancelled_requests:
+        return _cancelled_before_start()
     job = asyncio.ensure_future(_run(ls, root, title, work, _command_params.get()))
     ls.running = RunningTask(job, ls.protocol.msg_id)
     try:
