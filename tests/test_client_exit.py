@@ -61,30 +61,7 @@ def _run_task() -> dict[str, object]:
 MOMENTS = {"bash step": _mid_bash_step, "review": _mid_review}
 
 
-def _children(pid: int) -> list[str]:
-    """The command lines of the processes whose parent is `pid`."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            if parent == pid:
-                found.append((stat.parent / "cmdline").read_text().replace("\0", " "))
-        except (OSError, IndexError, ValueError):
-            continue
-    return found
-
-
-async def _guardian_told(server: ServerPipe) -> None:
-    """The server records a bash group just after starting bash, as it starts the guardian:
-    leave only once that happened, not in the instant bash starts."""
-    deadline = time.monotonic() + 10
-    while not any(" -I -S -c" in command for command in _children(server.process.pid)):
-        assert time.monotonic() < deadline, "no guardian process"
-        await asyncio.sleep(0.02)
-
-
 async def _leave(server: ServerPipe, how: str) -> None:
-    await _guardian_told(server)
     if how == "pipes closed":
         server.close_pipes()
     elif how == "exit without shutdown":

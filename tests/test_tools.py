@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from agentls import environment
+from agentls import environment, shell
 from agentls.approval import is_allowed
 from agentls.files import write_atomic
 from agentls.settings import Settings
@@ -222,6 +223,22 @@ async def test_bash_cancellation_kills_the_process_group(tmp_path: Path) -> None
     pid = int((tmp_path / "pid").read_text())
     await asyncio.sleep(0.1)
     assert not is_running(pid)
+
+
+async def test_bash_runs_the_command_as_bash_c_would(tmp_path: Path) -> None:
+    command = "echo $0 $#; cat; no-such-command"
+    text, _ = await run_tool(context(tmp_path), "bash", {"command": command})
+    assert text == "exit code 127\nbash 0\nbash: line 1: no-such-command: command not found"
+
+
+def test_bash_runs_nothing_when_the_server_dies_before_recording_its_group(
+    tmp_path: Path,
+) -> None:
+    # The server's end of the gate closes without the go, as when it is SIGKILLed.
+    gated = subprocess.run(
+        ["bash", "-c", shell._GATE, "touch ran"], cwd=tmp_path, stdin=subprocess.DEVNULL
+    )
+    assert gated.returncode != 0 and not (tmp_path / "ran").exists()
 
 
 async def test_commands_ask_unless_allowed(tmp_path: Path) -> None:

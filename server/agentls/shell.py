@@ -17,6 +17,11 @@ from .process_groups import GROUPS, kill_group
 _DRAIN_AFTER_EXIT = 0.5
 """Seconds to keep reading after bash exits: a background child may hold the pipe open."""
 
+_GATE = 'read -r go && exec bash -c "$0" </dev/null'
+"""Bash waits for a go from the server, then becomes `bash -c command` in the same process
+group. The go comes once the group is recorded, so no command runs that a SIGKILL of the
+server could leave behind; if the server dies first, the read ends and nothing runs."""
+
 
 class BoundedOutput:
     """Keeps the head and the tail of a stream within `limit` characters, counting the rest.
@@ -102,10 +107,11 @@ class SubprocessShell:
             process = await asyncio.create_subprocess_exec(
                 "bash",
                 "-c",
+                _GATE,
                 command,
                 cwd=self.root,
                 env=self.env,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=asyncio.subprocess.PIPE,
                 stdout=write_end,
                 stderr=write_end,
                 start_new_session=True,
@@ -116,6 +122,9 @@ class SubprocessShell:
         finally:
             os.close(write_end)
         GROUPS.add(process.pid)
+        assert process.stdin is not None
+        process.stdin.write(b"go\n")
+        process.stdin.close()
         output = BoundedOutput(output_limit, self.secrets)
         reading: asyncio.Future[None] | None = None
         pipe: asyncio.ReadTransport | None = None
