@@ -6,6 +6,8 @@ import asyncio
 import os
 from pathlib import Path
 
+import pytest
+
 from agentls import environment
 from agentls.agent import Agent, Session
 from agentls.interfaces import ModelError, Turn
@@ -206,3 +208,13 @@ async def test_a_defect_fails_the_task_and_keeps_the_session_usable(tmp_path: Pa
     assert (await agent.run("second")).status == "done"
     (answer,) = [b for b in model.requests[0][-1]["content"] if b["type"] == "tool_result"]
     assert answer["is_error"]
+
+
+async def test_a_compaction_that_breaks_leaves_no_request_behind(tmp_path: Path) -> None:
+    session = Session()
+    agent, _ = make_agent(tmp_path, ScriptedModel(say("hello"), RuntimeError("a defect")), session)
+    await agent.run("hi")
+    before = [dict(m, content=list(m["content"])) for m in session.messages]
+    with pytest.raises(RuntimeError):
+        await agent.compact()
+    assert session.messages == before

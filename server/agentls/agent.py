@@ -183,7 +183,8 @@ class Agent:
             )
 
     async def compact(self) -> TaskResult:
-        """Replace the conversation by the model's summary of it; on failure keep it as it was."""
+        """Replace the conversation by the model's summary of it; on failure keep it (old results
+        shortened to fit the context budget stay shortened)."""
         usage = Usage()
         if not self.session.messages:
             return TaskResult("done", "Nothing to compact yet.", 0, 0, 0, usage)
@@ -192,12 +193,14 @@ class Agent:
         self.session.add_user([{"type": "text", "text": _COMPACT}])
         try:
             turn = await self._ask(system_prompt(self.tools.workspace.root))
-        except asyncio.CancelledError:
+        except BaseException as error:
+            # Left in place, the request would join the user's next task.
             self.session.rewind(before)
-            return TaskResult("cancelled", "Cancelled by the user.", 1, 0, 0, usage)
-        except ModelError as error:
-            self.session.rewind(before)
-            return TaskResult("failed", str(error), 1, 0, 0, usage, error.hint)
+            if isinstance(error, asyncio.CancelledError):
+                return TaskResult("cancelled", "Cancelled by the user.", 1, 0, 0, usage)
+            if isinstance(error, ModelError):
+                return TaskResult("failed", str(error), 1, 0, 0, usage, error.hint)
+            raise
         usage.add(turn.usage)
         summary = _text_of(turn.content)
         if not summary or turn.stop_reason in ("max_tokens", "refusal"):
