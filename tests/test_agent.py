@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from agentls import environment
 from agentls.agent import Agent, Session
 from agentls.interfaces import ModelError, Turn
