@@ -95,3 +95,14 @@ def test_tcp_serves_lsp() -> None:
     finally:
         server.kill()
         server.wait()
+
+
+def test_run_holds_max_steps_to_the_settings_range() -> None:
+    for wrong in ["0", "-3", "5000", "x"]:
+        done = subprocess.run(
+            [sys.executable, "-m", "agentls", "run", "task", "--max-steps", wrong],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2, wrong
+        assert "--max-steps: expected a whole number from 1 to 1000" in done.stderr, wrong

@@ -239,7 +239,7 @@ async def test_progress_with_a_client_token(fake: FakeAnthropic, root: Path) -> 
     assert (reports[0].title, reports[0].cancellable) == ("agent", True)
     assert [r.message for r in reports[1:-1]] == ["bash: echo hi"]
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
-    assert reports[-1].message.startswith("done: 2 steps, 0 edits applied")
+    assert reports[-1].message.startswith("done: 2 steps, 0 edits applied, 0 rejected")
     assert "".join(client.texts) == "all done"
     assert [s["state"] for s in client.steps] == ["started", "succeeded"]
 

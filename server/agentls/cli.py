@@ -10,6 +10,16 @@ import sys
 from . import __version__
 
 
+def _max_steps(text: str) -> int:
+    """`--max-steps`, held to the range of the maxSteps setting."""
+    from .settings import checked
+
+    try:
+        return checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentls", description="A coding agent served to editors over LSP."
@@ -24,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("task", help="what the agent should do")
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument("--model", help="model id (default: AGENTLS_MODEL or a current Sonnet)")
-    run.add_argument("--max-steps", type=int, help="stop after this many model turns")
+    run.add_argument("--max-steps", type=_max_steps, help="stop after this many model turns")
     check = commands.add_parser(
         "check-settings", help="check an agentls settings object (JSON) as the server would"
     )

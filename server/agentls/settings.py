@@ -92,6 +92,11 @@ _CLIENT_ONLY = {"trace", "server"}
 server command), none of the server's business."""
 
 
+def checked(key: str, value: Any) -> Any:
+    """`value` for the setting `key`, as the settings object would take it; raises ValueError."""
+    return _FIELDS[key][1](value)
+
+
 def parse(raw: Any) -> tuple[Settings, list[str]]:
     """Settings from the client's object; each bad value is reported and left at its default."""
     settings = Settings()
@@ -107,9 +112,9 @@ def parse(raw: Any) -> tuple[Settings, list[str]]:
         if key not in _FIELDS:
             problems.append(f"unknown setting agentls.{key} is ignored")
             continue
-        name, check = _FIELDS[key]
+        name = _FIELDS[key][0]
         try:
-            values[name] = check(value)
+            values[name] = checked(key, value)
         except ValueError as error:
             default = getattr(settings, name)
             problems.append(f"agentls.{key}: {error}; using the default {default!r}")

@@ -14,7 +14,6 @@ from typing import TextIO
 
 from . import files
 from .agent import Session, TaskResult
-from .costs import Price, describe
 from .edits import unified_diff
 from .interfaces import Change, Decision, Landed, ModelError
 from .model import ClientCache
@@ -160,11 +159,8 @@ class TerminalProgress:
         self.stream.flush()
 
 
-def _report(result: TaskResult, price: Price | None, stream: TextIO) -> None:
-    stream.write(
-        f"\n\n[{result.status}] {result.steps} steps, edits {result.edits_applied} applied / "
-        f"{result.edits_rejected} rejected, {describe(result.usage, price)}\n"
-    )
+def _report(result: TaskResult, outcome: str, stream: TextIO) -> None:
+    stream.write(f"\n\n{outcome}\n")
     if result.status == "failed":
         stream.write(f"{result.summary}\n{result.error_hint}\n")
 
@@ -192,7 +188,7 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
         loop.remove_signal_handler(signal.SIGINT)
         with contextlib.suppress(Exception):
             await connection.model.client.close()
-    _report(result, connection.price, stream)
+    _report(result, connection.outcome(result), stream)
     return EXIT_CODES[result.status]
 
 
@@ -200,6 +196,6 @@ def run_in_terminal(task: str, yes: bool, model: str | None, max_steps: int | No
     settings = Settings(approve_commands="always" if yes else "ask")
     if model:
         settings = replace(settings, model=model)
-    if max_steps:
+    if max_steps is not None:
         settings = replace(settings, max_steps=max_steps)
     return asyncio.run(_run(task, settings, yes, sys.stdout))

@@ -45,7 +45,7 @@ class Connection:
         """One line: how the task ended and what it cost."""
         return (
             f"{result.status}: {result.steps} steps, {result.edits_applied} edits applied, "
-            f"{describe(result.usage, self.price)}"
+            f"{result.edits_rejected} rejected, {describe(result.usage, self.price)}"
         )
 
 
