@@ -6,6 +6,7 @@ import asyncio
 import os
 import subprocess
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,34 @@ async def test_partly_accepted_edit_is_reported_hunk_by_hunk(tmp_path: Path) -> 
     assert text.startswith("Edited f.txt: 1 of 2 hunks accepted. Rejected:\n- change of line 6")
     assert (tmp_path / "f.txt").read_text() == "A\nb\nc\nd\ne\nf\n"
     assert (ctx.edits.applied, ctx.edits.rejected) == (1, 0)
+
+
+async def test_hunks_number_lines_as_read_file_does(tmp_path: Path) -> None:
+    # A form feed is no line break for read_file; str.splitlines would make it one.
+    (tmp_path / "f.txt").write_text("a\n\x0cb\nc\nd\ne\nf\n")
+    ctx = context(tmp_path)
+    ctx.workspace.review = lambda change: [True, False]  # type: ignore[attr-defined]
+    text, error = await run_tool(
+        ctx, "write_file", {"path": "f.txt", "content": "A\n\x0cb\nc\nd\ne\nF\n"}
+    )
+    assert not error
+    assert text.startswith("Edited f.txt: 1 of 2 hunks accepted. Rejected:\n- change of line 6")
+    listed, _ = await run_tool(ctx, "read_file", {"path": "f.txt"})
+    assert listed.split("\n")[5] == "6\tf"
+
+
+async def test_a_rejected_hunk_cut_short_shows_no_part_of_a_secret(tmp_path: Path) -> None:
+    secret = "sk-ant-" + "Q" * 40
+    (tmp_path / "f.txt").write_text("x" * 130 + secret + "y" * 300 + "\nb\nc\nd\ne\nf\n")
+    ctx = replace(context(tmp_path), secrets=(secret,))
+    ctx.workspace.review = lambda change: [False, True]  # type: ignore[attr-defined]
+    text, error = await run_tool(
+        ctx,
+        "edit_file",
+        {"path": "f.txt", "old_text": "y\nb\nc\nd\ne\nf", "new_text": "Y\nb\nc\nd\ne\nF"},
+    )
+    assert not error and "Rejected:\n- change of line 1" in text
+    assert "QQQQ" not in text and "sk-ant" not in text
 
 
 async def test_rejected_edit_is_an_error_and_changes_nothing(tmp_path: Path) -> None:

@@ -39,6 +39,14 @@ def text_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
+def lines_with_ends(text: str) -> list[str]:
+    """The lines `text_lines` numbers, each with its line end: `str.splitlines` would also
+    break at form feeds and the like, and hunks would name other line numbers than read_file."""
+    lines = [line + "\n" for line in text.split("\n")]
+    last = lines.pop()[:-1]
+    return [*lines, last] if last else lines
+
+
 def _offsets(lines: list[str]) -> list[int]:
     offsets = [0]
     for line in lines:
@@ -48,8 +56,8 @@ def _offsets(lines: list[str]) -> list[int]:
 
 def line_hunks(old: str, new: str) -> list[Hunk]:
     """The minimal line-wise hunks that turn `old` into `new`."""
-    a = old.splitlines(keepends=True)
-    b = new.splitlines(keepends=True)
+    a = lines_with_ends(old)
+    b = lines_with_ends(new)
     # Strip the common ends first: difflib is quadratic-ish and most edits touch a few lines
     # of a big file.
     head = 0
@@ -123,8 +131,8 @@ def landed(old: str, hunks: list[Hunk], after: str) -> list[bool] | None:
 
 def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
     lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
+        lines_with_ends(old),
+        lines_with_ends(new),
         fromfile=f"a/{path}",
         tofile=f"b/{path}",
         n=context,

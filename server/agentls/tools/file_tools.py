@@ -158,7 +158,7 @@ async def write_file(context: ToolContext, arguments: dict[str, Any]) -> str:
     target, text = await _current_text(context, arguments["path"])
     content = arguments["content"]
     if text is None:
-        hunk = Hunk(0, 0, content, 1, 0, len(content.splitlines()))
+        hunk = Hunk(0, 0, content, 1, 0, len(text_lines(content)))
         return await propose(context, Change(target, None, content, [hunk], "write_file"))
     content = _match_line_endings(text, content)
     if content == text:
@@ -185,11 +185,14 @@ async def propose(context: ToolContext, change: Change) -> str:
     name = relative(context.workspace.root, change.path)
     _check_no_redacted_secret_written_back(context, change, name)
     outcome = await context.workspace.propose(change)
-    report = describe(change, outcome, name, context.secrets)
     if _nothing_landed(change, outcome):
         context.edits.rejected += 1
-        raise ToolError(report)
+        # The editor's reason may be the user's no, or a document that changed meanwhile.
+        reason = outcome.rejected_reason or "the user rejected it"
+        state = "was not created" if change.old_text is None else "is unchanged"
+        raise ToolError(f"The edit of {name} was not applied: {reason}. The file {state}.")
     context.edits.applied += 1
+    report = describe(change, outcome, name, context.secrets)
     if not outcome.on_disk and outcome.text is not None:
         report += (
             f"\nThe change is in the editor's unsaved buffer of {name}: shell commands see the "
@@ -205,14 +208,10 @@ def _nothing_landed(change: Change, outcome: Landed) -> bool:
 
 
 def describe(change: Change, outcome: Landed, name: str, secrets: tuple[str, ...]) -> str:
+    """What landed of a change of which something landed."""
     total = len(change.hunks)
     plural = "hunk" if total == 1 else "hunks"
     verb = "Created" if change.old_text is None else "Edited"
-    if _nothing_landed(change, outcome):
-        # The editor's reason may be the user's no, or a document that changed meanwhile.
-        reason = outcome.rejected_reason or "the user rejected it"
-        state = "was not created" if change.old_text is None else "is unchanged"
-        return f"The edit of {name} was not applied: {reason}. The file {state}."
     if outcome.text is None:
         return (
             f"The editor applied the edit of {name} but has not saved it, so which hunks the "
@@ -231,7 +230,7 @@ def describe(change: Change, outcome: Landed, name: str, secrets: tuple[str, ...
     rejected = [hunk for hunk, kept in zip(change.hunks, choices, strict=True) if not kept]
     lines = [f"{verb} {name}: {total - len(rejected)} of {total} {plural} accepted. Rejected:"]
     for hunk in rejected:
-        proposed = cut_middle(hunk.text, 300).rstrip("\n") or "(nothing)"
+        proposed = cut_middle(hunk.text, 300, secrets).rstrip("\n") or "(nothing)"
         lines.append(f"- {hunk.describe()}, which proposed:\n{proposed}")
     return "\n".join(lines)
 
