@@ -75,6 +75,17 @@ def test_an_incremental_change_lands_where_the_spec_says(
     assert document.source == text[:start] + new_text + text[end:]
 
 
+@given(texts, st.integers(0, 12), st.integers(0, 6), st.sampled_from(sorted(UNITS)))
+def test_a_position_is_the_offset_the_spec_says(
+    text: str, line: int, character: int, encoding: str
+) -> None:
+    document = LspDocument(
+        "file:///a.txt", text, version=1, position_codec=PositionCodec(encoding=encoding)
+    )
+    offset = document.offset_at_position(types.Position(line, character))
+    assert offset == reference_offset(text, line, character, UNITS[encoding])
+
+
 def test_line_starts_in_a_big_text_with_every_kind_of_break() -> None:
     lines = [f"line {n}" + ("\r\n", "\r", "\n")[n % 3] for n in range(30_000)]
     text = "".join(lines)
