@@ -34,14 +34,16 @@ def resolve(root: Path, path: str) -> Path:
     return root / real.relative_to(real_root)
 
 
-def inside(root: Path, path: Path) -> bool:
-    """Whether `path`, symlinks resolved, lies inside `root`."""
-    return path.resolve().is_relative_to(root.resolve())
+def inside(real_root: Path, path: Path) -> bool:
+    """Whether `path`, symlinks resolved, lies inside `real_root` (resolved by the caller,
+    once for many paths)."""
+    return path.resolve().is_relative_to(real_root)
 
 
 def relative(root: Path, path: Path) -> str:
     """`path` as the model should name it: relative to the root, with forward slashes."""
-    for base in (root, root.resolve()):
-        if path.is_relative_to(base):
-            return path.relative_to(base).as_posix() or "."
-    return path.as_posix()
+    if not path.is_relative_to(root):
+        root = root.resolve()  # only then: it is called for every file grep reads
+        if not path.is_relative_to(root):
+            return path.as_posix()
+    return path.relative_to(root).as_posix() or "."

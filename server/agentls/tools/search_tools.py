@@ -73,7 +73,8 @@ async def _files(context: ToolContext, path: str) -> tuple[Path, list[Path]]:
     if files is None:
         files = await asyncio.to_thread(_walked_files, folder)
     # A symlink in the tree may point out of it.
-    return folder, [file for file in files if inside(root, file)]
+    real_root = root.resolve()
+    return folder, [file for file in files if inside(real_root, file)]
 
 
 async def list_files(context: ToolContext, arguments: dict[str, Any]) -> str:
