@@ -23,7 +23,9 @@ SETTLE_SECONDS = 2.0
 """How long to wait after an accepted edit for the client's didChange and save to arrive."""
 WRITE_THROUGH_AFTER = 0.2
 """How long a file the client has not opened may stay unwritten before the server writes it."""
-_POLL = 0.01
+_POLLS = (0.01, 0.02, 0.04, 0.08, 0.1)
+"""Pauses between looks: a client that answered with its file saved is seen at once, and
+one that never saves does not have a big file read 200 times."""
 
 
 def uri_of(path: Path) -> str:
@@ -122,6 +124,7 @@ class LspWorkspace:
         """
         old_text = change.old_text or ""
         started = time.monotonic()
+        polls = iter(_POLLS)
         while True:
             waited = time.monotonic() - started
             document = self._open_document(change.path)
@@ -130,8 +133,7 @@ class LspWorkspace:
                     settled = document.source != old_text
                 else:
                     settled = document.version != version_before
-                # The disk is read only once the document changed: a big file is not read
-                # again at every poll.
+                # The disk is read only once the document changed.
                 if settled or waited > SETTLE_SECONDS:
                     on_disk = _disk_text(change.path) == document.source
                     if on_disk or waited > SETTLE_SECONDS:
@@ -145,7 +147,7 @@ class LspWorkspace:
                     return Landed(True, change.new_text)
                 if waited > SETTLE_SECONDS:
                     return Landed(True, None, on_disk=False)
-            await asyncio.sleep(_POLL)
+            await asyncio.sleep(next(polls, _POLLS[-1]))
 
 
 def _disk_text(path: Path) -> str | None:
