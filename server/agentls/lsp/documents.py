@@ -1,5 +1,5 @@
-"""Open documents that split lines as LSP does, and take a keystroke in time independent of
-their size.
+"""Open documents that split lines as LSP does, and take a keystroke without per-line
+Python work.
 
 pygls's TextDocument splits with `str.splitlines`, which also breaks at form feeds, vertical
 tabs, U+2028 and other separators LSP does not count; an incremental change below such a
