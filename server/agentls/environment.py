@@ -13,7 +13,7 @@ _SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD")
 _URL_CREDENTIALS = re.compile(r"://[^/\s@]*:[^/\s@]+@")
 
 
-def is_secret(name: str, value: str = "") -> bool:
+def is_secret(name: str, value: str) -> bool:
     """A variable a shell command must not see: by its name, or a URL holding a password."""
     upper = name.upper()
     return (
@@ -50,21 +50,18 @@ def config_dir() -> Path:
     return Path(base) / "agentls"
 
 
-def merged(root: Path | None, env: Mapping[str, str] | None = None) -> dict[str, str]:
+def merged(root: Path) -> dict[str, str]:
     """The process environment over the workspace's `.env` over the user's config `.env`.
 
     The files are read, never exported: what they hold reaches the model client only, so
     a key kept in `.env` cannot leak into a shell command by some unforeseen name.
     """
     values: dict[str, str] = {}
-    files = [config_dir() / ".env"]
-    if root is not None:
-        files.append(root / ".env")
-    for path in files:
+    for path in (config_dir() / ".env", root / ".env"):
         if path.is_file():
             from dotenv import dotenv_values  # only when there is a file: not at start-up
 
             values.update({k: v for k, v in dotenv_values(path).items() if v is not None})
     # An empty variable is taken as unset, so `ANTHROPIC_API_KEY=` cannot hide the file's key.
-    values.update((k, v) for k, v in (os.environ if env is None else env).items() if v)
+    values.update((k, v) for k, v in os.environ.items() if v)
     return values

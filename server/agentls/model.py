@@ -172,7 +172,7 @@ class AnthropicModel:
         name: str,
         max_tokens: int,
         env: Mapping[str, str],
-        timeout: float = 120.0,
+        timeout: float,
     ) -> None:
         self.client = client
         self.name = name

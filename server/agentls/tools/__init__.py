@@ -8,12 +8,12 @@ from typing import Any
 from ..files import NotText
 from ..paths import PathError
 from ..shell import cut_middle
-from .base import EditTally, Tool, ToolContext, ToolError, validate
+from .base import Tool, ToolContext, ToolError, validate
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
 from .search_tools import GREP, LIST_FILES
 from .shell_tool import BASH
 
-__all__ = ["TOOLS", "EditTally", "Tool", "ToolContext", "ToolError", "run_tool"]
+__all__ = ["TOOLS", "Tool", "ToolContext", "ToolError", "run_tool"]
 
 log = logging.getLogger(__name__)
 

@@ -240,8 +240,8 @@ _PATH = {"type": "string", "description": "Path relative to the workspace root."
 READ_FILE = Tool(
     "read_file",
     "Read a text file as the editor has it (unsaved changes included). Lines are numbered "
-    "'N<tab>text'; the numbers are not part of the file. Reads up to 2000 lines; use offset "
-    "and limit for more.",
+    "'N<tab>text'; the numbers are not part of the file. "
+    f"Reads up to {READ_LINES} lines; use offset and limit for more.",
     {
         "path": _PATH,
         "offset": {"type": "integer", "minimum": 1, "description": "First line, from 1."},
