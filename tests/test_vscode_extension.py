@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -78,7 +80,23 @@ def test_extension_unit_tests() -> None:
     _node_modules()
     with _build_lock():
         output = _run(["npm", "run", "--silent", "test:unit"], timeout=180, cwd=EXTENSION)
-    assert "passing" in output and "failing" not in output, output
+    # A failure already failed the run; this catches a run that found no tests.
+    passing = re.search(r"(\d+) passing", output)
+    assert passing and int(passing.group(1)) > 0, output
+
+
+def test_the_extension_contributes_the_servers_settings_with_their_defaults() -> None:
+    from agentls.settings import _FIELDS, Settings
+
+    contributed = json.loads((EXTENSION / "package.json").read_text())["contributes"][
+        "configuration"
+    ]["properties"]
+    client_only = {"agentls.server.command", "agentls.trace.server"}
+    assert set(contributed) - client_only == {f"agentls.{key}" for key in _FIELDS}
+    json_defaults = {"allowed_commands": [], "prices": {}}
+    for key, (field, _) in _FIELDS.items():
+        default = json_defaults.get(field, getattr(Settings(), field))
+        assert contributed[f"agentls.{key}"]["default"] == default, key
 
 
 def test_extension_in_code_server(tmp_path: Path) -> None:

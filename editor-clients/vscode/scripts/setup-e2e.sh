@@ -3,7 +3,7 @@
 #  - Debian packages: chromium (the browser playwright-core drives) and the headers
 #    code-server's native modules build against (kerberos, xkbfile, libsecret);
 #  - Node 24 and code-server 4.139.1 (= VS Code 1.139.1) in a cache folder outside the repo;
-#  - the extension's own npm dependencies (npm ci), then its build.
+#  - the extension's own npm dependencies (npm ci); the tests compile it themselves.
 # Re-running it does only what is missing. The cache folder: $AGENTLS_VSCODE_E2E_CACHE,
 # else ~/.cache/agentls-vscode-e2e.
 set -euo pipefail

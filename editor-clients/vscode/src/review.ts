@@ -111,15 +111,15 @@ class FileReview {
     return applyHunks(this.text, this.decisions.shown(this.hunks));
   }
 
-  /** The proposal's line where hunk `index` starts (or would, if rejected). */
-  proposedLine(index: number): number {
+  /** The line of `proposed` (this.proposedText()) where hunk `index` starts, or would. */
+  proposedLine(index: number, proposed: string): number {
     let shift = 0;
     this.hunks.slice(0, index).forEach((hunk, i) => {
       if (this.decisions.all[i] !== 'rejected') {
         shift += hunk.newText.length - (hunk.end - hunk.start);
       }
     });
-    return positionAt(this.proposedText(), this.hunks[index].start + shift).line;
+    return positionAt(proposed, this.hunks[index].start + shift).line;
   }
 
   decide(index: number | 'all', decision: Decision): void {
@@ -194,8 +194,10 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
     }
     const key = review.proposal.toString();
     const total = review.hunks.length;
+    const proposed = review.proposedText();
     return review.hunks.flatMap((hunk, i) => {
-      const at = new vscode.Range(review.proposedLine(i), 0, review.proposedLine(i), 0);
+      const line = review.proposedLine(i, proposed);
+      const at = new vscode.Range(line, 0, line, 0);
       const lens = (title: string, command: string) =>
         new vscode.CodeLens(at, { title, command, arguments: [key, i] });
       const which = `hunk ${i + 1} of ${total} (${describeHunk(review.text, hunk)})`;

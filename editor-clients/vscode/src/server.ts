@@ -35,13 +35,15 @@ export class AgentServer implements vscode.Disposable {
 
   /** The client once a start under way has finished; an error if the server is not running. */
   async ready(): Promise<LanguageClient> {
-    await this.starting;
+    await this.starting.catch(() => undefined);
     return this.running();
   }
 
   private running(): LanguageClient {
     if (!this.client || this.client.state !== State.Running) {
-      throw new Error('The agentls server is not running. Run "Agent: Restart Server" or see "Agent: Show Log".');
+      throw new Error(
+        'The agentls server is not running. Run "Agent: Restart Server", or see the "Agent Server" output.',
+      );
     }
     return this.client;
   }
@@ -64,7 +66,8 @@ export class AgentServer implements vscode.Disposable {
     }
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!findProgram(command[0], process.env, cwd)) {
-      await this.reportMissing(command[0]);
+      // Not awaited: Run Task would wait on the start until the message is dismissed.
+      void this.reportMissing(command[0]);
       return;
     }
     const client = new LanguageClient(
@@ -127,6 +130,8 @@ export class AgentServer implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
+    // A start under way finishes first: its client is then stopped, not left running.
+    await this.starting.catch(() => undefined);
     const client = this.client;
     this.client = undefined;
     if (client?.isRunning()) {
@@ -137,10 +142,6 @@ export class AgentServer implements vscode.Disposable {
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
-  }
-
-  showLog(): void {
-    this.log.show();
   }
 
   dispose(): void {

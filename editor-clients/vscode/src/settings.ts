@@ -5,7 +5,8 @@ import * as path from 'path';
 
 export const SECTION = 'agentls';
 
-/** The server's settings (server/agentls/settings.py), by the names the server reads. */
+/** The server's settings (server/agentls/settings.py), by the names the server reads; the
+ * contributed ones and the server's own are held to this list by the tests. */
 export const SERVER_SETTINGS = [
   'model',
   'maxSteps',
@@ -14,6 +15,10 @@ export const SERVER_SETTINGS = [
   'allowedCommands',
   'bashTimeout',
   'outputLimit',
+  'requestTimeout',
+  'contextWindow',
+  'contextBudget',
+  'prices',
 ] as const;
 
 export const DEFAULT_SERVER_COMMAND = ['agentls'];
