@@ -162,10 +162,4 @@ function M.open()
   vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(b), 0 })
 end
 
----The transcript's buffer number.
----@return integer
-function M.bufnr()
-  return buffer()
-end
-
 return M

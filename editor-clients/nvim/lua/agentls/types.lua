@@ -30,7 +30,3 @@
 ---@field steps integer
 ---@field edits { applied: integer, rejected: integer }
 ---@field usage? table<string, number> Tokens over the whole task, as the API reported them.
-
----@class agentls.ReviewTimings
----@field show_ms number From the applyEdit request arriving to the review being on screen.
----@field answer_ms number From the final decision to the answer being sent (apply and save included).

@@ -1,68 +1,44 @@
--- A WorkspaceEdit as the review sees it: per file, its version, whether it is created, and
--- its text edits (one per hunk) with their labels.
+-- A WorkspaceEdit as the review sees it: per file, its version and its text edits (one per
+-- hunk) in document order.
 local M = {}
 
 ---@class agentls.FileEdit
 ---@field uri string
 ---@field version integer? The document version the edits were made for (nil: not open).
----@field create boolean A CreateFile came first: the file may not exist yet.
 ---@field edits lsp.TextEdit[] In document order.
----@field labels string[] One per edit: its change annotation's label, or "hunk i of n".
 ---@field bufnr? integer Its buffer, once the review has loaded it.
 ---@field decisions? boolean[] Per edit, whether the user accepted it.
 
----@param value any
----@return any
-local function present(value)
-  if value == vim.NIL then
-    return nil
-  end
-  return value
-end
-
----@param edit lsp.WorkspaceEdit
----@param file agentls.FileEdit
-local function label_hunks(edit, file)
-  local annotations = present(edit.changeAnnotations) or {}
-  table.sort(file.edits, function(a, b)
+---@param edits lsp.TextEdit[]
+---@return lsp.TextEdit[]
+local function in_document_order(edits)
+  table.sort(edits, function(a, b)
     local x, y = a.range.start, b.range.start
     return x.line < y.line or (x.line == y.line and x.character < y.character)
   end)
-  for i, text_edit in ipairs(file.edits) do
-    local annotation = annotations[text_edit.annotationId or '']
-    file.labels[i] = annotation and annotation.label or ('hunk %d of %d'):format(i, #file.edits)
-  end
+  return edits
 end
 
 ---The files `edit` changes, or nil and why it cannot be reviewed.
 ---@param edit lsp.WorkspaceEdit
 ---@return agentls.FileEdit[]?, string?
 function M.files(edit)
-  local files, created = {}, {}
-  for _, change in ipairs(present(edit.documentChanges) or {}) do
-    if change.kind == 'create' then
-      created[change.uri] = true
-    elseif change.kind then
+  local files = {}
+  -- Neovim decodes a JSON null in an object as nil, so absent and null fields look the same.
+  for _, change in ipairs(edit.documentChanges or {}) do
+    -- A CreateFile needs nothing of its own: the review creates the file when it writes it.
+    if change.kind and change.kind ~= 'create' then
       return nil, ('a %s of %s cannot be reviewed'):format(change.kind, change.uri or change.oldUri)
-    else
-      local uri = change.textDocument.uri
+    elseif not change.kind then
       table.insert(files, {
-        uri = uri,
-        version = present(change.textDocument.version),
-        create = created[uri] or false,
-        edits = vim.list_extend({}, change.edits),
-        labels = {},
+        uri = change.textDocument.uri,
+        version = change.textDocument.version,
+        edits = in_document_order(vim.list_extend({}, change.edits)),
       })
     end
   end
-  for uri, edits in pairs(present(edit.changes) or {}) do
-    table.insert(
-      files,
-      { uri = uri, create = false, edits = vim.list_extend({}, edits), labels = {} }
-    )
-  end
-  for _, file in ipairs(files) do
-    label_hunks(edit, file)
+  for uri, edits in pairs(edit.changes or {}) do
+    table.insert(files, { uri = uri, edits = in_document_order(vim.list_extend({}, edits)) })
   end
   return files
 end
