@@ -12,7 +12,7 @@ from typing import Any
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _units(character: str, encoding: str) -> int:
+def units(character: str, encoding: str) -> int:
     if encoding == "utf-8":
         return len(character.encode("utf-8"))
     if encoding == "utf-16":
@@ -20,17 +20,22 @@ def _units(character: str, encoding: str) -> int:
     return 1
 
 
-def offset(text: str, line: int, character: int, encoding: str) -> int:
+def line_span(text: str, line: int) -> tuple[int, int]:
+    """Where line `line` starts and where its text ends (before its break); past the last
+    line, both are the end of the text."""
     starts = [0] + [match.end() for match in _BREAK.finditer(text)]
     if line >= len(starts):
-        return len(text)
-    start = starts[line]
-    found = _BREAK.search(text, start)
-    end = found.start() if found else len(text)
+        return len(text), len(text)
+    found = _BREAK.search(text, starts[line])
+    return starts[line], found.start() if found else len(text)
+
+
+def offset(text: str, line: int, character: int, encoding: str) -> int:
+    start, end = line_span(text, line)
     counted = 0
     index = start
     while index < end and counted < character:
-        counted += _units(text[index], encoding)
+        counted += units(text[index], encoding)
         index += 1
     assert counted == character or index == end, "a position inside a character"
     return index

@@ -33,9 +33,8 @@ def _receive(message: dict[str, Any]) -> None:
 
 
 async def test_early_cancel_and_no_growth_of_pending_futures(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, fake: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake = FakeAnthropic().start()
     fake.script(reply(text("the task ran")))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
@@ -88,5 +87,4 @@ async def test_early_cancel_and_no_growth_of_pending_futures(
     (answer,) = [m for m in wire.sent if m.get("id") == 7]
     assert answer["error"]["code"] == -32800
     assert server.running is None
-    fake.stop()
     assert fake.requests == []
