@@ -99,6 +99,7 @@ def test_the_extension_contributes_the_servers_settings_with_their_defaults() ->
         assert contributed[f"agentls.{key}"]["default"] == default, key
 
 
+@pytest.mark.timeout(900)  # packaging (300 s at most) and the scenarios (420 s)
 def test_extension_in_code_server(tmp_path: Path) -> None:
     _node_modules()
     paths = _e2e_paths()
