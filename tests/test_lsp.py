@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from agentls.lsp.workspace import SETTLE_SECONDS
-from doubles import is_running
+from doubles import is_running, results
 from editor_client import EditorClient, editor
 from fake_api import (
     FakeAnthropic,
@@ -26,12 +26,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 
-def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
-    return [b for b in body["messages"][-1]["content"] if b.get("type") == "tool_result"]
-
-
 def result_text(body: dict[str, Any]) -> str:
-    (result,) = tool_results(body)
+    (result,) = results(body["messages"])
     return result["content"]
 
 
@@ -111,7 +107,7 @@ async def test_edit_rejected_leaves_the_file_alone(fake: FakeAnthropic, root: Pa
         result = await client.run_task("change it", uri=uri)
     assert result["edits"] == {"applied": 0, "rejected": 1}
     assert path.read_text() == SOURCE
-    (told,) = tool_results(fake.requests[-1].body)
+    (told,) = results(fake.requests[-1].body["messages"])
     assert told["is_error"] is True
     assert told["content"] == (
         "The edit of app.py was not applied: the user rejected the edit. The file is unchanged."
@@ -306,7 +302,7 @@ async def test_cancel_stops_the_task_and_kills_bash(
         assert len(fake.requests) == 1
         fake.script(reply(text("next")))
         assert (await client.run_task("again"))["status"] == "done"
-    (cancelled,) = tool_results(fake.requests[-1].body)
+    (cancelled,) = results(fake.requests[-1].body["messages"])
     assert cancelled["is_error"] and "Cancelled" in cancelled["content"]
 
 

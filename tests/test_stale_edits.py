@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from doubles import results
 from editor_client import EditorClient, editor
 from fake_api import FakeAnthropic, reply, text, tool_use
 from pygls.exceptions import JsonRpcException
@@ -21,9 +22,7 @@ EDIT = {"path": "app.py", "old_text": "value = 1", "new_text": "value = 2"}
 
 def told(fake: FakeAnthropic) -> dict[str, Any]:
     """The tool result the model got last."""
-    (result,) = [
-        b for b in fake.requests[-1].body["messages"][-1]["content"] if b["type"] == "tool_result"
-    ]
+    (result,) = results(fake.requests[-1].body["messages"])
     return result
 
 
