@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .api import FakeAnthropic
-from .editor import BenchEditor, resident_kib, server_command
+from .editor import BenchEditor, server_command
 from .report import Row, at_most, info, markdown, ratio_at_most
 from .runs import (
     SETTINGS,
@@ -64,9 +64,8 @@ async def measure(plan: Plan) -> Results:
         editor = BenchEditor(SETTINGS)
         await editor.start(server_command("agentls"), env, root)
         try:
-            initial = resident_kib(editor.pid)
             greeting, reads = await compare(editor, fake, env, root, paths, plan.rounds)
-            soaked = await soak(editor, fake, paths, plan.soak_tasks, initial)
+            soaked = await soak(editor, fake, paths, plan.soak_tasks)
         finally:
             await editor.close()
         edit = await big_edits(fake, env, root, plan.edit_bytes, plan.edits)
@@ -133,8 +132,8 @@ def rows(results: Results) -> list[Row]:
             100,
         ),
         info(
-            "resident memory after initialize",
-            soaked.resident_kib_after_initialize / mib,
+            "resident memory after initialize (median)",
+            startup["agentls"].resident_kib / mib,
             "MiB",
             startup["bare"].resident_kib / mib,
             "bare pygls",

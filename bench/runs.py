@@ -145,7 +145,6 @@ async def compare(
 
 @dataclass(frozen=True)
 class Soak:
-    resident_kib_after_initialize: int
     resident_kib: list[int]
     """After each task."""
     seconds_per_step: list[float]
@@ -153,9 +152,7 @@ class Soak:
     """The server's own CPU time: what would grow with a leak, whatever else the machine does."""
 
 
-async def soak(
-    editor: BenchEditor, fake: FakeAnthropic, paths: list[str], tasks: int, initial_kib: int
-) -> Soak:
+async def soak(editor: BenchEditor, fake: FakeAnthropic, paths: list[str], tasks: int) -> Soak:
     resident, per_step, cpu_per_step = [], [], []
     for _ in range(tasks):
         used = cpu_seconds(editor.pid)
@@ -163,7 +160,7 @@ async def soak(
         cpu_per_step.append((cpu_seconds(editor.pid) - used) / len(paths))
         resident.append(resident_kib(editor.pid))
         per_step.append(run.seconds_per_step)
-    return Soak(initial_kib, resident, per_step, cpu_per_step)
+    return Soak(resident, per_step, cpu_per_step)
 
 
 @dataclass(frozen=True)

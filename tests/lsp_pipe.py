@@ -25,7 +25,7 @@ class ServerPipe:
         self._next_id = 0
 
     @classmethod
-    async def start(cls, root: Path, api_url: str, **settings: Any) -> ServerPipe:
+    async def start(cls, root: Path, api_url: str) -> ServerPipe:
         env = {
             **os.environ,
             "ANTHROPIC_BASE_URL": api_url,
@@ -49,7 +49,7 @@ class ServerPipe:
                 "rootUri": None,
                 "capabilities": {"workspace": edits},
                 "workspaceFolders": [{"uri": from_fs_path(str(root)), "name": "root"}],
-                "initializationOptions": {"agentls": {"approveCommands": "always", **settings}},
+                "initializationOptions": {"agentls": {"approveCommands": "always"}},
             },
         )
         pipe.notify("initialized", {})
