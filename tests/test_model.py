@@ -39,6 +39,7 @@ async def test_streams_text_and_returns_request_ready_blocks(fake: FakeAnthropic
         {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a.py"}},
     ]
     assert turn.stop_reason == "tool_use" and turn.usage.output > 0
+    assert fake.requests[-1].body["max_tokens"] == 1000  # the maxTokens setting
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from agentls import environment, shell
+from agentls import environment, files, shell
 from agentls.approval import is_allowed
 from agentls.files import write_atomic
 from agentls.settings import Settings
@@ -51,6 +51,18 @@ async def test_read_file_refuses_binary_and_missing(tmp_path: Path) -> None:
     assert error and "binary file (300 bytes)" in text
     text, error = await run_tool(context(tmp_path), "read_file", {"path": "nope.txt"})
     assert error and "does not exist" in text
+    (tmp_path / "latin1.txt").write_bytes("café\n".encode("latin-1"))
+    text, error = await run_tool(context(tmp_path), "read_file", {"path": "latin1.txt"})
+    assert error and "latin1.txt is not UTF-8 text (invalid continuation byte at byte 3)" in text
+
+
+async def test_read_file_refuses_a_file_too_large(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "MAX_TEXT_BYTES", 100)
+    (tmp_path / "big.txt").write_text("x" * 101)
+    text, error = await run_tool(context(tmp_path), "read_file", {"path": "big.txt"})
+    assert error and "big.txt is 101 bytes, too large to read as text" in text
 
 
 @pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "link/secret.txt", "a\0b"])
@@ -296,6 +308,11 @@ async def test_commands_ask_unless_allowed(tmp_path: Path) -> None:
         "git status\nrm x",
         "git status & rm x",
         "git status 'unterminated",
+        "git status < /etc/passwd",
+        "git status (rm x)",
+        "git status {rm,x}",
+        "git status \\\nrm x",
+        "git status\rrm x",
     ],
 )
 def test_allowed_commands_cannot_be_smuggled(command: str) -> None:
@@ -327,6 +344,18 @@ async def test_list_files_and_grep(tmp_path: Path) -> None:
     assert text == "src/app.py:1: def main():"
     text, _ = await run_tool(ctx, "grep", {"pattern": "nothing here"})
     assert text == "No matches."
+
+
+async def test_list_files_and_grep_leave_out_what_git_ignores(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("build/\n*.log\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build/out.py").write_text("main\n")
+    (tmp_path / "debug.log").write_text("main\n")
+    (tmp_path / "app.py").write_text("main\n")
+    ctx = context(tmp_path)
+    assert (await run_tool(ctx, "list_files", {}))[0] == ".gitignore\napp.py"
+    assert (await run_tool(ctx, "grep", {"pattern": "main"}))[0] == "app.py:1: main"
 
 
 async def test_a_root_reached_through_a_symlink_keeps_the_editors_paths(tmp_path: Path) -> None:
