@@ -144,6 +144,16 @@ def test_review_none_applies_and_saves_at_once(fake: FakeAnthropic, root: Path) 
     assert "Cursor on line 2.\nSelected lines 2-2:\n```\n你好 😀\n```" in task
 
 
+def test_agent_new_starts_a_new_conversation(fake: FakeAnthropic, root: Path) -> None:
+    (root / "app.py").write_text(SOURCE)
+    fake.script(reply(text("First done.")), reply(text("Second done.")))
+    report = run_spec("session_spec.lua", root, fake.url)
+    assert (report["first"], report["second"]) == ("done", "done")
+    second = fake.requests[1].body["messages"]
+    assert len(second) == 1, "the second task must not carry the first one's conversation"
+    assert "second task" in json.dumps(second) and "first task" not in json.dumps(second)
+
+
 def test_checkhealth_has_no_error_with_a_valid_setup(fake: FakeAnthropic, root: Path) -> None:
     report = run_spec("health_spec.lua", root, fake.url)
     valid = "\n".join(report["valid"])

@@ -20,7 +20,7 @@ end
 ---The first .env file that sets a key, if any (the value is never read out).
 ---@return string?, string?
 local function key_in_env_files()
-  local root = vim.fs.root(0, config.options.root_markers) or vim.fn.getcwd()
+  local root = require('agentls.server').root_of(0)
   local config_home = vim.env.XDG_CONFIG_HOME or vim.fs.joinpath(vim.env.HOME or '', '.config')
   for _, path in ipairs({
     vim.fs.joinpath(root, '.env'),

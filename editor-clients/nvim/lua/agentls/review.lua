@@ -17,12 +17,6 @@ local function ms(ns)
   return ns / 1e6
 end
 
----@param uri string
----@return string
-local function name_of(uri)
-  return vim.fn.fnamemodify(vim.uri_to_fname(uri), ':~:.')
-end
-
 ---The buffer of `file`, loaded (and so read from disk) if it was not.
 ---@param file agentls.FileEdit
 ---@return integer
@@ -36,10 +30,10 @@ end
 
 ---Why the edits of `file` no longer fit its buffer, if they do not.
 ---@param file agentls.FileEdit
----@param bufnr integer
 ---@return string?
-local function stale(file, bufnr)
-  local name = name_of(file.uri)
+local function stale(file)
+  local bufnr = file.bufnr
+  local name = workspace_edit.name(file.uri)
   if file.version ~= nil then
     local current = vim.lsp.util.buf_versions[bufnr]
     if current ~= file.version then
@@ -56,7 +50,7 @@ end
 ---@return string?
 local function any_stale(files)
   for _, file in ipairs(files) do
-    local problem = stale(file, file.bufnr)
+    local problem = stale(file)
     if problem then
       return problem
     end
@@ -73,8 +67,8 @@ end
 local function review(files, label, encoding, timings)
   local co = coroutine.running()
   for _, file in ipairs(files) do
-    local title = #files > 1 and ('%s (%s)'):format(label, name_of(file.uri)) or label
-    active = review_view.open(file, file.bufnr, title, encoding, function(decisions)
+    local title = #files > 1 and ('%s (%s)'):format(label, workspace_edit.name(file.uri)) or label
+    active = review_view.open(file, title, encoding, function(decisions)
       timings.decided = vim.uv.hrtime()
       vim.schedule(function()
         coroutine.resume(co, decisions)

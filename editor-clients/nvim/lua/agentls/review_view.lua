@@ -78,7 +78,7 @@ function View:render()
   local kept = {}
   for i, edit in ipairs(self.file.edits) do
     if self.decisions[i] ~= false then
-      table.insert(kept, vim.deepcopy(edit))
+      table.insert(kept, edit)
     end
   end
   local buf = self.proposed
@@ -87,7 +87,7 @@ function View:render()
   workspace_edit.apply(kept, buf, self.encoding)
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
-  vim.bo[buf].buflisted = false
+  vim.bo[buf].buflisted = false -- apply_text_edits lists the buffer it changes
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   local last = vim.api.nvim_buf_line_count(buf) - 1
   for i, extent in ipairs(workspace_edit.extents(self.file.edits, self.decisions)) do
@@ -255,7 +255,7 @@ function View:open()
   self.right = vim.api.nvim_get_current_win()
   self.proposed = vim.api.nvim_create_buf(false, true)
   vim.bo[self.proposed].bufhidden = 'wipe'
-  local name = vim.fn.fnamemodify(vim.uri_to_fname(self.file.uri), ':~:.')
+  local name = workspace_edit.name(self.file.uri)
   pcall(vim.api.nvim_buf_set_name, self.proposed, 'agentls://proposed/' .. name)
   vim.bo[self.proposed].syntax = vim.bo[self.bufnr].filetype
   vim.api.nvim_win_set_buf(self.right, self.proposed)
@@ -283,20 +283,19 @@ end
 
 local views = 0
 
----Review `file` (open in `bufnr`) in a new tab; `on_done` gets a decision per hunk, or nil
----when the review was withdrawn.
+---Review `file` (open in `file.bufnr`) in a new tab; `on_done` gets a decision per hunk, or
+---nil when the review was withdrawn.
 ---@param file agentls.FileEdit
----@param bufnr integer
 ---@param title string
 ---@param encoding string
 ---@param on_done fun(decisions: boolean[]?)
 ---@return agentls.ReviewView
-function M.open(file, bufnr, title, encoding, on_done)
+function M.open(file, title, encoding, on_done)
   views = views + 1
   local view = setmetatable({
     file = file,
-    bufnr = bufnr,
-    original = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false),
+    bufnr = file.bufnr,
+    original = vim.api.nvim_buf_get_lines(file.bufnr, 0, -1, false),
     encoding = encoding,
     title = title,
     decisions = {},

@@ -40,7 +40,7 @@ end
 ---The project root of `bufnr`: the nearest folder holding a root marker, else the cwd.
 ---@param bufnr integer
 ---@return string
-local function root_of(bufnr)
+function M.root_of(bufnr)
   return vim.fs.root(bufnr, config.options.root_markers) or vim.fn.getcwd()
 end
 
@@ -65,7 +65,7 @@ function M.client_for(bufnr)
   local id = vim.lsp.start({
     name = M.name,
     cmd = config.options.cmd,
-    root_dir = root_of(bufnr),
+    root_dir = M.root_of(bufnr),
     init_options = { agentls = settings },
     settings = { agentls = settings },
     capabilities = capabilities(),
@@ -78,7 +78,7 @@ end
 ---@param bufnr integer
 ---@return vim.lsp.Client?
 function M.running(bufnr)
-  local root = root_of(bufnr)
+  local root = M.root_of(bufnr)
   for _, client in ipairs(vim.lsp.get_clients({ name = M.name })) do
     if client.root_dir == root then
       return client

@@ -32,6 +32,12 @@ local function following(b)
   end, vim.fn.win_findbuf(b))
 end
 
+---@param b integer
+---@return boolean
+local function is_empty(b)
+  return vim.api.nvim_buf_line_count(b) == 1 and vim.api.nvim_buf_get_lines(b, 0, 1, false)[1] == ''
+end
+
 ---Append `text` to the buffer; with `continue`, its first line extends the last line.
 ---@param text string
 ---@param continue boolean
@@ -41,13 +47,12 @@ local function append(text, continue)
   local lines = vim.split(text, '\n', { plain = true })
   vim.bo[b].modifiable = true
   local count = vim.api.nvim_buf_line_count(b)
-  local empty = count == 1 and vim.api.nvim_buf_get_lines(b, 0, 1, false)[1] == ''
   if continue then
     local last = vim.api.nvim_buf_get_lines(b, count - 1, count, false)[1]
     lines[1] = last .. lines[1]
     vim.api.nvim_buf_set_lines(b, count - 1, count, false, lines)
   else
-    vim.api.nvim_buf_set_lines(b, empty and 0 or count, -1, false, lines)
+    vim.api.nvim_buf_set_lines(b, is_empty(b) and 0 or count, -1, false, lines)
   end
   vim.bo[b].modifiable = false
   local last = vim.api.nvim_buf_line_count(b)
@@ -59,10 +64,7 @@ end
 ---A block of its own: an empty line before it unless the buffer is empty.
 ---@param text string
 local function block(text)
-  local b = buffer()
-  local first = vim.api.nvim_buf_line_count(b) == 1
-    and vim.api.nvim_buf_get_lines(b, 0, 1, false)[1] == ''
-  append(first and text or ('\n' .. text), false)
+  append(is_empty(buffer()) and text or ('\n' .. text), false)
   streaming = false
 end
 

@@ -43,6 +43,13 @@ function M.files(edit)
   return files
 end
 
+---How a file is named to the user: relative to the cwd or home.
+---@param uri string
+---@return string
+function M.name(uri)
+  return vim.fn.fnamemodify(vim.uri_to_fname(uri), ':~:.')
+end
+
 ---Where each edit sits: its first row (0-based) and row count, before and after it applies.
 ---With `kept[i] == false` edit i is shown unapplied, so later rows shift by what is kept.
 ---@param edits lsp.TextEdit[]
@@ -70,7 +77,8 @@ end
 function M.apply(edits, bufnr, encoding)
   local was_empty = vim.api.nvim_buf_line_count(bufnr) == 1
     and vim.api.nvim_buf_get_lines(bufnr, 0, 1, false)[1] == ''
-  vim.lsp.util.apply_text_edits(edits, bufnr, encoding)
+  -- A copy: apply_text_edits sorts the list and marks each edit, and the review keeps them.
+  vim.lsp.util.apply_text_edits(vim.deepcopy(edits), bufnr, encoding)
   local count = vim.api.nvim_buf_line_count(bufnr)
   if
     was_empty
