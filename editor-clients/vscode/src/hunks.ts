@@ -176,6 +176,15 @@ export class HunkDecisions {
     this.decisions.fill(decision);
   }
 
+  /** What closing a review does: whatever is still undecided is rejected. */
+  rejectPending(): void {
+    this.decisions.forEach((decision, i) => {
+      if (decision === 'pending') {
+        this.decisions[i] = 'rejected';
+      }
+    });
+  }
+
   get finished(): boolean {
     return !this.decisions.includes('pending');
   }

@@ -134,11 +134,7 @@ class FileReview {
   }
 
   close(): void {
-    this.decisions.all.forEach((decision, i) => {
-      if (decision === 'pending') {
-        this.decisions.decide(i, 'rejected');
-      }
-    });
+    this.decisions.rejectPending();
     this.finish();
   }
 }

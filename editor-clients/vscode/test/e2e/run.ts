@@ -151,7 +151,8 @@ function running(command: string): boolean {
   return found.split('\n').some((line) => line.trim() === command);
 }
 
-async function cancelLongStep(editor: Editor, fake: FakeApi, shots: string) {
+/** A long bash step cancelled from its notification's button, or with Agent: Cancel. */
+async function cancelLongStep(editor: Editor, fake: FakeApi, shots: string, how: 'button' | 'command') {
   const { page } = editor;
   const command = `sleep ${4000 + Math.floor(Math.random() * 5000)}`;
   await fake.post('/_fake/reset', {});
@@ -163,8 +164,13 @@ async function cancelLongStep(editor: Editor, fake: FakeApi, shots: string) {
     await sleep(100);
   }
   assert.ok(running(command), `${command} should be running`);
-  await page.screenshot({ path: path.join(shots, 'progress.png') });
-  await toast.getByRole('button', { name: 'Cancel' }).click();
+  if (how === 'button') {
+    await page.screenshot({ path: path.join(shots, 'progress.png') });
+    await toast.getByRole('button', { name: 'Cancel' }).click();
+  } else {
+    await runCommand(page, 'Agent: Cancel');
+    await page.locator('.notification-toast', { hasText: 'Agent: cancelling the task.' }).waitFor();
+  }
   await taskEnded(page, 'cancelled');
   for (let i = 0; i < 30 && running(command); i++) {
     await sleep(100);
@@ -193,7 +199,8 @@ async function main(): Promise<void> {
     console.log(`Run Task -> review showing, first task after VS Code opened: ${cold} ms`);
     const warm = await wholeEdits(editor, fake, workspace);
     console.log(`Run Task -> review showing, server already running: ${warm} ms`);
-    await cancelLongStep(editor, fake, shots);
+    await cancelLongStep(editor, fake, shots, 'button');
+    await cancelLongStep(editor, fake, shots, 'command');
     console.log(`all scenarios passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } catch (error) {
     await editor?.page.screenshot({ path: path.join(shots, 'failure.png') }).catch(() => undefined);

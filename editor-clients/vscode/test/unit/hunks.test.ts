@@ -75,4 +75,15 @@ describe('HunkDecisions', () => {
     assert.deepStrictEqual(decisions.accepted(['x', 'y']), []);
     assert.throws(() => decisions.decide(2, 'accepted'), RangeError);
   });
+
+  it('takes a decision back with undo, and rejects what is undecided when the review closes', () => {
+    const decisions = new HunkDecisions(3);
+    decisions.decide(0, 'accepted');
+    decisions.decide(1, 'accepted');
+    decisions.decide(1, 'pending');
+    assert.strictEqual(decisions.finished, false);
+    decisions.rejectPending();
+    assert.strictEqual(decisions.finished, true);
+    assert.deepStrictEqual(decisions.accepted(['x', 'y', 'z']), ['x']);
+  });
 });
