@@ -22,7 +22,7 @@ export interface TaskArguments {
 
 export class TaskProgress implements vscode.Disposable {
   private readonly status: vscode.StatusBarItem;
-  private runningToken: string | undefined;
+  private taskRunning = false;
 
   constructor(
     private readonly server: AgentServer,
@@ -35,13 +35,13 @@ export class TaskProgress implements vscode.Disposable {
   }
 
   get running(): boolean {
-    return this.runningToken !== undefined;
+    return this.taskRunning;
   }
 
   async run(args: TaskArguments): Promise<TaskResult | undefined> {
     // One token for the request and for the Cancel button, so Cancel stops this task.
     const token = `agentls-vscode-${randomUUID()}`;
-    this.runningToken = token;
+    this.taskRunning = true;
     this.transcript.started(args.task, args.uri && vscode.workspace.asRelativePath(vscode.Uri.parse(args.uri)));
     this.channel.show(true);
     this.showStatus('$(sync~spin)', 'starting');
@@ -58,7 +58,7 @@ export class TaskProgress implements vscode.Disposable {
       void vscode.window.showErrorMessage(`Agent: ${message}`);
       return undefined;
     } finally {
-      this.runningToken = undefined;
+      this.taskRunning = false;
     }
   }
 
