@@ -75,14 +75,17 @@ class Session:
             messages.pop()
 
 
+CANCELLED = "Cancelled by the user."
+
+
 @dataclass
 class TaskResult:
     status: Status
     summary: str
-    steps: int
-    edits_applied: int
-    edits_rejected: int
-    usage: Usage
+    steps: int = 0
+    edits_applied: int = 0
+    edits_rejected: int = 0
+    usage: Usage = field(default_factory=Usage)
     error_hint: str = ""
 
     def as_dict(self) -> dict[str, Any]:
@@ -169,7 +172,7 @@ class Agent:
             return result("step_limit", f"Stopped after {max_steps} steps (the maxSteps setting).")
         except asyncio.CancelledError:
             self._interrupted("The user cancelled this task; do not go on with it unless asked.")
-            return result("cancelled", "Cancelled by the user.")
+            return result("cancelled", CANCELLED)
         except ModelError as error:
             self._interrupted(f"This task stopped: {error}")
             return result("failed", str(error), error.hint)
@@ -185,9 +188,8 @@ class Agent:
     async def compact(self) -> TaskResult:
         """Replace the conversation by the model's summary of it; on failure keep it (old results
         shortened to fit the context budget stay shortened)."""
-        usage = Usage()
         if not self.session.messages:
-            return TaskResult("done", "Nothing to compact yet.", 0, 0, 0, usage)
+            return TaskResult("done", "Nothing to compact yet.")
         self.session.close_open_tool_calls()
         before = self.session.checkpoint()
         self.session.add_user([{"type": "text", "text": _COMPACT}])
@@ -197,20 +199,19 @@ class Agent:
             # Left in place, the request would join the user's next task.
             self.session.rewind(before)
             if isinstance(error, asyncio.CancelledError):
-                return TaskResult("cancelled", "Cancelled by the user.", 1, 0, 0, usage)
+                return TaskResult("cancelled", CANCELLED, steps=1)
             if isinstance(error, ModelError):
-                return TaskResult("failed", str(error), 1, 0, 0, usage, error.hint)
+                return TaskResult("failed", str(error), steps=1, error_hint=error.hint)
             raise
-        usage.add(turn.usage)
         summary = _text_of(turn.content)
         if not summary or turn.stop_reason in ("max_tokens", "refusal"):
             self.session.rewind(before)
             failure = "The model wrote no complete summary; nothing was compacted."
-            return TaskResult("failed", failure, 1, 0, 0, usage)
+            return TaskResult("failed", failure, steps=1, usage=turn.usage)
         self.session.messages[:] = [
             {"role": "user", "content": [{"type": "text", "text": COMPACTED + summary}]}
         ]
-        return TaskResult("done", summary, 1, 0, 0, usage)
+        return TaskResult("done", summary, steps=1, usage=turn.usage)
 
     async def _ask(self, system: str) -> Turn:
         """The model's next turn, the conversation first brought within its context budget."""

@@ -21,8 +21,8 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from ..agent import Agent, Session, TaskResult
-from ..interfaces import ModelError, Usage
+from ..agent import CANCELLED, Agent, Session, TaskResult
+from ..interfaces import ModelError
 from ..lifetime import exit_now
 from ..model import ClientCache, preload
 from ..paths import relative
@@ -263,7 +263,7 @@ def did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
 
 
 def _cancelled_before_start() -> dict[str, Any]:
-    return TaskResult("cancelled", "Cancelled by the user.", 0, 0, 0, Usage()).as_dict()
+    return TaskResult("cancelled", CANCELLED).as_dict()
 
 
 @server.command(RUN_TASK)
@@ -336,7 +336,7 @@ async def _run(
         connection = connect(root, settings, ls.clients)
     except ModelError as error:
         ls.show(types.MessageType.Error, f"{error} {error.hint}")
-        return TaskResult("failed", str(error), 0, 0, 0, Usage(), error.hint).as_dict()
+        return TaskResult("failed", str(error), error_hint=error.hint).as_dict()
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, title, ls.cancel)
     agent = connection.agent(LspWorkspace(ls, root), LspApprover(ls), progress, ls.session)
