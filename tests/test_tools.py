@@ -141,29 +141,20 @@ async def test_edit_file_keeps_crlf_line_endings(tmp_path: Path) -> None:
     assert (tmp_path / "w.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"
 
 
-async def test_partly_accepted_edit_is_reported_hunk_by_hunk(tmp_path: Path) -> None:
-    (tmp_path / "f.txt").write_text("a\nb\nc\nd\ne\nf\n")
+# A form feed is no line break for read_file (str.splitlines would make it one): the
+# rejected hunk must be named by read_file's line number all the same.
+@pytest.mark.parametrize("second", ["b", "\x0cb"], ids=["plain", "form-feed"])
+async def test_partly_accepted_edit_is_reported_hunk_by_hunk(tmp_path: Path, second: str) -> None:
+    (tmp_path / "f.txt").write_text(f"a\n{second}\nc\nd\ne\nf\n")
     ctx = context(tmp_path)
     ctx.workspace.review = lambda change: [True, False]  # type: ignore[attr-defined]
     text, error = await run_tool(
-        ctx, "write_file", {"path": "f.txt", "content": "A\nb\nc\nd\ne\nF\n"}
+        ctx, "write_file", {"path": "f.txt", "content": f"A\n{second}\nc\nd\ne\nF\n"}
     )
     assert not error
     assert text.startswith("Edited f.txt: 1 of 2 hunks accepted. Rejected:\n- change of line 6")
-    assert (tmp_path / "f.txt").read_text() == "A\nb\nc\nd\ne\nf\n"
+    assert (tmp_path / "f.txt").read_text() == f"A\n{second}\nc\nd\ne\nf\n"
     assert (ctx.edits.applied, ctx.edits.rejected) == (1, 0)
-
-
-async def test_hunks_number_lines_as_read_file_does(tmp_path: Path) -> None:
-    # A form feed is no line break for read_file; str.splitlines would make it one.
-    (tmp_path / "f.txt").write_text("a\n\x0cb\nc\nd\ne\nf\n")
-    ctx = context(tmp_path)
-    ctx.workspace.review = lambda change: [True, False]  # type: ignore[attr-defined]
-    text, error = await run_tool(
-        ctx, "write_file", {"path": "f.txt", "content": "A\n\x0cb\nc\nd\ne\nF\n"}
-    )
-    assert not error
-    assert text.startswith("Edited f.txt: 1 of 2 hunks accepted. Rejected:\n- change of line 6")
     listed, _ = await run_tool(ctx, "read_file", {"path": "f.txt"})
     assert listed.split("\n")[5] == "6\tf"
 
