@@ -57,6 +57,8 @@ class ScriptedModel:
     def __init__(self, *turns: Turn | Callable[[list[dict[str, Any]]], Turn] | Exception) -> None:
         self.turns = list(turns)
         self.requests: list[list[dict[str, Any]]] = []
+        self.tool_names: list[list[str]] = []
+        """The names of the tools offered, per request."""
 
     async def respond(
         self,
@@ -66,6 +68,7 @@ class ScriptedModel:
         on_text: Callable[[str], None],
     ) -> Turn:
         self.requests.append([dict(m, content=list(m["content"])) for m in messages])
+        self.tool_names.append([tool["name"] for tool in tools])
         if not self.turns:
             raise ModelError("script exhausted")
         turn = self.turns.pop(0)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from .context import ContextBudget, prompt_chars
 from .interfaces import Block, Model, ModelError, Progress, PromptTooLong, Turn, Usage
 from .prompt import system_prompt
-from .tools import TOOLS, ToolContext, run_tool
+from .tools import TOOLS, ToolContext, offered, run_tool
 
 log = logging.getLogger(__name__)
 
@@ -119,9 +119,6 @@ def _text_of(content: list[Block]) -> str:
     return "".join(b.get("text", "") for b in content if b.get("type") == "text").strip()
 
 
-TOOL_SCHEMAS = [tool.schema() for tool in TOOLS.values()]
-
-
 class Agent:
     def __init__(
         self,
@@ -134,6 +131,8 @@ class Agent:
         self.tools = tools
         self.progress = progress
         self.session = session
+        # Fixed for the task, as prompt caching needs: the tools are the cached prefix's start.
+        self.schemas = [tool.schema() for tool in offered(tools).values()]
 
     async def run(self, task: str) -> TaskResult:
         """Run one task to its end; cancelling the awaiting task ends it as `cancelled`."""
@@ -219,10 +218,10 @@ class Agent:
         settings = self.tools.settings
         limit = int(settings.context_window * settings.context_budget)
         budget, messages = self.session.budget, self.session.messages
-        chars = prompt_chars(system, TOOL_SCHEMAS, messages)
+        chars = prompt_chars(system, self.schemas, messages)
         chars -= self._fit(chars, limit)
         try:
-            turn = await self.model.respond(system, messages, TOOL_SCHEMAS, self.progress.text)
+            turn = await self.model.respond(system, messages, self.schemas, self.progress.text)
         except PromptTooLong as error:
             # The estimate fell short of the API's count (or the window is smaller than the
             # settings say): learn the real size, cut a fifth at least, and ask once more.
@@ -231,7 +230,7 @@ class Agent:
             if not removed:
                 raise
             chars -= removed
-            turn = await self.model.respond(system, messages, TOOL_SCHEMAS, self.progress.text)
+            turn = await self.model.respond(system, messages, self.schemas, self.progress.text)
         budget.observe(turn.usage.prompt, chars)
         return turn
 

@@ -28,9 +28,18 @@ class TaskSetup:
     secrets: tuple[str, ...]
 
     def agent(
-        self, workspace: Workspace, approver: Approver, progress: Progress, session: Session
+        self,
+        workspace: Workspace,
+        approver: Approver,
+        progress: Progress,
+        session: Session,
+        extra_tools: frozenset[str] = frozenset(),
     ) -> Agent:
-        tools = ToolContext(workspace, self.shell, approver, self.settings, self.secrets)
+        """The task's agent, offered the core tools and those of `extra_tools` (names from
+        `tools.OPTIONAL_TOOLS`) that the front end can serve."""
+        tools = ToolContext(
+            workspace, self.shell, approver, self.settings, self.secrets, extra_tools=extra_tools
+        )
         return Agent(self.model, tools, progress, session)
 
     @property

@@ -30,6 +30,9 @@ class ToolContext:
     """Values never to show the model (keys from the environment or .env files)."""
     edits: EditTally = field(default_factory=EditTally)
     commands_allowed_for_task: bool = False
+    extra_tools: frozenset[str] = frozenset()
+    """The optional tools (`tools.OPTIONAL_TOOLS`) the front end can serve in this task: the
+    model is offered these and the core tools, and no other."""
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
