@@ -37,6 +37,9 @@ class MemoryEditor:
             return self.open[path]
         return files.read_text(path)
 
+    def open_documents(self) -> dict[Path, str]:
+        return dict(self.open)
+
     async def propose(self, change: Change) -> Landed:
         self.proposals.append(change)
         keep = self.review(change)

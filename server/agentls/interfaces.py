@@ -132,6 +132,10 @@ class Workspace(Protocol):
         """Put a change to the user and report what landed."""
         ...
 
+    def open_documents(self) -> dict[Path, str]:
+        """The editor's text of each document it has open (none outside an editor)."""
+        ...
+
 
 @dataclass
 class ShellResult:

@@ -108,6 +108,9 @@ class TerminalWorkspace:
     async def read_text(self, path: Path) -> str:
         return files.read_text(path)
 
+    def open_documents(self) -> dict[Path, str]:
+        return {}
+
     async def propose(self, change: Change) -> Landed:
         name = relative(self.root, change.path)
         self.stream.write(

@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
 from .. import files
@@ -45,6 +45,14 @@ class LspWorkspace:
         if document is not None:
             return document.source
         return files.read_text(path)
+
+    def open_documents(self) -> dict[Path, str]:
+        documents = {}
+        for document in self.server.workspace.text_documents.values():
+            path = to_fs_path(document.uri)
+            if document.uri.startswith("file:") and path:
+                documents[Path(path)] = document.source
+        return documents
 
     def _capabilities(self) -> types.WorkspaceEditClientCapabilities:
         workspace = self.server.client_capabilities.workspace

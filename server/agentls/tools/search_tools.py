@@ -1,28 +1,319 @@
-"""list_files and grep: finding things in the workspace, honouring .gitignore where git can."""
+"""list_files and grep: finding things in the workspace with ripgrep, `.gitignore` honoured.
+
+ripgrep is the `rg` of the `ripgrep` wheel (beside the interpreter), else the one on PATH.
+Where neither exists, a slower pure-Python search stands in, and the answer says so once.
+What ripgrep reads is the disk; documents the editor holds with unsaved changes are searched
+in their editor text instead, and a file whose lines hold a secret is searched again with the
+secret redacted, so that a pattern can never tell what a secret holds.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fnmatch
 import os
+import re
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from .. import ripgrep
 from ..edits import text_lines
 from ..environment import redact, scrubbed
-from ..files import NotText
+from ..files import NotText, read_text
 from ..paths import inside, relative, resolve
 from .base import Tool, ToolContext, ToolError
+from .search_results import MAX_FILES, MAX_MATCHES, Found, Output
 
 if TYPE_CHECKING:
     import regex
 
-MAX_FILES = 1000
-MAX_MATCHES = 200
-MATCH_CHARS = 300
 GREP_SECONDS = 10.0
-_SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
+"""The bound of one grep or list_files step; past it the answer is what was found so far."""
+MAX_CONTEXT = 10
+_SKIPPED_DIRS = (".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox")
+_FALLBACK_NOTE = (
+    "(ripgrep was not found, so this was searched in Python: slower, and the pattern is read "
+    "as a Python `regex` pattern)"
+)
+_RG_LINE = re.compile(rb"(\d+)([:-])")
+_SECRET_LINE_CHARS = 8
+"""A line of a multi-line secret this long or longer marks the file holding it."""
+
+
+def _filters(glob: str | None) -> list[str]:
+    """What rg searches: hidden files too, the user's glob, never VCS metadata, vendored
+    packages or caches (globs given later win over earlier ones)."""
+    arguments = ["--hidden", "--no-messages"]
+    if glob:
+        arguments += ["--glob", glob]
+    for name in _SKIPPED_DIRS:
+        arguments += ["--iglob", f"!{name}"]
+    return arguments
+
+
+def _target(context: ToolContext, path: str) -> tuple[Path, str]:
+    """The folder or file to search, and how rg is to name it (relative to the root)."""
+    root = context.workspace.root
+    target = resolve(root, path)
+    if not target.exists():
+        raise ToolError(f"{path} does not exist")
+    return target, _rg_path(relative(root, target))
+
+
+def _rg_path(name: str) -> str:
+    """A path relative to the root as rg is given it, so that it names files `./name`."""
+    return "./" if name == "." else f"./{name}"
+
+
+def _name(raw: bytes) -> str:
+    name = raw.decode("utf-8", "replace")
+    return name[2:] if name.startswith("./") else name
+
+
+def _bound_note(found: str) -> str:
+    return (
+        f"[stopped at the {GREP_SECONDS:g} s bound before every file was searched: {found} "
+        "so far; narrow the path or glob]"
+    )
+
+
+# list_files
+
+
+async def _rg_files(executable: str, root: Path, arguments: list[str]) -> tuple[list[str], bool]:
+    """The files rg lists, and whether it listed them all within the bound."""
+    deadline = time.monotonic() + GREP_SECONDS
+    data = bytearray()
+    try:
+        async with contextlib.aclosing(
+            ripgrep.output(executable, ["--files", "--null", *arguments], root, deadline)
+        ) as chunks:
+            async for chunk in chunks:
+                data += chunk
+    except ripgrep.DeadlineReached:
+        names = bytes(data).split(b"\0")[:-1]  # the last may be cut short
+        return [_name(raw) for raw in names], False
+    except ripgrep.RipgrepError as error:
+        raise ToolError(str(error)) from None
+    return [_name(raw) for raw in bytes(data).split(b"\0") if raw], True
+
+
+async def list_files(context: ToolContext, arguments: dict[str, Any]) -> str:
+    root = context.workspace.root
+    target, name = _target(context, arguments.get("path", "."))
+    glob = arguments.get("glob")
+    executable = ripgrep.binary()
+    notes = []
+    if executable is None:
+        notes.append(_FALLBACK_NOTE)
+        names, complete = await _python_files(context, target, glob), True
+    else:
+        names, complete = await _rg_files(executable, root, [*_filters(glob), "--", name])
+    names.sort()
+    if not names and complete:
+        return "\n".join([*notes, f"No files under {relative(root, target)}."])
+    shown = names[:MAX_FILES]
+    if not complete:
+        shown.append(_bound_note(f"{len(names)} files"))
+    elif len(names) > MAX_FILES:
+        shown.append(
+            f"[{len(names)} files; the first {MAX_FILES} shown. List a subfolder or give a glob]"
+        )
+    return "\n".join([*notes, *shown])
+
+
+# grep
+
+
+def _secret_marks(secrets: tuple[str, ...]) -> tuple[bytes, ...]:
+    """What marks a line as holding (part of) a secret: the secret, or each long enough line
+    of a multi-line one."""
+    marks = set()
+    for secret in secrets:
+        for part in secret.replace("\r", "").split("\n"):
+            if len(part) >= _SECRET_LINE_CHARS:
+                marks.add(part.encode())
+    return tuple(marks)
+
+
+class _Search:
+    """One grep: rg over the disk, then again over the texts it must not show as they are."""
+
+    def __init__(
+        self, context: ToolContext, executable: str, arguments: dict[str, Any], found: Found
+    ) -> None:
+        self.context = context
+        self.executable = executable
+        self.found = found
+        self.deadline = time.monotonic() + GREP_SECONDS
+        self.marks = _secret_marks(context.secrets)
+        self.again: set[str] = set()
+        """Files to search again in their redacted or unsaved text."""
+        flags = ["--line-number", "--color", "never", "--crlf"]
+        if arguments.get("ignore_case"):
+            flags.append("--ignore-case")
+        if arguments.get("context"):
+            flags += ["--context", str(arguments["context"])]
+        self.flags = [*flags, "--regexp", arguments["pattern"]]
+
+    async def disk(self, filters: list[str], name: str, unsaved: Iterable[str]) -> None:
+        """Search the files on disk, leaving out those whose text the editor holds unsaved."""
+        skip = set(unsaved)
+        pending = b""
+        arguments = [*self.flags, "--with-filename", "--null", "--no-heading", *filters]
+        async with contextlib.aclosing(
+            ripgrep.output(
+                self.executable,
+                [*arguments, "--", name],
+                self.context.workspace.root,
+                self.deadline,
+            )
+        ) as chunks:
+            async for chunk in chunks:
+                lines = (pending + chunk).split(b"\n")
+                pending = lines.pop()
+                for line in lines:
+                    self._disk_line(line, skip)
+        if pending:
+            self._disk_line(pending, skip)
+
+    def _disk_line(self, line: bytes, skip: set[str]) -> None:
+        raw, separator, rest = line.partition(b"\0")
+        numbered = _RG_LINE.match(rest) if separator else None
+        if numbered is None:
+            return  # the `--` between context groups, or a file name with a line break
+        path = _name(raw)
+        if path in skip or path in self.again:
+            return
+        text = rest[numbered.end() :]
+        if any(mark in text for mark in self.marks):
+            self.again.add(path)
+            self.found.forget(path)
+            return
+        self.found.add(
+            path,
+            int(numbered.group(1)),
+            numbered.group(2) == b":",
+            text.removesuffix(b"\r").decode("utf-8", "replace"),
+        )
+
+    async def text(self, path: str, text: str) -> None:
+        """Search `text` as the file `path` holds it, through rg's standard input."""
+        data = redact(text, self.context.secrets).encode("utf-8", "surrogatepass")
+        pending = b""
+        async with contextlib.aclosing(
+            ripgrep.output(
+                self.executable,
+                [*self.flags, "--no-filename", "-"],
+                self.context.workspace.root,
+                self.deadline,
+                stdin=data,
+            )
+        ) as chunks:
+            async for chunk in chunks:
+                pending += chunk
+        for line in pending.split(b"\n"):
+            numbered = _RG_LINE.match(line)
+            if numbered is not None:
+                text_of_line = line[numbered.end() :].removesuffix(b"\r")
+                self.found.add(
+                    path,
+                    int(numbered.group(1)),
+                    numbered.group(2) == b":",
+                    text_of_line.decode("utf-8", "replace"),
+                )
+
+
+async def _unsaved(
+    context: ToolContext, executable: str, target: Path, filters: list[str]
+) -> dict[str, str]:
+    """The documents under `target` the editor holds with unsaved changes that rg would
+    search, by the names rg gives them, with their editor text."""
+    root = context.workspace.root
+    changed: dict[Path, str] = {}
+    for path, text in context.workspace.open_documents().items():
+        if not (path == target or path.is_relative_to(target)):
+            continue
+        with contextlib.suppress(OSError, NotText):
+            if await asyncio.to_thread(read_text, path) != text:
+                changed[path] = text
+    if not changed:
+        return {}
+    # Whether rg would search each: its folder listed one level deep, with the same filters
+    # (an ignored folder above it is not seen this way).
+    folders = sorted({_rg_path(relative(root, path.parent)) for path in changed})
+    names, _ = await _rg_files(executable, root, [*filters, "--max-depth", "1", "--", *folders])
+    searched = set(names)
+    return {
+        name: text
+        for path, text in changed.items()
+        if (name := relative(root, path)) in searched
+        and not any(part in _SKIPPED_DIRS for part in name.split("/"))
+    }
+
+
+async def _rg_grep(
+    context: ToolContext, executable: str, arguments: dict[str, Any], found: Found
+) -> bool:
+    """Search with rg; whether every file was searched within the bound."""
+    target, name = _target(context, arguments.get("path", "."))
+    filters = _filters(arguments.get("glob"))
+    search = _Search(context, executable, arguments, found)
+    try:
+        unsaved = await _unsaved(context, executable, target, filters)
+        await search.disk(filters, name, unsaved)
+        for path in sorted(search.again - unsaved.keys()):
+            with contextlib.suppress(OSError, NotText):
+                unsaved[path] = await context.workspace.read_text(context.workspace.root / path)
+        for path, text in sorted(unsaved.items()):
+            await search.text(path, text)
+    except ripgrep.DeadlineReached:
+        return False
+    except ripgrep.RipgrepError as error:
+        raise ToolError(str(error)) from None
+    return True
+
+
+def _check_output(value: Any) -> Output:
+    if value not in ("content", "files", "count"):
+        raise ToolError('grep: output must be "content", "files" or "count"')
+    return cast(Output, value)
+
+
+async def grep(context: ToolContext, arguments: dict[str, Any]) -> str:
+    output = _check_output(arguments.get("output", "content"))
+    lines = arguments.get("context", 0)
+    if lines > MAX_CONTEXT:
+        raise ToolError(f"grep: context is at most {MAX_CONTEXT} lines")
+    found = Found()
+    executable = ripgrep.binary()
+    notes = []
+    if executable is None:
+        notes.append(_FALLBACK_NOTE)
+        complete = await _python_grep(context, arguments, found)
+    else:
+        complete = await _rg_grep(context, executable, arguments, found)
+    shown, cut = found.render(output, separate_groups=bool(lines))
+    total, files = found.total, len(found.counts)
+    summary = f"{total} {'match' if total == 1 else 'matches'} in {files} file" + (
+        "" if files == 1 else "s"
+    )
+    if not complete:
+        shown.append(_bound_note(summary))
+    elif cut:
+        what = f"the first {MAX_MATCHES} matches" if output == "content" else f"{MAX_FILES} files"
+        shown.append(f"[{summary}; {what} shown. Narrow the pattern, path or glob]")
+    elif output == "count" and shown:
+        shown.append(f"[{summary}]")
+    if not shown:
+        shown.append("No matches.")
+    return "\n".join([*notes, *shown])
+
+
+# The pure-Python fallback, where there is no rg.
 
 
 async def _git_files(root: Path, folder: Path) -> list[Path] | None:
@@ -55,98 +346,100 @@ async def _git_files(root: Path, folder: Path) -> list[Path] | None:
 
 
 def _walked_files(folder: Path) -> list[Path]:
-    found = []
+    found: list[Path] = []
     for directory, subdirectories, names in os.walk(folder):
         subdirectories[:] = sorted(d for d in subdirectories if d not in _SKIPPED_DIRS)
         found.extend(Path(directory, name) for name in sorted(names))
     return found
 
 
-async def _files(context: ToolContext, path: str) -> tuple[Path, list[Path]]:
+async def _files(context: ToolContext, folder: Path) -> list[Path]:
     root = context.workspace.root
-    folder = resolve(root, path)
     if folder.is_file():
-        return folder, [folder]
-    if not folder.is_dir():
-        raise ToolError(f"{path} does not exist")
+        return [folder]
     files = await _git_files(root, folder)
     if files is None:
         files = await asyncio.to_thread(_walked_files, folder)
-    # A symlink in the tree may point out of it.
+    # A symlink in the tree may point out of it; git's metadata is never listed.
     real_root = root.resolve()
-    return folder, [file for file in files if inside(real_root, file)]
+    return [
+        file
+        for file in files
+        if inside(real_root, file) and ".git" not in relative(root, file).split("/")
+    ]
 
 
-async def list_files(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def _python_files(context: ToolContext, target: Path, glob: str | None) -> list[str]:
     root = context.workspace.root
-    folder, files = await _files(context, arguments.get("path", "."))
-    if not files:
-        return f"No files under {relative(root, folder)}."
-    names = [relative(root, path) for path in files[:MAX_FILES]]
-    if len(files) > MAX_FILES:
-        names.append(f"[{len(files) - MAX_FILES} more files; list a subfolder to see them]")
-    return "\n".join(names)
+    names = [relative(root, path) for path in await _files(context, target)]
+    return [name for name in names if _glob_matches(name, glob)]
 
 
-def _search(pattern: regex.Pattern[str], text: str, deadline: float) -> list[tuple[int, str]]:
-    """Matching lines, numbered as read_file numbers them; TimeoutError past `deadline`.
+def _glob_matches(name: str, glob: str | None) -> bool:
+    return not glob or fnmatch.fnmatch(name, glob) or fnmatch.fnmatch(name.rsplit("/", 1)[-1], glob)
+
+
+def _search_lines(
+    pattern: regex.Pattern[str], text: str, around: int, deadline: float
+) -> list[tuple[int, bool, str]]:
+    """Matching lines and `around` lines of context, numbered as read_file numbers them;
+    TimeoutError past `deadline`.
 
     Run in a thread: the regex module releases the GIL (`concurrent`) and honours a timeout,
     so a pattern that backtracks without end cannot freeze the server.
     """
-    found = []
-    for number, line in enumerate(text_lines(text), 1):
-        if pattern.search(line, timeout=max(deadline - time.monotonic(), 0.001), concurrent=True):
-            found.append((number, line))
-            if len(found) > MAX_MATCHES:
-                break
-    return found
+    lines = text_lines(text)
+    matching: list[int] = [
+        number
+        for number, line in enumerate(lines, 1)
+        if pattern.search(line, timeout=max(deadline - time.monotonic(), 0.001), concurrent=True)
+    ]
+    shown: dict[int, bool] = {}
+    for number in matching:
+        for near in range(max(number - around, 1), min(number + around, len(lines)) + 1):
+            shown.setdefault(near, False)
+        shown[number] = True
+    return [(number, shown[number], lines[number - 1]) for number in sorted(shown)]
 
 
-async def grep(context: ToolContext, arguments: dict[str, Any]) -> str:
-    # Imported on first use: it is a third of the server's own start-up.
-    import regex
+async def _python_grep(context: ToolContext, arguments: dict[str, Any], found: Found) -> bool:
+    import regex  # imported on first use: it is a third of the server's own start-up
 
+    flags = regex.IGNORECASE if arguments.get("ignore_case") else 0
     try:
-        pattern = regex.compile(arguments["pattern"])
+        pattern = regex.compile(arguments["pattern"], flags)
     except regex.error as error:
         raise ToolError(f"invalid regular expression: {error}") from None
     deadline = time.monotonic() + GREP_SECONDS
     root = context.workspace.root
-    _, files = await _files(context, arguments.get("path", "."))
-    glob = arguments.get("glob")
-    matches: list[str] = []
-    for path in files:
-        name = relative(root, path)
-        if glob and not (fnmatch.fnmatch(name, glob) or fnmatch.fnmatch(path.name, glob)):
-            continue
+    target, _ = _target(context, arguments.get("path", "."))
+    for name in await _python_files(context, target, arguments.get("glob")):
         try:
-            text = await context.workspace.read_text(path)
+            text = await context.workspace.read_text(root / name)
         except (OSError, NotText):
             continue
         try:
-            found = await asyncio.to_thread(
-                _search, pattern, redact(text, context.secrets), deadline
+            lines = await asyncio.to_thread(
+                _search_lines,
+                pattern,
+                redact(text, context.secrets),
+                arguments.get("context", 0),
+                deadline,
             )
         except TimeoutError:
-            raise ToolError(
-                f"the search took over {GREP_SECONDS:g} s (a pattern that backtracks a lot?); "
-                "simplify the pattern or narrow the path"
-            ) from None
-        for number, line in found:
-            if len(line) > MATCH_CHARS:
-                line = line[:MATCH_CHARS] + " [...]"
-            matches.append(f"{name}:{number}: {line}")
-            if len(matches) > MAX_MATCHES:
-                matches[-1] = f"[more than {MAX_MATCHES} matches; narrow the pattern or path]"
-                return "\n".join(matches)
-    return "\n".join(matches) if matches else "No matches."
+            return False
+        for number, is_match, line in lines:
+            found.add(name, number, is_match, line)
+    return True
 
+
+_PATH_ARGUMENT = {"type": "string", "description": "Folder or file; default the root."}
+_GLOB = {"type": "string", "description": "Only files matching this glob, e.g. '*.py'."}
 
 LIST_FILES = Tool(
     "list_files",
-    "List the files under a folder of the workspace (recursively; .gitignore'd files left out).",
-    {"path": {"type": "string", "description": "Folder relative to the root; default the root."}},
+    "List the files under a folder (recursively; .gitignore'd files left out), sorted.",
+    {"path": _PATH_ARGUMENT, "glob": _GLOB},
     (),
     list_files,
     "path",
@@ -154,12 +447,19 @@ LIST_FILES = Tool(
 
 GREP = Tool(
     "grep",
-    "Search file contents with a Python regular expression (the `regex` module, a superset "
-    "of `re`); answers 'path:line: text'.",
+    "Search file contents with a regular expression (ripgrep's syntax); answers "
+    "'path:line: text' sorted by path, context lines as 'path-line- text'.",
     {
         "pattern": {"type": "string", "description": "Regular expression."},
-        "path": {"type": "string", "description": "Folder or file to search; default the root."},
-        "glob": {"type": "string", "description": "Only files matching this glob, e.g. '*.py'."},
+        "path": _PATH_ARGUMENT,
+        "glob": _GLOB,
+        "ignore_case": {"type": "boolean", "description": "Case-insensitive."},
+        "context": {"type": "integer", "minimum": 0, "description": "Lines around each match."},
+        "output": {
+            "type": "string",
+            "enum": ["content", "files", "count"],
+            "description": "Matching lines (default), file names, or counts per file.",
+        },
     },
     ("pattern",),
     grep,

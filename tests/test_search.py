@@ -1,0 +1,256 @@
+"""grep and list_files on ripgrep: their inputs, their bounds, and what they never show."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from agentls import ripgrep
+from agentls.tools import run_tool, search_tools
+from agentls.tools.search_results import Found
+from doubles import is_running
+from test_tools import context
+
+
+def test_the_wheels_rg_is_used() -> None:
+    assert ripgrep.binary() == str(Path(sys.executable).parent / "rg")
+
+
+def _tree(root: Path) -> None:
+    (root / "src").mkdir()
+    (root / "src/b.py").write_text("import os\n\ndef Main():\n    return os.sep\n")
+    (root / "src/a.py").write_text("x = 1\ndef main():\n    pass\n")
+    (root / "notes.md").write_text("main notes\n")
+
+
+async def test_grep_inputs_and_sorted_answers(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    ctx = context(tmp_path)
+
+    async def grep(**arguments: object) -> str:
+        text, error = await run_tool(ctx, "grep", arguments)
+        assert not error, text
+        return text
+
+    assert await grep(pattern="def main") == "src/a.py:2: def main():"
+    assert await grep(pattern="def main", ignore_case=True) == (
+        "src/a.py:2: def main():\nsrc/b.py:3: def Main():"
+    )
+    assert await grep(pattern="main", context=1, glob="*.py") == (
+        "src/a.py-1- x = 1\nsrc/a.py:2: def main():\nsrc/a.py-3-     pass"
+    )
+    assert await grep(pattern="Main|sep", context=1, path="src/b.py") == (
+        "src/b.py-2- \nsrc/b.py:3: def Main():\nsrc/b.py:4:     return os.sep"
+    )
+    assert await grep(pattern="main", output="files", ignore_case=True) == (
+        "notes.md\nsrc/a.py\nsrc/b.py"
+    )
+    assert await grep(pattern="o", output="count") == (
+        "notes.md: 1\nsrc/b.py: 2\n[3 matches in 2 files]"
+    )
+    text, error = await run_tool(ctx, "grep", {"pattern": "x", "output": "lines"})
+    assert error and "content" in text
+    text, error = await run_tool(ctx, "grep", {"pattern": "(?<=x)y"})
+    assert error and "invalid regular expression" in text
+
+    text, error = await run_tool(ctx, "list_files", {"glob": "*.py"})
+    assert (text, error) == ("src/a.py\nsrc/b.py", False)
+
+
+async def test_caps_say_how_many_matches_in_how_many_files(tmp_path: Path) -> None:
+    for n in range(30):
+        (tmp_path / f"f{n:02}.txt").write_text("hit\n" * 10)
+    text, _ = await run_tool(context(tmp_path), "grep", {"pattern": "hit"})
+    lines = text.splitlines()
+    assert len(lines) == 201
+    assert lines[0] == "f00.txt:1: hit" and lines[199] == "f19.txt:10: hit"
+    assert lines[-1] == "[300 matches in 30 files; the first 200 matches shown. Narrow the " + (
+        "pattern, path or glob]"
+    )
+
+
+def test_found_shows_the_first_matches_by_path_whatever_the_order() -> None:
+    files = [[(f"d/{f:03}", n) for n in range(1, 1 + f % 7)] for f in range(60)]
+    expected = [f"{path}:{n}: t" for lines in files for path, n in lines][:25]
+    # rg prints each file's lines together and in order, the files in any order.
+    random.Random(7).shuffle(files)
+    found = Found(keep=25)
+    for lines in files:
+        for path, number in lines:
+            found.add(path, number, True, "t")
+    shown, cut = found.render("content", separate_groups=False)
+    assert (shown, cut, found.total) == (expected, True, sum(f % 7 for f in range(60)))
+    assert len(found._lines) <= 9  # only the first files' lines were kept
+
+
+async def test_git_metadata_and_ignored_files_are_never_searched(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("build/\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build/out.py").write_text("token\n")
+    (tmp_path / "app.py").write_text("token\n")
+    (tmp_path / ".git/notes.txt").write_text("token\n")
+    ctx = context(tmp_path)
+    assert await run_tool(ctx, "grep", {"pattern": "token"}) == ("app.py:1: token", False)
+    assert await run_tool(ctx, "grep", {"pattern": "token", "glob": "*.txt"}) == (
+        "No matches.",
+        False,
+    )
+    assert (await run_tool(ctx, "list_files", {}))[0] == ".gitignore\napp.py"
+
+
+async def test_ripgrep_never_runs_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text(f"#!/bin/sh\ntouch {tmp_path}/git-ran\n")
+    (bin_dir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / ".git/config").write_text("[core]\n\tfsmonitor = touch ../fsmonitor-ran\n")
+    (root / "a.py").write_text("x\n")
+    ctx = context(root)
+    assert (await run_tool(ctx, "list_files", {}))[0] == "a.py"
+    assert (await run_tool(ctx, "grep", {"pattern": "x"}))[0] == "a.py:1: x"
+    assert not (tmp_path / "git-ran").exists() and not (tmp_path / "fsmonitor-ran").exists()
+
+
+async def test_a_pattern_cannot_tell_what_a_secret_holds(tmp_path: Path) -> None:
+    secret = "sk-ant-api03-abcdefghijklmnop"
+    pem = "\n".join(
+        [
+            "-----BEGIN KEY-----",
+            "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+            "BKcwggSjAgEAAoIBAQC7",
+            "-----END KEY-----",
+        ]
+    )
+    (tmp_path / "config.py").write_text(f"KEY = '{secret}'  # api key\nPEM = '''{pem}'''\n")
+    ctx = context(tmp_path)
+    ctx.secrets = (pem, secret)
+    for pattern in ["sk-ant-api03-a", "abcdefg", "MIIEvQ", "BKcwgg"]:
+        assert await run_tool(ctx, "grep", {"pattern": pattern}) == ("No matches.", False)
+        text, _ = await run_tool(ctx, "grep", {"pattern": pattern, "output": "count"})
+        assert text == "No matches."
+    assert await run_tool(ctx, "grep", {"pattern": "api key"}) == (
+        "config.py:1: KEY = '[redacted]'  # api key",
+        False,
+    )
+    text, _ = await run_tool(ctx, "grep", {"pattern": "PEM|END", "context": 1})
+    assert "MIIE" not in text and "BKcw" not in text
+    assert "config.py:2: PEM = '''[redacted]" in text
+
+
+async def test_unsaved_editor_text_is_searched_for_open_changed_documents(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("*.log\n")
+    (tmp_path / "a.py").write_text("on disk\n")
+    (tmp_path / "b.py").write_text("same\n")
+    (tmp_path / "debug.log").write_text("on disk\n")
+    ctx = context(tmp_path)
+    ctx.workspace.open[tmp_path / "a.py"] = "typed\nnot saved\n"  # type: ignore[attr-defined]
+    ctx.workspace.open[tmp_path / "b.py"] = "same\n"  # type: ignore[attr-defined]
+    ctx.workspace.open[tmp_path / "debug.log"] = "typed\n"  # type: ignore[attr-defined]
+    assert await run_tool(ctx, "grep", {"pattern": "disk"}) == ("No matches.", False)
+    assert await run_tool(ctx, "grep", {"pattern": "typed|same"}) == (
+        "a.py:1: typed\nb.py:1: same",
+        False,
+    )
+
+
+def _fake_rg(tmp_path: Path) -> Path:
+    """An rg that prints one match, then hangs with a child in its group."""
+    script = tmp_path / "slow-rg"
+    script.write_text(
+        "#!/bin/sh\n"
+        f"sleep 60 & echo $! > {tmp_path}/child\n"
+        "printf './a.txt\\0001:found it\\n'\n"
+        "wait\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+async def test_the_bound_holds_with_an_honest_partial_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ripgrep, "binary", lambda: str(_fake_rg(tmp_path)))
+    monkeypatch.setattr(search_tools, "GREP_SECONDS", 0.5)
+    started = time.monotonic()
+    text, error = await run_tool(context(tmp_path), "grep", {"pattern": "found"})
+    assert time.monotonic() - started < 2
+    assert not error
+    assert text == (
+        "a.txt:1: found it\n[stopped at the 0.5 s bound before every file was searched: "
+        "1 match in 1 file so far; narrow the path or glob]"
+    )
+    assert not is_running(int((tmp_path / "child").read_text()))
+
+
+async def test_cancel_kills_ripgreps_group_within_a_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ripgrep, "binary", lambda: str(_fake_rg(tmp_path)))
+    step = asyncio.ensure_future(run_tool(context(tmp_path), "list_files", {}))
+    while not (tmp_path / "child").exists() or not (tmp_path / "child").read_text():
+        await asyncio.sleep(0.02)
+    started = time.monotonic()
+    step.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await step
+    assert time.monotonic() - started < 1
+    assert not is_running(int((tmp_path / "child").read_text()))
+
+
+async def test_without_ripgrep_python_searches_and_says_so_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ripgrep, "binary", lambda: None)
+    _tree(tmp_path)
+    ctx = context(tmp_path)
+    text, _ = await run_tool(ctx, "grep", {"pattern": "main", "ignore_case": True, "context": 1})
+    note, *lines = text.splitlines()
+    assert "ripgrep was not found" in note and "ripgrep" not in "".join(lines)
+    assert lines == [
+        "notes.md:1: main notes",
+        "--",
+        "src/a.py-1- x = 1",
+        "src/a.py:2: def main():",
+        "src/a.py-3-     pass",
+        "--",
+        "src/b.py-2- ",
+        "src/b.py:3: def Main():",
+        "src/b.py-4-     return os.sep",
+    ]
+    text, _ = await run_tool(ctx, "list_files", {"glob": "*.py"})
+    assert text.splitlines()[1:] == ["src/a.py", "src/b.py"]
+
+
+async def test_without_ripgrep_a_runaway_pattern_is_stopped_and_the_loop_stays_free(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ripgrep, "binary", lambda: None)
+    monkeypatch.setattr(search_tools, "GREP_SECONDS", 0.5)
+    (tmp_path / "a.txt").write_text("a" * 60 + "b\n")
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.05)
+            ticks += 1
+
+    ticker = asyncio.ensure_future(tick())
+    started = time.monotonic()
+    text, error = await run_tool(context(tmp_path), "grep", {"pattern": r"(a|aa)+$"})
+    ticker.cancel()
+    assert not error and "stopped at the 0.5 s bound" in text
+    assert time.monotonic() - started < 3
+    assert ticks >= 5  # the event loop went on while the pattern ran
