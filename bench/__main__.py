@@ -9,12 +9,12 @@ import os
 import statistics
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .api import FakeAnthropic
 from .editor import BenchEditor, server_command
-from .report import Row, at_most, info, markdown, ratio_at_most
+from .report import Row, at_most, info, markdown, ratio_at_most, scaled_at_most
 from .runs import (
     SETTINGS,
     BigEdit,
@@ -27,6 +27,7 @@ from .runs import (
     soak,
     start_ups,
 )
+from .search import GREP_BOUND_SECONDS, STEPS, SearchStep, make_tree, search_steps
 from .trajectory import make_modules
 
 
@@ -38,9 +39,20 @@ class Plan:
     start_ups: int = 15
     edit_bytes: int = 10 * 1024 * 1024
     edits: int = 3
+    tree_files: int = 20_000
+    big_tree_files: int = 200_000
 
 
-QUICK = Plan(steps=6, rounds=1, soak_tasks=2, start_ups=1, edit_bytes=1024 * 1024, edits=1)
+QUICK = Plan(
+    steps=6,
+    rounds=1,
+    soak_tasks=2,
+    start_ups=1,
+    edit_bytes=1024 * 1024,
+    edits=1,
+    tree_files=1_000,
+    big_tree_files=2_000,
+)
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
 
@@ -52,6 +64,10 @@ class Results:
     reads: Comparison
     soak: Soak
     edit: BigEdit
+    tree_files: int
+    search: list[SearchStep]
+    big_tree_files: int
+    big_search: list[SearchStep]
 
 
 async def measure(plan: Plan) -> Results:
@@ -69,7 +85,16 @@ async def measure(plan: Plan) -> Results:
         finally:
             await editor.close()
         edit = await big_edits(fake, env, root, plan.edit_bytes, plan.edits)
-    return Results(plan, startup, greeting, reads, soaked, edit)
+        tree = home / "tree"
+        files = make_tree(tree, plan.tree_files)
+        search = await search_steps(fake, env, tree, plan.rounds, STEPS)
+        big_tree = home / "big-tree"
+        big_files = make_tree(big_tree, plan.big_tree_files)
+        # Once each: a step may take the whole bound.
+        big_search = await search_steps(fake, env, big_tree, 1, [STEPS[1], STEPS[-1]])
+    return Results(
+        plan, startup, greeting, reads, soaked, edit, files, search, big_files, big_search
+    )
 
 
 def rows(results: Results) -> list[Row]:
@@ -149,8 +174,40 @@ def rows(results: Results) -> list[Row]:
         ),
         _first_and_last("soak: time per step", soaked.seconds_per_step),
         _first_and_last("soak: server CPU per step", soaked.cpu_seconds_per_step),
+        *(_search_row(step, results.tree_files) for step in results.search),
+        *(_big_search_row(step, results.big_tree_files) for step in results.big_search),
     ]
 
+
+def _answer(step: SearchStep) -> str:
+    if step.partial:
+        return "partial, said so"
+    return "counts as rg's" if step.honest else "counts NOT as rg's"
+
+
+def _search_row(step: SearchStep, files: int) -> Row:
+    return scaled_at_most(
+        f"{step.name}, {files:,} files of real source (median; {_answer(step)})",
+        step.agentls_seconds * 1000,
+        "ms",
+        step.ripgrep_seconds * 1000,
+        "rg alone",
+        1.5,
+        150,
+        also=step.honest,
+    )
+
+
+def _big_search_row(step: SearchStep, files: int) -> Row:
+    row = at_most(
+        f"{step.name}, {files:,} files: the step ends within its bound ({_answer(step)})",
+        step.agentls_seconds,
+        "s",
+        GREP_BOUND_SECONDS + 0.5,
+        step.ripgrep_seconds,
+        "rg alone",
+    )
+    return replace(row, passed=row.passed and step.honest)
 
 def _first_and_last(measure: str, per_task: list[float]) -> Row:
     """The median of the last tasks against the first ones, milliseconds: flat or not."""

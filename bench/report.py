@@ -42,6 +42,22 @@ def ratio_at_most(
     return Row(measure, value, unit, baseline, baseline_name, f"≤ {limit:g}x", passed)
 
 
+def scaled_at_most(
+    measure: str,
+    value: float,
+    unit: str,
+    baseline: float,
+    baseline_name: str,
+    factor: float,
+    plus: float,
+    also: bool = True,
+) -> Row:
+    """A row whose goal is value <= factor * baseline + plus (and `also`)."""
+    goal = f"≤ {factor:g}x + {number(plus)} {unit}"
+    passed = also and value <= factor * baseline + plus
+    return Row(measure, value, unit, baseline, baseline_name, goal, passed)
+
+
 def info(measure: str, value: float, unit: str, baseline: float | None, baseline_name: str) -> Row:
     return Row(measure, value, unit, baseline, baseline_name, "—", None)
 

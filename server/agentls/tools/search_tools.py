@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 GREP_SECONDS = 10.0
 """The bound of one grep or list_files step; past it the answer is what was found so far."""
 MAX_CONTEXT = 10
-_SKIPPED_DIRS = (".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox")
+_SKIPPED_DIRS = (".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox")
 _FALLBACK_NOTE = (
     "(ripgrep was not found, so this was searched in Python: slower, and the pattern is read "
     "as a Python `regex` pattern)"
@@ -153,6 +153,10 @@ class _Search:
         self.again: set[str] = set()
         """Files to search again in their redacted or unsaved text."""
         flags = ["--line-number", "--color", "never", "--crlf"]
+        if arguments.get("output") == "files":
+            # A file's first matching line tells; if it holds a secret, the file is searched
+            # again, redacted, like any other.
+            flags += ["--max-count", "1"]
         if arguments.get("ignore_case"):
             flags.append("--ignore-case")
         if arguments.get("context"):
@@ -298,9 +302,9 @@ async def grep(context: ToolContext, arguments: dict[str, Any]) -> str:
         complete = await _rg_grep(context, executable, arguments, found)
     shown, cut = found.render(output, separate_groups=bool(lines))
     total, files = found.total, len(found.counts)
-    summary = f"{total} {'match' if total == 1 else 'matches'} in {files} file" + (
-        "" if files == 1 else "s"
-    )
+    summary = f"{files} file" + ("" if files == 1 else "s")
+    if output != "files":
+        summary = f"{total} {'match' if total == 1 else 'matches'} in {summary}"
     if not complete:
         shown.append(_bound_note(summary))
     elif cut:
