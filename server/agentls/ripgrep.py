@@ -62,17 +62,7 @@ async def output(
     (exit status 2 with a message; unreadable files are not failures: `--no-messages`).
     Stopping the iteration early, or cancelling it, kills rg.
     """
-    process = await asyncio.create_subprocess_exec(
-        executable,
-        "--no-config",  # the user's RIPGREP_CONFIG_PATH must not change what is parsed
-        *arguments,
-        cwd=cwd,
-        env=scrubbed(os.environ),
-        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-    )
+    process = await _start(executable, arguments, cwd, stdin is not None)
     assert process.stdout is not None and process.stderr is not None
     errors = asyncio.ensure_future(process.stderr.read())
     feeding = None
@@ -106,6 +96,33 @@ async def output(
         # Reaped at once: the group is dead, so this does not wait.
         with contextlib.suppress(ProcessLookupError, ChildProcessError):
             await asyncio.shield(process.wait())
+
+
+async def _start(
+    executable: str, arguments: Sequence[str], cwd: Path, with_input: bool
+) -> asyncio.subprocess.Process:
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            executable,
+            "--no-config",  # the user's RIPGREP_CONFIG_PATH must not change what is parsed
+            *arguments,
+            cwd=cwd,
+            env=scrubbed(os.environ),
+            stdin=asyncio.subprocess.PIPE if with_input else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        # Cancelled while asyncio connects the pipes, rg already running: asyncio would kill
+        # rg alone and wait for every process holding its pipes. Its group dies here instead.
+        process = await starting
+        _kill(process)
+        await process.wait()
+        raise
 
 
 async def _feed(writer: asyncio.StreamWriter, data: bytes) -> None:
