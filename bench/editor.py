@@ -104,6 +104,15 @@ class BenchEditor(LanguageClient):
             if params.type in (types.MessageType.Error, types.MessageType.Warning):
                 self.errors.append(params.message)
 
+        # An editor without language servers: no problems, no places, nothing slow.
+        @self.feature("agent/diagnostics")
+        def diagnostics(params: Any) -> dict[str, Any]:
+            return {"items": []}
+
+        for method in ("agent/definition", "agent/references"):
+            self.feature(method)(_no_locations)
+        self.feature("agent/symbols")(_no_symbols)
+
         # An editor would show these; the bench only reads them.
         for method in (types.PROGRESS, types.WINDOW_LOG_MESSAGE, "agent/step", "agent/text"):
             self.feature(method)(_shown)
@@ -187,6 +196,14 @@ def _uri(path: Path) -> str:
     return from_fs_path(str(path)) or path.as_uri()
 
 
+def _no_locations(params: Any) -> dict[str, Any]:
+    return {"locations": []}
+
+
+def _no_symbols(params: Any) -> dict[str, Any]:
+    return {"symbols": []}
+
+
 def _capabilities() -> types.ClientCapabilities:
     """What VS Code offers for the parts agentls uses."""
     return types.ClientCapabilities(
@@ -204,6 +221,13 @@ def _capabilities() -> types.ClientCapabilities:
         general=types.GeneralClientCapabilities(
             position_encodings=[types.PositionEncodingKind.Utf16]
         ),
+        # Every optional tool offered, as the editor clients offer them: the fixed overhead
+        # is measured with all of them.
+        experimental={
+            "agentls": {
+                name: True for name in ("diagnostics", "definition", "references", "symbols")
+            }
+        },
     )
 
 

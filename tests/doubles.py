@@ -8,7 +8,7 @@ from typing import Any
 
 from agentls import files
 from agentls.edits import apply_hunks
-from agentls.interfaces import Change, Decision, Landed, ModelError, Turn, Usage
+from agentls.interfaces import Change, Decision, Landed, ModelError, Place, Problem, Turn, Usage
 
 
 def is_running(pid: int) -> bool:
@@ -124,3 +124,30 @@ class Approver:
     async def approve(self, command: str) -> Decision:
         self.asked.append(command)
         return self.answers.pop(0) if self.answers else "deny"
+
+
+class LanguageServersDouble:
+    """The editor's language servers: `problems` answers each request with the next of the
+    lists given (the last one again when they run out); places and symbols as set."""
+
+    def __init__(self, *problems: list[Problem]) -> None:
+        self.answers = list(problems)
+        self.asked: list[tuple[Any, ...]] = []
+        self.places_found: list[Place] | None = []
+        self.symbols_found: list[Place] | None = []
+
+    async def problems(self, paths: list[Path] | None) -> list[Problem] | None:
+        self.asked.append(("problems", paths))
+        if not self.answers:
+            return None
+        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+
+    async def places(
+        self, kind: str, path: Path, line: int, before: str
+    ) -> list[Place] | None:
+        self.asked.append((kind, path, line, before))
+        return self.places_found
+
+    async def symbols(self, query: str) -> list[Place] | None:
+        self.asked.append(("symbols", query))
+        return self.symbols_found

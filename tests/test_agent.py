@@ -68,7 +68,7 @@ async def test_an_optional_tool_is_offered_only_when_the_front_end_serves_it(
 
     optional = Tool("look", "Look.", {}, (), look, "path")
     monkeypatch.setattr(tools, "TOOLS", {**tools.TOOLS, "look": optional})
-    monkeypatch.setattr(tools, "OPTIONAL_TOOLS", frozenset({"look"}))
+    monkeypatch.setattr(tools, "OPTIONAL_TOOLS", tools.OPTIONAL_TOOLS | {"look"})
     core = ["bash", "read_file", "write_file", "edit_file", "list_files", "grep"]
 
     model = ScriptedModel(call("look"), say("ok"))

@@ -172,3 +172,46 @@ class Progress(Protocol):
     def text(self, delta: str) -> None:
         """A piece of the model's streamed text."""
         ...
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A diagnostic the editor's language servers report; `line` counts from 1."""
+
+    path: Path
+    line: int
+    severity: Literal["error", "warning", "information", "hint"]
+    message: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Place:
+    """A place in a file (a definition, a reference, a symbol); `line` counts from 1."""
+
+    path: Path
+    line: int
+    name: str = ""
+    """A symbol's name and kind, e.g. `class Parser`; empty for a definition or reference."""
+
+
+class LanguageServers(Protocol):
+    """What the editor's own language servers know, asked through the editor.
+
+    Each method answers None when the editor does not serve it or gave no answer in time.
+    """
+
+    async def problems(self, paths: list[Path] | None) -> list[Problem] | None:
+        """The diagnostics of `paths` (None: every file the editor has them for), once its
+        language servers have caught up with the latest change."""
+        ...
+
+    async def places(
+        self, kind: Literal["definition", "references"], path: Path, line: int, before: str
+    ) -> list[Place] | None:
+        """Where the symbol at (`line`, just after the text `before` on it) is defined or used."""
+        ...
+
+    async def symbols(self, query: str) -> list[Place] | None:
+        """The workspace's symbols matching `query`."""
+        ...

@@ -11,7 +11,7 @@ from typing import Any
 from . import environment
 from .agent import Agent, Session, TaskResult
 from .costs import Price, describe, price_of, report
-from .interfaces import Approver, Progress, Workspace
+from .interfaces import Approver, LanguageServers, Progress, Workspace
 from .model import AnthropicModel, ClientCache
 from .settings import DEFAULT_MODEL, Settings
 from .shell import SubprocessShell
@@ -34,11 +34,19 @@ class TaskSetup:
         progress: Progress,
         session: Session,
         extra_tools: frozenset[str] = frozenset(),
+        language: LanguageServers | None = None,
     ) -> Agent:
         """The task's agent, offered the core tools and those of `extra_tools` (names from
-        `tools.OPTIONAL_TOOLS`) that the front end can serve."""
+        `tools.OPTIONAL_TOOLS`) that the front end can serve (the editor's eyes through
+        `language`)."""
         tools = ToolContext(
-            workspace, self.shell, approver, self.settings, self.secrets, extra_tools=extra_tools
+            workspace,
+            self.shell,
+            approver,
+            self.settings,
+            self.secrets,
+            extra_tools=extra_tools,
+            language=language,
         )
         return Agent(self.model, tools, progress, session)
 

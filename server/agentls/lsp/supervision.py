@@ -15,6 +15,7 @@ from ..interfaces import ModelError
 from ..wiring import prepare_task
 from .agent_server import AgentServer, RunningTask
 from .approver import LspApprover
+from .language_servers import ClientLanguageServers, advertised
 from .progress import LspProgress
 from .protocol import command_params
 from .workspace import LspWorkspace
@@ -58,7 +59,14 @@ async def _run(
         return TaskResult("failed", str(error), error_hint=error.hint).as_dict()
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, title, ls.cancel)
-    agent = setup.agent(LspWorkspace(ls, root), LspApprover(ls), progress, ls.session)
+    agent = setup.agent(
+        LspWorkspace(ls, root),
+        LspApprover(ls),
+        progress,
+        ls.session,
+        extra_tools=advertised(ls.client_capabilities, ls.initialization_options),
+        language=ClientLanguageServers(ls),
+    )
     result = await work(agent)
     progress.end(setup.outcome(result))
     if result.status == "failed":

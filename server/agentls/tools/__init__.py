@@ -9,6 +9,7 @@ from ..files import NotText
 from ..paths import PathError
 from ..shell import cut_middle
 from .base import Tool, ToolContext, ToolError, validate
+from .editor_tools import DEFINITION, DIAGNOSTICS, REFERENCES, SYMBOLS
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
 from .search_tools import GREP, LIST_FILES
 from .shell_tool import BASH
@@ -18,7 +19,7 @@ __all__ = ["OPTIONAL_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError", "offer
 log = logging.getLogger(__name__)
 
 _CORE = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP)
-_OPTIONAL: tuple[Tool, ...] = ()
+_OPTIONAL = (DIAGNOSTICS, DEFINITION, REFERENCES, SYMBOLS)
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (*_CORE, *_OPTIONAL)}
 OPTIONAL_TOOLS = frozenset(tool.name for tool in _OPTIONAL)

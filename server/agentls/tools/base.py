@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..interfaces import Approver, Shell, Workspace
+from ..interfaces import Approver, LanguageServers, Shell, Workspace
 from ..settings import Settings
 
 
@@ -33,6 +33,8 @@ class ToolContext:
     extra_tools: frozenset[str] = frozenset()
     """The optional tools (`tools.OPTIONAL_TOOLS`) the front end can serve in this task: the
     model is offered these and the core tools, and no other."""
+    language: LanguageServers | None = None
+    """The editor's language servers, where the front end can ask them."""
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]

@@ -13,6 +13,7 @@ from ..interfaces import Change, Landed
 from ..paths import relative, resolve
 from ..shell import cut_middle
 from .base import Tool, ToolContext, ToolError
+from .editor_tools import new_problems, problems_before
 
 READ_LINES = 2000
 LINE_CHARS = 2000
@@ -184,6 +185,7 @@ async def propose(context: ToolContext, change: Change) -> str:
     """Put the change to the user and tell the model exactly what landed."""
     name = relative(context.workspace.root, change.path)
     _check_no_redacted_secret_written_back(context, change, name)
+    before = await problems_before(context, change.path)
     outcome = await context.workspace.propose(change)
     if _nothing_landed(change, outcome):
         context.edits.rejected += 1
@@ -198,7 +200,7 @@ async def propose(context: ToolContext, change: Change) -> str:
             f"\nThe change is in the editor's unsaved buffer of {name}: shell commands see the "
             "old file until the user saves it."
         )
-    return report
+    return report + await new_problems(context, change.path, before)
 
 
 def _nothing_landed(change: Change, outcome: Landed) -> bool:

@@ -1,0 +1,146 @@
+"""The editor's own language servers, asked through the client with agentls's requests
+`agent/diagnostics`, `agent/definition`, `agent/references` and `agent/symbols`
+(docs/protocol.md), each only of a client that advertises it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any, Literal
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from ..interfaces import Place, Problem
+from .workspace import uri_of
+
+log = logging.getLogger(__name__)
+
+ANSWER_SECONDS = 5.0
+"""How long an answer may take: the client's own bound (2 s for diagnostics to settle) and
+the round trip."""
+OPTIONAL = ("diagnostics", "definition", "references", "symbols")
+"""The optional tools a client can serve, named as its capabilities name them."""
+_SEVERITIES: dict[Any, Literal["error", "warning", "information", "hint"]] = {
+    1: "error",
+    2: "warning",
+    3: "information",
+    4: "hint",
+}
+
+
+def advertised(capabilities: types.ClientCapabilities, options: Any) -> frozenset[str]:
+    """The optional tools the client says it serves: `capabilities.experimental.agentls`, or
+    `initializationOptions.capabilities`, e.g. `{"diagnostics": true, "definition": true}`."""
+    said: dict[str, Any] = {}
+    experimental = capabilities.experimental
+    if isinstance(experimental, dict) and isinstance(experimental.get("agentls"), dict):
+        said.update(experimental["agentls"])
+    if isinstance(options, dict) and isinstance(options.get("capabilities"), dict):
+        said.update(options["capabilities"])
+    return frozenset(name for name in OPTIONAL if said.get(name) is True)
+
+
+def _path(uri: Any) -> Path | None:
+    if not isinstance(uri, str) or not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return Path(path) if path else None
+
+
+def _line(range_: Any) -> int | None:
+    """The 1-based line a JSON Range starts on."""
+    try:
+        line = range_["start"]["line"]
+    except (KeyError, TypeError):
+        return None
+    return line + 1 if isinstance(line, int) and not isinstance(line, bool) and line >= 0 else None
+
+
+def _place(location: Any, name: str = "") -> Place | None:
+    """A Location, or a LocationLink, as a Place; None for one that is malformed."""
+    if not isinstance(location, dict):
+        return None
+    path = _path(location.get("uri", location.get("targetUri")))
+    line = _line(location.get("range", location.get("targetSelectionRange")))
+    return Place(path, line, name) if path is not None and line is not None else None
+
+
+def _kind(value: Any) -> str:
+    try:
+        return types.SymbolKind(value).name.lower()
+    except ValueError:
+        return "symbol"
+
+
+class ClientLanguageServers:
+    def __init__(self, server: LanguageServer) -> None:
+        self.server = server
+
+    async def _ask(self, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
+        pending = self.server.protocol.send_request_async(method, params)
+        try:
+            # Shielded: a late answer must still find its future.
+            answer = await asyncio.wait_for(asyncio.shield(pending), ANSWER_SECONDS)
+        except (asyncio.TimeoutError, JsonRpcException) as error:
+            log.warning("%s got no answer: %s", method, error or "timed out")
+            return None
+        return answer if isinstance(answer, dict) else None
+
+    async def problems(self, paths: list[Path] | None) -> list[Problem] | None:
+        uris = [uri_of(path) for path in paths] if paths is not None else []
+        answer = await self._ask("agent/diagnostics", {"uris": uris})
+        if answer is None or not isinstance(answer.get("items"), list):
+            return None
+        problems = []
+        for item in answer["items"]:
+            path = _path(item.get("uri")) if isinstance(item, dict) else None
+            if path is None or not isinstance(item.get("diagnostics"), list):
+                continue
+            for diagnostic in item["diagnostics"]:
+                if not isinstance(diagnostic, dict) or not isinstance(
+                    diagnostic.get("message"), str
+                ):
+                    continue
+                line = _line(diagnostic.get("range"))
+                source = diagnostic.get("source")
+                if line is not None:
+                    problems.append(
+                        Problem(
+                            path,
+                            line,
+                            _SEVERITIES.get(diagnostic.get("severity", 1), "error"),
+                            diagnostic["message"],
+                            source if isinstance(source, str) else "",
+                        )
+                    )
+        return problems
+
+    async def places(
+        self, kind: Literal["definition", "references"], path: Path, line: int, before: str
+    ) -> list[Place] | None:
+        character = self.server.workspace.position_codec.client_num_units(before)
+        params = {
+            "textDocument": {"uri": uri_of(path)},
+            "position": {"line": line - 1, "character": character},
+        }
+        answer = await self._ask(f"agent/{kind}", params)
+        if answer is None or not isinstance(answer.get("locations"), list):
+            return None
+        return [p for p in map(_place, answer["locations"]) if p is not None]
+
+    async def symbols(self, query: str) -> list[Place] | None:
+        answer = await self._ask("agent/symbols", {"query": query})
+        if answer is None or not isinstance(answer.get("symbols"), list):
+            return None
+        places = []
+        for symbol in answer["symbols"]:
+            if isinstance(symbol, dict) and isinstance(symbol.get("name"), str):
+                name = f"{_kind(symbol.get('kind'))} {symbol['name']}"
+                place = _place(symbol.get("location"), name)
+                if place is not None:
+                    places.append(place)
+        return places

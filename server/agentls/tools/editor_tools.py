@@ -1,0 +1,194 @@
+"""The editor's eyes: its language servers' diagnostics and navigation, offered only where a
+front end can ask them (`ToolContext.language`), and the new problems an edit brings."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any, Literal
+
+from ..edits import text_lines
+from ..interfaces import LanguageServers, Place, Problem
+from ..paths import relative, resolve
+from .base import Tool, ToolContext, ToolError
+
+MAX_NEW_PROBLEMS = 10
+"""New problems named in an edit's result."""
+MAX_LISTED = 50
+"""Problems or places a tool lists."""
+_SHOWN = ("error", "warning", "information")
+
+
+def _servers(context: ToolContext, tool: str) -> LanguageServers | None:
+    return context.language if tool in context.extra_tools else None
+
+
+def _inside(context: ToolContext, path: Path) -> bool:
+    root = context.workspace.root
+    return path.is_relative_to(root) or path.is_relative_to(root.resolve())
+
+
+def describe(context: ToolContext, problem: Problem) -> str:
+    source = f" ({problem.source})" if problem.source else ""
+    name = relative(context.workspace.root, problem.path)
+    return f"{name}:{problem.line}: {problem.severity}: {problem.message}{source}"
+
+
+async def problems_before(context: ToolContext, path: Path) -> list[Problem] | None:
+    """The file's problems before an edit, when the editor tells them (else None)."""
+    servers = _servers(context, "diagnostics")
+    return None if servers is None else await servers.problems([path])
+
+
+async def new_problems(context: ToolContext, path: Path, before: list[Problem] | None) -> str:
+    """The errors and warnings the editor reports for `path` now and did not before (lines
+    move with an edit: a problem is the same if its severity, message and source are)."""
+    servers = _servers(context, "diagnostics")
+    if servers is None or before is None:
+        return ""
+    after = await servers.problems([path])
+    if after is None:
+        return "\n(The editor did not tell its diagnostics of the edited file in time.)"
+    old = Counter((p.severity, p.message, p.source) for p in before)
+    new = []
+    for problem in sorted(after, key=lambda p: p.line):
+        key = (problem.severity, problem.message, problem.source)
+        if problem.severity not in ("error", "warning"):
+            continue
+        if old[key]:
+            old[key] -= 1
+        else:
+            new.append(problem)
+    if not new:
+        return ""
+    lines = [describe(context, problem) for problem in new[:MAX_NEW_PROBLEMS]]
+    if len(new) > MAX_NEW_PROBLEMS:
+        lines.append(f"(and {len(new) - MAX_NEW_PROBLEMS} more: see the diagnostics tool)")
+    return "\nNew problems the editor reports since this edit:\n" + "\n".join(lines)
+
+
+def _listed(lines: list[str], total: int, what: str, outside: int = 0) -> str:
+    shown = lines[:MAX_LISTED]
+    if total > MAX_LISTED:
+        shown.append(f"[{total} {what}; the first {MAX_LISTED} shown]")
+    if outside:
+        shown.append(f"[{outside} more outside the workspace, not shown]")
+    return "\n".join(shown) if shown else f"No {what}."
+
+
+def _no_answer(tool: str) -> ToolError:
+    return ToolError(f"{tool}: the editor gave no answer in time; try again, or use grep")
+
+
+async def diagnostics(context: ToolContext, arguments: dict[str, Any]) -> str:
+    servers = _servers(context, "diagnostics")
+    assert servers is not None  # offered only then
+    path = arguments.get("path")
+    paths = None if path is None else [resolve(context.workspace.root, path)]
+    problems = await servers.problems(paths)
+    if problems is None:
+        raise _no_answer("diagnostics")
+    shown = sorted(
+        (p for p in problems if p.severity in _SHOWN and _inside(context, p.path)),
+        key=lambda p: (relative(context.workspace.root, p.path), p.line),
+    )
+    return _listed([describe(context, p) for p in shown], len(shown), "problems")
+
+
+async def _line_text(context: ToolContext, place: Place) -> str:
+    try:
+        lines = text_lines(await context.workspace.read_text(place.path))
+    except (OSError, ValueError):
+        return ""
+    return lines[place.line - 1].strip() if 0 < place.line <= len(lines) else ""
+
+
+async def _places(context: ToolContext, places: list[Place], what: str) -> str:
+    root = context.workspace.root
+    inside = [p for p in places if _inside(context, p.path)]
+    unique = sorted(set(inside), key=lambda p: (relative(root, p.path), p.line))
+    lines = []
+    for place in unique[:MAX_LISTED]:
+        text = place.name or await _line_text(context, place)
+        lines.append(f"{relative(root, place.path)}:{place.line}: {text}".rstrip())
+    return _listed(lines, len(unique), what, len(places) - len(inside))
+
+
+async def _navigate(
+    context: ToolContext, kind: Literal["definition", "references"], arguments: dict[str, Any]
+) -> str:
+    servers = _servers(context, kind)
+    assert servers is not None  # offered only then
+    target = resolve(context.workspace.root, arguments["path"])
+    try:
+        lines = text_lines(await context.workspace.read_text(target))
+    except (OSError, ValueError) as error:
+        raise ToolError(f"{arguments['path']} cannot be read: {error}") from None
+    number, symbol = arguments["line"], arguments["symbol"]
+    if not 0 < number <= len(lines):
+        raise ToolError(f"line {number} is past the end: the file has {len(lines)} lines")
+    column = lines[number - 1].find(symbol) if symbol else -1
+    if column < 0:
+        raise ToolError(f"{symbol!r} is not on line {number}, which reads: {lines[number - 1]}")
+    places = await servers.places(kind, target, number, lines[number - 1][:column])
+    if places is None:
+        raise _no_answer(kind)
+    return await _places(context, places, "definitions" if kind == "definition" else kind)
+
+
+async def definition(context: ToolContext, arguments: dict[str, Any]) -> str:
+    return await _navigate(context, "definition", arguments)
+
+
+async def references(context: ToolContext, arguments: dict[str, Any]) -> str:
+    return await _navigate(context, "references", arguments)
+
+
+async def symbols(context: ToolContext, arguments: dict[str, Any]) -> str:
+    servers = _servers(context, "symbols")
+    assert servers is not None  # offered only then
+    places = await servers.symbols(arguments["query"])
+    if places is None:
+        raise _no_answer("symbols")
+    return await _places(context, places, "symbols")
+
+
+_PATH: dict[str, Any] = {"type": "string", "description": "File relative to the root."}
+_AT: dict[str, dict[str, Any]] = {
+    "path": _PATH,
+    "line": {"type": "integer", "minimum": 1, "description": "Line (as read_file numbers)."},
+    "symbol": {"type": "string", "description": "The name, as written on that line."},
+}
+
+DIAGNOSTICS = Tool(
+    "diagnostics",
+    "The errors and warnings the editor's language servers report now.",
+    {"path": {"type": "string", "description": "A file; default every file."}},
+    (),
+    diagnostics,
+    "path",
+)
+DEFINITION = Tool(
+    "definition",
+    "Where a symbol is defined, by the editor's language servers.",
+    _AT,
+    ("path", "line", "symbol"),
+    definition,
+    "symbol",
+)
+REFERENCES = Tool(
+    "references",
+    "Where a symbol is used, by the editor's language servers.",
+    _AT,
+    ("path", "line", "symbol"),
+    references,
+    "symbol",
+)
+SYMBOLS = Tool(
+    "symbols",
+    "Find classes, functions and other symbols by name in the workspace.",
+    {"query": {"type": "string", "description": "Part of the name."}},
+    ("query",),
+    symbols,
+    "query",
+)
