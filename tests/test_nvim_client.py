@@ -195,3 +195,39 @@ def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
     assert report["buffer"] == ["# typed by the user", *SOURCE.splitlines()]
     assert (root / "app.py").read_text() == SOURCE
     assert len(fake.requests) == 5
+
+
+def test_the_model_sees_new_problems_and_definitions_from_a_real_language_server(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    (root / "lib.py").write_text("def greet(name):\n    return f'hello {name}'\n")
+    (root / "app.py").write_text("from lib import greet\n\nprint(greet('you'))\n")
+    fake.script(
+        reply(
+            tool_use(
+                "edit_file",
+                {"path": "app.py", "old_text": "greet('you')", "new_text": "greet(someone)"},
+            )
+        ),
+        reply(tool_use("definition", {"path": "app.py", "line": 3, "symbol": "greet"})),
+        reply(tool_use("references", {"path": "lib.py", "line": 1, "symbol": "greet"})),
+        reply(tool_use("diagnostics", {})),
+        reply(text("Found it.")),
+    )
+    pylsp = Path(sys.executable).parent / "pylsp"
+    report = run_spec("eyes_spec.lua", root, fake.url, AGENTLS_PYLSP=str(pylsp))
+    assert report["result"]["status"] == "done"
+    tools = [tool["name"] for tool in fake.requests[0].body["tools"]]
+    assert {"diagnostics", "definition", "references", "symbols"} <= set(tools)
+    assert result_text(fake.requests[1].body) == (
+        "Edited app.py: 1 hunk accepted.\nNew problems the editor reports since this edit:\n"
+        "app.py:3: error: undefined name 'someone' (pyflakes)"
+    )
+    assert result_text(fake.requests[2].body) == "lib.py:1: def greet(name):"
+    assert result_text(fake.requests[3].body) == (
+        "app.py:1: from lib import greet\napp.py:3: print(greet(someone))\n"
+        "lib.py:1: def greet(name):"
+    )
+    assert result_text(fake.requests[4].body) == (
+        "app.py:3: error: undefined name 'someone' (pyflakes)"
+    )

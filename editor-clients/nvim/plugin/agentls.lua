@@ -26,3 +26,14 @@ end, { desc = 'agentls: start a new conversation' })
 command('AgentLog', function()
   require('agentls').open_log()
 end, { desc = 'agentls: open the transcript' })
+
+-- When each buffer's diagnostics last changed (its changedtick then), from the start: the
+-- agent asks for them once the language servers have caught up with an edit.
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  group = vim.api.nvim_create_augroup('agentls.diagnosed', { clear = true }),
+  callback = function(event)
+    if vim.api.nvim_buf_is_valid(event.buf) then
+      vim.b[event.buf].agentls_diagnosed = vim.b[event.buf].changedtick
+    end
+  end,
+})

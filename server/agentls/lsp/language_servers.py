@@ -44,6 +44,23 @@ def advertised(capabilities: types.ClientCapabilities, options: Any) -> frozense
     return frozenset(name for name in OPTIONAL if said.get(name) is True)
 
 
+def _plain(value: Any) -> Any:
+    """A JSON value as plain dicts and lists: pygls gives the result of a request it has no
+    type for as namedtuples."""
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {key: _plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _list(value: Any) -> list[Any] | None:
+    """A JSON array; an empty object too, as Lua's encoder writes an empty table."""
+    if isinstance(value, list):
+        return value
+    return [] if value == {} else None
+
+
 def _path(uri: Any) -> Path | None:
     if not isinstance(uri, str) or not uri.startswith("file:"):
         return None
@@ -69,6 +86,20 @@ def _place(location: Any, name: str = "") -> Place | None:
     return Place(path, line, name) if path is not None and line is not None else None
 
 
+def _problem(path: Path, diagnostic: Any) -> Problem | None:
+    """An LSP Diagnostic as a Problem; None for one that is malformed."""
+    if not isinstance(diagnostic, dict) or not isinstance(diagnostic.get("message"), str):
+        return None
+    line = _line(diagnostic.get("range"))
+    source = diagnostic.get("source")
+    severity = _SEVERITIES.get(diagnostic.get("severity", 1), "error")
+    if line is None:
+        return None
+    return Problem(
+        path, line, severity, diagnostic["message"], source if isinstance(source, str) else ""
+    )
+
+
 def _kind(value: Any) -> str:
     try:
         return types.SymbolKind(value).name.lower()
@@ -88,35 +119,21 @@ class ClientLanguageServers:
         except (asyncio.TimeoutError, JsonRpcException) as error:
             log.warning("%s got no answer: %s", method, error or "timed out")
             return None
+        answer = _plain(answer)
         return answer if isinstance(answer, dict) else None
 
     async def problems(self, paths: list[Path] | None) -> list[Problem] | None:
         uris = [uri_of(path) for path in paths] if paths is not None else []
         answer = await self._ask("agent/diagnostics", {"uris": uris})
-        if answer is None or not isinstance(answer.get("items"), list):
+        items = None if answer is None else _list(answer.get("items"))
+        if items is None:
             return None
         problems = []
-        for item in answer["items"]:
+        for item in items:
             path = _path(item.get("uri")) if isinstance(item, dict) else None
-            if path is None or not isinstance(item.get("diagnostics"), list):
-                continue
-            for diagnostic in item["diagnostics"]:
-                if not isinstance(diagnostic, dict) or not isinstance(
-                    diagnostic.get("message"), str
-                ):
-                    continue
-                line = _line(diagnostic.get("range"))
-                source = diagnostic.get("source")
-                if line is not None:
-                    problems.append(
-                        Problem(
-                            path,
-                            line,
-                            _SEVERITIES.get(diagnostic.get("severity", 1), "error"),
-                            diagnostic["message"],
-                            source if isinstance(source, str) else "",
-                        )
-                    )
+            if path is not None:
+                found = (_problem(path, d) for d in _list(item.get("diagnostics")) or [])
+                problems += [problem for problem in found if problem is not None]
         return problems
 
     async def places(
@@ -128,16 +145,18 @@ class ClientLanguageServers:
             "position": {"line": line - 1, "character": character},
         }
         answer = await self._ask(f"agent/{kind}", params)
-        if answer is None or not isinstance(answer.get("locations"), list):
+        locations = None if answer is None else _list(answer.get("locations"))
+        if locations is None:
             return None
-        return [p for p in map(_place, answer["locations"]) if p is not None]
+        return [p for p in map(_place, locations) if p is not None]
 
     async def symbols(self, query: str) -> list[Place] | None:
         answer = await self._ask("agent/symbols", {"query": query})
-        if answer is None or not isinstance(answer.get("symbols"), list):
+        symbols = None if answer is None else _list(answer.get("symbols"))
+        if symbols is None:
             return None
         places = []
-        for symbol in answer["symbols"]:
+        for symbol in symbols:
             if isinstance(symbol, dict) and isinstance(symbol.get("name"), str):
                 name = f"{_kind(symbol.get('kind'))} {symbol['name']}"
                 place = _place(symbol.get("location"), name)

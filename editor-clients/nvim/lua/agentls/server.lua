@@ -7,7 +7,7 @@ M.name = 'agentls'
 
 ---What Neovim offers, plus what the review needs: versioned document edits (so a stale edit
 ---is caught) and change annotations (so the server sends one reviewable edit per hunk and
----leaves saving to us).
+---leaves saving to us); and the agent's requests for what the other language servers know.
 ---@return lsp.ClientCapabilities
 local function capabilities()
   return vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), {
@@ -18,13 +18,14 @@ local function capabilities()
         changeAnnotationSupport = { groupsOnLabel = false },
       },
     },
+    experimental = { agentls = require('agentls.eyes').capabilities },
   })
 end
 
 local function handlers()
   local review = require('agentls.review')
   local transcript = require('agentls.transcript')
-  return {
+  return vim.tbl_extend('error', require('agentls.eyes').handlers, {
     ['workspace/applyEdit'] = review.handle,
     ['$/cancelRequest'] = review.withdraw,
     ['window/showMessageRequest'] = require('agentls.approval').handle,
@@ -34,7 +35,7 @@ local function handlers()
     ['agent/step'] = function(_, params)
       transcript.step(params)
     end,
-  }
+  })
 end
 
 ---The project root of `bufnr`: the nearest folder holding a root marker, else the cwd.
