@@ -10,6 +10,7 @@ import {
   State,
 } from 'vscode-languageclient/node';
 import { answerMessageRequest } from './approval';
+import { CAPABILITIES, Eyes } from './eyes';
 import type { Reviewer } from './review';
 import { BadServerCommand, findProgram, SECTION, serverCommand, serverSettings } from './settings';
 import type { StepParams, Transcript } from './transcript';
@@ -23,6 +24,7 @@ export class AgentServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<void> = Promise.resolve();
   private readonly log: vscode.LogOutputChannel;
+  private readonly eyes = new Eyes();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -82,6 +84,10 @@ export class AgentServer implements vscode.Disposable {
     );
     client.onNotification('agent/text', (params: { text: string }) => this.transcript.text(params.text));
     client.onNotification('agent/step', (params: StepParams) => this.transcript.step(params));
+    client.onRequest('agent/diagnostics', (params: { uris?: string[] }) => this.eyes.diagnostics(params));
+    client.onRequest('agent/definition', (params) => this.eyes.locations('vscode.executeDefinitionProvider', params));
+    client.onRequest('agent/references', (params) => this.eyes.locations('vscode.executeReferenceProvider', params));
+    client.onRequest('agent/symbols', (params: { query: string }) => this.eyes.symbols(params));
     this.client = client;
     try {
       await client.start();
@@ -95,7 +101,8 @@ export class AgentServer implements vscode.Disposable {
     return {
       documentSelector: [{ scheme: 'file' }],
       outputChannel: this.log,
-      initializationOptions: () => ({ [SECTION]: serverSettings(setting) }),
+      // The settings, and the editor's-eyes requests this extension answers.
+      initializationOptions: () => ({ [SECTION]: serverSettings(setting), capabilities: CAPABILITIES }),
       middleware: {
         workspace: {
           // The same object as at start, not VS Code's whole agentls.* section.
@@ -146,6 +153,7 @@ export class AgentServer implements vscode.Disposable {
 
   dispose(): void {
     void this.stop();
+    this.eyes.dispose();
     this.log.dispose();
   }
 }

@@ -26,6 +26,15 @@ const APP_PROPOSED = APP.replace('def greet(name):', 'def greet(name: str) -> st
   'if __name__ == "__main__":  # entry point',
 );
 const NOTES = 'a draft of the notes\n';
+const LIB_TS = "export function greet(name: string): string {\n  return 'Hello ' + name;\n}\n";
+// One error before the agent's edit, which must not be reported as new.
+const APP_TS = [
+  "import { greet } from './lib';",
+  '',
+  "const count: number = 'one';",
+  "console.log(greet('you'), count);",
+  '',
+].join('\n');
 
 const toolUse = (name: string, input: object) => ({ tool_use: { name, input } });
 
@@ -146,6 +155,40 @@ async function wholeEdits(editor: Editor, fake: FakeApi, workspace: string) {
   return reviewShownMs;
 }
 
+/** The editor's eyes: TypeScript's own diagnostics and definitions, through the extension. */
+async function editorsEyes(editor: Editor, fake: FakeApi) {
+  const { page } = editor;
+  await fake.post('/_fake/reset', {});
+  await fake.post('/_fake/script', [
+    toolUse('edit_file', { path: 'app.ts', old_text: "greet('you')", new_text: 'greet(someone)' }),
+    toolUse('definition', { path: 'app.ts', line: 4, symbol: 'greet' }),
+    { text: 'Found greet.' },
+  ]);
+  await runCommand(page, 'Agent: New Session');
+  await openFile(page, 'app.ts');
+  // TypeScript is up once it underlines the error that is there from the start.
+  await page.locator('.squiggly-error').first().waitFor({ timeout: 90000 });
+  await runTask(page, 'greet someone');
+  const accept = page.getByRole('button', { name: 'Accept Whole Edit' });
+  await accept.waitFor({ timeout: 30000 });
+  await accept.click();
+  await taskEnded(page, 'done');
+
+  const requests = await fake.requests();
+  assert.strictEqual(requests.length, 3);
+  const tools = requests[0].tools.map((tool: { name: string }) => tool.name);
+  for (const name of ['diagnostics', 'definition', 'references', 'symbols']) {
+    assert.ok(tools.includes(name), `${name} is offered`);
+  }
+  const edited = toolResult(requests[1]);
+  assert.match(
+    edited,
+    /Edited app\.ts: 1 hunk accepted\.\\nNew problems the editor reports since this edit:\\napp\.ts:4: error: Cannot find name 'someone'/,
+  );
+  assert.doesNotMatch(edited, /not assignable/, 'the error there before is not new');
+  assert.match(toolResult(requests[2]), /lib\.ts:1: export function greet\(name: string\): string \{/);
+}
+
 function running(command: string): boolean {
   const found = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
   return found.split('\n').some((line) => line.trim() === command);
@@ -188,6 +231,8 @@ async function main(): Promise<void> {
   fs.mkdirSync(workspace);
   fs.writeFileSync(path.join(workspace, 'app.py'), APP);
   fs.writeFileSync(path.join(workspace, 'notes.txt'), NOTES);
+  fs.writeFileSync(path.join(workspace, 'lib.ts'), LIB_TS);
+  fs.writeFileSync(path.join(workspace, 'app.ts'), APP_TS);
 
   const fake = await FakeApi.start(paths);
   let editor: Editor | undefined;
@@ -199,6 +244,8 @@ async function main(): Promise<void> {
     console.log(`Run Task -> review showing, first task after VS Code opened: ${cold} ms`);
     const warm = await wholeEdits(editor, fake, workspace);
     console.log(`Run Task -> review showing, server already running: ${warm} ms`);
+    await editorsEyes(editor, fake);
+    console.log('the editor\'s eyes: a new TypeScript error told, a definition found');
     await cancelLongStep(editor, fake, shots, 'button');
     await cancelLongStep(editor, fake, shots, 'command');
     console.log(`all scenarios passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
