@@ -421,6 +421,12 @@ def test_secret_variables_by_name_and_by_value() -> None:
         "DB_PASSWORD": "x",
         "MYSQL_PWD": "x",
         "SSH_PRIVATE_KEY": "x",
+        "API_KEY": "x",
+        "PRIVATE_KEY": "x",
+        "STRIPE_KEY": "x",
+        "DB_PASS": "x",
+        # A key id more often than a key, but no name tells them apart.
+        "GPG_KEY": "ABCDEF",
         "DATABASE_URL": "postgres://admin:hunter2@db/app",
         "REDIS_URL": "redis://:hunter2@cache:6379",
     }
@@ -429,7 +435,7 @@ def test_secret_variables_by_name_and_by_value() -> None:
         "PATH": "/usr/bin",
         "PUBLIC_URL": "https://example.com/app",
         "SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1",
-        "GPG_KEY": "ABCDEF",
+        "PWD": "/root",
         "GOOGLE_APPLICATION_CREDENTIALS": "/home/u/gcp.json",
         "STRIPE_PUBLISHABLE_KEY": "pk_test_123",
         "KEYTIMEOUT": "1",
@@ -438,6 +444,7 @@ def test_secret_variables_by_name_and_by_value() -> None:
     assert environment.secret_values(env) == (
         "postgres://admin:hunter2@db/app",
         "redis://:hunter2@cache:6379",
+        "hunter2",
     )
 
 
