@@ -146,3 +146,37 @@ def test_short_values_are_redacted_only_where_they_stand_alone() -> None:
     assert secrets == ("hunter2",)
     text = "password hunter2, not hunter22 nor xhunter2; ab1 test"
     assert redact(text, secrets) == f"password {REDACTED}, not hunter22 nor xhunter2; ab1 test"
+
+
+async def test_edit_file_is_no_oracle_for_a_secret(tmp_path: Path) -> None:
+    """Found or not, the answer is the same whether a guess at a secret is right or wrong."""
+    secret = "sk-ant-api03-Zq81"
+    root = _workspace(tmp_path, f"ANTHROPIC_API_KEY={secret}\nDEBUG=0\n")
+    ctx = context(root)
+    ctx.secrets = (secret,)
+
+    async def answer(guess: str, **arguments: object) -> str:
+        text, error = await run_tool(
+            ctx, "edit_file", {"path": ".env", "old_text": guess, "new_text": guess, **arguments}
+        )
+        assert error
+        return text.replace(guess, "GUESS")
+
+    for right, wrong in [
+        (secret[:-1], "sk-ant-api03-Zq8X"),
+        (f"KEY={secret}", "KEY=sk-ant-api03-Zq80"),
+        ("Zq81", "Zq82"),
+    ]:
+        assert await answer(right) == await answer(wrong)
+        assert await answer(right, replace_all=True) == await answer(wrong, replace_all=True)
+    assert "not found" in await answer(secret)
+    # A rewrite that equals the file, and one that does not, are refused alike.
+    for content in (f"ANTHROPIC_API_KEY={secret}\nDEBUG=0\n", "ANTHROPIC_API_KEY=x\nDEBUG=0\n"):
+        text, error = await run_tool(ctx, "write_file", {"path": ".env", "content": content})
+        assert error and "holds a secret" in text
+    assert ctx.workspace.proposals == []  # type: ignore[attr-defined]
+    text, error = await run_tool(
+        ctx, "edit_file", {"path": ".env", "old_text": "DEBUG=0", "new_text": "DEBUG=1"}
+    )
+    assert not error
+    assert (root / ".env").read_text() == f"ANTHROPIC_API_KEY={secret}\nDEBUG=1\n"

@@ -225,3 +225,36 @@ def load(root: Path) -> Environment:
     client = client_settings([process, user.values])
     forms = set(secret_values(process)) | user.secrets | workspace.secrets
     return Environment(client, _ordered(forms))
+
+
+@dataclass(frozen=True)
+class Redacted:
+    """A text as the model is shown it, with the way back to the text's own offsets.
+
+    Finding text the model names must happen in what it was shown: a search of the real
+    text would tell it, found or not, whether its guess at a secret is right.
+    """
+
+    shown: str
+    spans: tuple[tuple[int, int, int, int], ...]
+    """Each redaction: (start, end) in the text, (start, end) of its marker in `shown`."""
+
+    @classmethod
+    def of(cls, text: str, secrets: Sequence[str]) -> Redacted:
+        spans = []
+        shift = 0
+        for start, end in secret_spans(text, secrets):
+            marker = len(REDACTED) + text.count("\n", start, end)
+            spans.append((start, end, start + shift, start + shift + marker))
+            shift += marker - (end - start)
+        return cls(redact(text, secrets), tuple(spans))
+
+    def original(self, start: int, end: int) -> tuple[int, int] | None:
+        """The text's span shown as `shown[start:end]`, or None if that touches a marker."""
+        shift = 0
+        for real_start, real_end, shown_start, shown_end in self.spans:
+            if shown_start < end and start < shown_end:
+                return None
+            if shown_end <= start:
+                shift += (real_end - real_start) - (shown_end - shown_start)
+        return start + shift, end + shift
