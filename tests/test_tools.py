@@ -380,9 +380,9 @@ def test_atomic_writes_keep_the_mode_and_leave_no_temporary(tmp_path: Path) -> N
     script = tmp_path / "run.sh"
     script.write_text("old\n")
     script.chmod(0o750)
-    write_atomic(script, "new\n")
+    write_atomic(tmp_path, script, "new\n")
     assert script.read_text() == "new\n" and script.stat().st_mode & 0o777 == 0o750
-    write_atomic(tmp_path / "sub" / "fresh.txt", "x")
+    write_atomic(tmp_path, tmp_path / "sub" / "fresh.txt", "x")
     assert (tmp_path / "sub" / "fresh.txt").stat().st_mode & 0o777 == 0o666 & ~_umask()
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["fresh.txt", "run.sh", "sub"]
 

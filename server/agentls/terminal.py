@@ -106,7 +106,7 @@ class TerminalWorkspace:
         self.style = Style(stream)
 
     async def read_text(self, path: Path) -> str:
-        return files.read_text(path)
+        return files.read_text(self.root, path)
 
     async def propose(self, change: Change) -> Landed:
         name = relative(self.root, change.path)
@@ -117,15 +117,20 @@ class TerminalWorkspace:
         if not self.yes and await self.answers.ask(question, self.stream) != "y":
             return Landed(False, rejected_reason="declined in the terminal")
         try:
-            current = files.read_text(change.path)
+            current = files.read_text(self.root, change.path)
         except FileNotFoundError:
             current = None
+        except (OSError, files.NotText) as error:
+            return Landed(False, rejected_reason=f"it cannot be read any more: {error}")
         if current != change.old_text:
             # Changed by someone else while the question waited: writing would lose that.
             return Landed(
                 False, rejected_reason="the file changed on disk meanwhile; read it again"
             )
-        files.write_atomic(change.path, change.new_text)
+        try:
+            files.write_atomic(self.root, change.path, change.new_text)
+        except (OSError, ValueError) as error:
+            return Landed(False, rejected_reason=f"it could not be written: {error}")
         return Landed(True, change.new_text)
 
 

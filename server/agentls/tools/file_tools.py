@@ -9,7 +9,7 @@ from typing import Any
 
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines, unified_diff
 from ..environment import REDACTED, Redacted, redact, secret_spans
-from ..files import NotText
+from ..files import NotText, PathChanged
 from ..interfaces import Change, Landed
 from ..paths import refuse_git_metadata, relative, resolve
 from ..shell import cut_middle
@@ -32,7 +32,7 @@ async def _current_text(
         return target, None
     except IsADirectoryError:
         raise ToolError(f"{path} is a directory; use list_files to see what it holds") from None
-    except NotText as error:
+    except (NotText, PathChanged) as error:
         raise ToolError(str(error)) from None
 
 
