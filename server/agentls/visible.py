@@ -33,3 +33,18 @@ def visible(text: str, lines: bool = True) -> str:
     """`text` with every control character escaped; line breaks and tabs are kept, unless
     `lines` is false (a one-line summary), when they are escaped too."""
     return (_HIDDEN if lines else _HIDDEN_OR_BREAK).sub(_escaped, text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _byte_or_code(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def valid_unicode(text: str) -> str:
+    """`text` with lone surrogates shown escaped. A file name that is not UTF-8 comes from
+    the OS with its bytes as surrogates (`\\udcff`), which no JSON encoder of an API request
+    or an LSP message takes: shown as the bytes they stand for (`\\xff`), as `ls -b` does."""
+    return _SURROGATE.sub(_byte_or_code, text)

@@ -29,7 +29,11 @@ one that never saves does not have a big file read 200 times."""
 
 
 def uri_of(path: Path) -> str:
-    return from_fs_path(str(path)) or path.as_uri()
+    try:
+        return from_fs_path(str(path)) or path.as_uri()
+    except UnicodeEncodeError:
+        # A name that is not UTF-8 (its bytes held as surrogates): pathlib quotes the bytes.
+        return path.as_uri()
 
 
 class LspWorkspace:
