@@ -214,6 +214,7 @@ async def editor(
     settings: dict[str, Any] | None = None,
     initialization: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
+    arguments: tuple[str, ...] = (),
     capabilities: Callable[[types.ClientCapabilities], None] | None = None,
 ) -> AsyncIterator[EditorClient]:
     client = _make_client()
@@ -226,7 +227,7 @@ async def editor(
         "XDG_CONFIG_HOME": str(root.parent / "config"),
         **(env or {}),
     }
-    await client.start_io(sys.executable, "-m", "agentls", env=server_env)
+    await client.start_io(sys.executable, "-m", "agentls", *arguments, env=server_env)
     chosen = client_capabilities(CAPABILITIES[flavour])
     if capabilities is not None:
         capabilities(chosen)
