@@ -99,6 +99,27 @@ def test_the_extension_contributes_the_servers_settings_with_their_defaults() ->
         assert contributed[f"agentls.{key}"]["default"] == default, key
 
 
+_WIDENING = re.compile(r"command|approve|allowed|sandbox|url|endpoint|provider|host|port", re.I)
+"""Names of settings that start a program, let commands run unasked, or choose where the
+agent's requests or commands go."""
+
+
+def test_no_folder_setting_starts_a_program_or_widens_approvals() -> None:
+    """A repository's .vscode/settings.json must not set them (issue 9): they are scoped to
+    the user's settings, and ignored in an untrusted folder."""
+    package = json.loads((EXTENSION / "package.json").read_text())
+    properties = package["contributes"]["configuration"]["properties"]
+    sensitive = {key for key in properties if _WIDENING.search(key.removeprefix("agentls."))}
+    assert {"agentls.server.command", "agentls.approveCommands", "agentls.allowedCommands"} <= (
+        sensitive
+    )
+    untrusted = package["capabilities"]["untrustedWorkspaces"]
+    assert untrusted["supported"] == "limited"
+    for key in sorted(sensitive):
+        assert properties[key].get("scope") in ("application", "machine"), key
+        assert key in untrusted["restrictedConfigurations"], key
+
+
 @pytest.mark.timeout(900)  # packaging (300 s at most) and the scenarios (420 s)
 def test_extension_in_code_server(tmp_path: Path) -> None:
     _node_modules()
