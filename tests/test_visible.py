@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from agentls.lsp.approval import LspApprover
+from agentls.lsp.approver import LspApprover
 from agentls.terminal import Answers, TerminalApprover, TerminalProgress
 from agentls.visible import visible
 from lsprotocol import types

@@ -70,9 +70,10 @@ def main(argv: list[str] | None = None) -> int:
 
     configure(arguments.log_file)
     from .lifetime import exit_now, kill_shells_on_signals
-    from .lsp.server import server
+    from .lsp.server import make_server
 
     kill_shells_on_signals()
+    server = make_server()
     if arguments.tcp:
         server.start_tcp(arguments.host, arguments.port)
     else:

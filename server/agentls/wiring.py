@@ -19,7 +19,7 @@ from .tools import ToolContext
 
 
 @dataclass
-class Connection:
+class TaskSetup:
     """The model and the shell for one task, and the secrets neither may show."""
 
     model: AnthropicModel
@@ -49,13 +49,13 @@ class Connection:
         )
 
 
-def connect(root: Path, settings: Settings, clients: ClientCache) -> Connection:
+def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:
     """Raises ModelError when no API key is set."""
     loaded = environment.load(root)
     env, secrets = loaded.client, loaded.secrets
     client = clients.get(env)
     name = settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL
-    return Connection(
+    return TaskSetup(
         AnthropicModel(client, name, settings.max_tokens, env, settings.request_timeout),
         # The server's own environment, never the .env files' values, and no secrets.
         SubprocessShell(root, environment.scrubbed(os.environ), secrets),
