@@ -6,12 +6,12 @@ import difflib
 from pathlib import Path
 from typing import Any
 
+from ..bounded_output import cut_middle
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines, unified_diff
 from ..environment import REDACTED, redact
 from ..files import NotText
 from ..interfaces import Change, Landed
 from ..paths import relative, resolve
-from ..shell import cut_middle
 from .base import Tool, ToolContext, ToolError
 
 READ_LINES = 2000
