@@ -162,12 +162,13 @@ async def test_write_file_new_and_existing_closed_files(fake: FakeAnthropic, roo
 
 
 async def test_changes_without_document_changes_support(fake: FakeAnthropic, root: Path) -> None:
+    """`changes` holds plain TextEdits (the LSP annotates only documentChanges), even for a
+    client that supports change annotations."""
     path = root / "a.txt"
     path.write_text("x\n")
 
     def plain(capabilities: types.ClientCapabilities) -> None:
         capabilities.workspace.workspace_edit.document_changes = False  # type: ignore[union-attr]
-        without_annotations(capabilities)
 
     fake.script(
         reply(tool_use("edit_file", {"path": "a.txt", "old_text": "x", "new_text": "y"})),
@@ -180,6 +181,7 @@ async def test_changes_without_document_changes_support(fake: FakeAnthropic, roo
         assert request.edit.document_changes is None
         ((_uri, (edit,)),) = request.edit.changes.items()
         assert isinstance(edit, types.TextEdit) and not isinstance(edit, types.AnnotatedTextEdit)
+        assert request.edit.change_annotations is None
     assert path.read_text() == "y\n"
 
 

@@ -60,10 +60,10 @@ def _model(value: Any) -> str | None:
     raise ValueError("expected a model id such as " + DEFAULT_MODEL)
 
 
-def _approve(value: Any) -> str:
-    if value not in ("ask", "always"):
-        raise ValueError('expected "ask" or "always"')
-    return value
+def _approve(value: Any) -> Literal["ask", "always"]:
+    if value == "ask" or value == "always":
+        return "ask" if value == "ask" else "always"
+    raise ValueError('expected "ask" or "always"')
 
 
 def _prefixes(value: Any) -> tuple[str, ...]:

@@ -65,6 +65,7 @@ class SubprocessShell:
                 reading = asyncio.ensure_future(_read(reader, output))
                 await asyncio.wait_for(process.wait(), timeout)
             except asyncio.TimeoutError:
+                assert reading is not None  # only the wait times out, after reading began
                 kill_group(process.pid)
                 await process.wait()
                 await _drain(reading)
