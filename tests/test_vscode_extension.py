@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -85,20 +84,6 @@ def test_extension_unit_tests() -> None:
     # A failure already failed the run; this catches a run that found no tests.
     passing = re.search(r"(\d+) passing", output)
     assert passing and int(passing.group(1)) > 0, output
-
-
-def test_the_extension_contributes_the_servers_settings_with_their_defaults() -> None:
-    from agentls.settings import _FIELDS, Settings
-
-    contributed = json.loads((EXTENSION / "package.json").read_text())["contributes"][
-        "configuration"
-    ]["properties"]
-    client_only = {"agentls.server.command", "agentls.trace.server"}
-    assert set(contributed) - client_only == {f"agentls.{key}" for key in _FIELDS}
-    json_defaults = {"allowed_commands": [], "prices": {}}
-    for key, (field, _) in _FIELDS.items():
-        default = json_defaults.get(field, getattr(Settings(), field))
-        assert contributed[f"agentls.{key}"]["default"] == default, key
 
 
 @pytest.mark.vscode
