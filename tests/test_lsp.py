@@ -350,9 +350,20 @@ async def test_missing_key_says_what_to_do(fake: FakeAnthropic, root: Path) -> N
         assert "Set ANTHROPIC_API_KEY" in client.messages[-1].message
 
 
-async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) -> None:
+async def test_key_from_the_users_config_file_never_from_the_workspace(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    """The user's config `.env` gives the key and the endpoint; the workspace's `.env` (the
+    repository's) configures nothing, and its secrets are redacted too."""
+    config = root.parent / "config" / "agentls"
+    config.mkdir(parents=True)
+    (config / ".env").write_text(
+        f"ANTHROPIC_API_KEY=from-config-file\nANTHROPIC_BASE_URL={fake.url}\n"
+        "AGENTLS_MODEL=claude-from-config\n"
+    )
     (root / ".env").write_text(
-        "ANTHROPIC_API_KEY=from-dotenv\nAGENTLS_MODEL=claude-dotenv\n"
+        "ANTHROPIC_API_KEY=from-the-repository\nANTHROPIC_BASE_URL=http://127.0.0.1:9/\n"
+        "AGENTLS_MODEL=claude-repository\n"
         "DATABASE_URL=postgres://u:pw@h/db\nBASH_ENV=hook.sh\n"
     )
     (root / "hook.sh").write_text("touch pwned\n")
@@ -361,7 +372,8 @@ async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) 
         reply(tool_use("read_file", {"path": ".env"})),
         echo_result,
     )
-    async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
+    env = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": ""}
+    async with editor(root, fake.url, env=env) as client:
         result = await client.run_task("go")
     assert result["status"] == "done"
     first, env_step, _ = fake.requests
@@ -370,10 +382,12 @@ async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) 
     assert "BASH_ENV" not in env_output
     # The model may read .env, but never the key in it.
     assert result["summary"].startswith("told: 1\tANTHROPIC_API_KEY=[redacted]\n")
-    assert first.headers["authorization"] == "Bearer from-dotenv"
-    assert first.body["model"] == "claude-dotenv"
+    assert first.headers["authorization"] == "Bearer from-config-file"
+    assert first.body["model"] == "claude-from-config"
     assert not (root / "pwned").exists()
-    assert all("from-dotenv" not in json.dumps(r.body) for r in fake.requests)
+    for request in fake.requests:
+        assert "from-config-file" not in json.dumps(request.body)
+        assert "from-the-repository" not in json.dumps(request.body)
 
 
 async def test_session_memory_and_new_session(fake: FakeAnthropic, root: Path) -> None:

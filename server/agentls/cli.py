@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 
 from . import __version__
@@ -68,10 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         return run_in_terminal(arguments.task, arguments.yes, arguments.model, arguments.max_steps)
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
-    # Logs go to a file or stderr, never stdout: stdout is the LSP channel.
-    logging.basicConfig(
-        filename=arguments.log_file, level=logging.INFO if arguments.log_file else logging.WARNING
-    )
+    from .logs import configure
+
+    configure(arguments.log_file)
     from .lifetime import exit_now, kill_shells_on_signals
     from .lsp.server import make_server
 

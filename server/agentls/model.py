@@ -32,8 +32,8 @@ STREAM_RETRIES = 2
 stream ended early, the tool input was not JSON): the SDK retries only failed requests."""
 
 KEY_HINT = (
-    "Set ANTHROPIC_API_KEY in the environment, in a .env file in the workspace root, "
-    "or in ~/.config/agentls/.env."
+    "Set ANTHROPIC_API_KEY in the environment or in ~/.config/agentls/.env (a workspace's "
+    ".env belongs to the repository and never configures the model client)."
 )
 
 _CACHE = {"type": "ephemeral"}
