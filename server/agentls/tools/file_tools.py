@@ -7,12 +7,12 @@ import difflib
 from pathlib import Path
 from typing import Any
 
+from ..bounded_output import cut_middle
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines, unified_diff
 from ..environment import REDACTED, Redacted, redact, secret_spans
 from ..files import NotText, PathChanged
 from ..interfaces import Change, Landed
 from ..paths import refuse_git_metadata, relative, resolve
-from ..shell import cut_middle
 from .base import Tool, ToolContext, ToolError
 
 READ_LINES = 2000
