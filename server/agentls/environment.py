@@ -11,6 +11,8 @@ Three sources, and what each may do:
 
 from __future__ import annotations
 
+import bisect
+import functools
 import io
 import os
 import re
@@ -98,16 +100,23 @@ def _pattern(secret: str) -> re.Pattern[str]:
 
 
 def secret_spans(text: str, secrets: Sequence[str]) -> list[tuple[int, int]]:
-    """Where `redact` would replace: sorted, non-overlapping (start, end) spans of `text`."""
-    taken: list[tuple[int, int]] = []
+    """Where `redact` would replace: sorted, non-overlapping (start, end) spans of `text`.
+
+    The secrets come longest first; a shorter one inside a longer one's span is skipped.
+    """
+    starts: list[int] = []
+    ends: list[int] = []
     for secret in secrets:
         if len(secret) >= MIN_SECRET and secret not in text:
             continue  # the common case, without a regular expression
         for match in _pattern(secret).finditer(text):
             start, end = match.span()
-            if not any(s < end and start < e for s, e in taken):
-                taken.append((start, end))
-    return sorted(taken)
+            at = bisect.bisect_left(starts, start)
+            if (at and ends[at - 1] > start) or (at < len(starts) and starts[at] < end):
+                continue
+            starts.insert(at, start)
+            ends.insert(at, end)
+    return list(zip(starts, ends, strict=True))
 
 
 def redact(text: str, secrets: Sequence[str]) -> str:
@@ -251,10 +260,20 @@ class Redacted:
 
     def original(self, start: int, end: int) -> tuple[int, int] | None:
         """The text's span shown as `shown[start:end]`, or None if that touches a marker."""
-        shift = 0
-        for real_start, real_end, shown_start, shown_end in self.spans:
-            if shown_start < end and start < shown_end:
-                return None
-            if shown_end <= start:
-                shift += (real_end - real_start) - (shown_end - shown_start)
+        before = bisect.bisect_right(self._shown_ends, start)
+        if before < len(self.spans) and self.spans[before][2] < end:
+            return None
+        shift = self._shifts[before]
         return start + shift, end + shift
+
+    @functools.cached_property
+    def _shown_ends(self) -> list[int]:
+        return [shown_end for _, _, _, shown_end in self.spans]
+
+    @functools.cached_property
+    def _shifts(self) -> list[int]:
+        """How much longer the text is than `shown` before each span (and after the last)."""
+        shifts = [0]
+        for real_start, real_end, shown_start, shown_end in self.spans:
+            shifts.append(shifts[-1] + (real_end - real_start) - (shown_end - shown_start))
+        return shifts
