@@ -20,10 +20,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .files import NotText, read_text
+
 _SECRET_NAMES = {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"}
-_SECRET_LAST_WORDS = {
-    *("KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "PAT")
-}
+_SECRET_LAST_WORDS = frozenset(
+    ("KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "PAT")
+)
 _PUBLIC_WORDS = {"PUBLIC", "PUBLISHABLE"}
 _SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD", "PRIVATE_KEY", "API_KEY")
 _URL_CREDENTIALS = re.compile(r"://[^/\s@]*:([^/\s@]+)@")
@@ -161,8 +163,9 @@ class DotEnv:
     @classmethod
     def read(cls, path: Path) -> DotEnv:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:  # missing, a folder, unreadable: no values
+            # Non-blocking and regular files only: a FIFO named .env must not hold the server.
+            text = read_text(path.parent, path, follow=True)
+        except (OSError, NotText):  # missing, a folder, not text: no values
             return cls({}, frozenset())
         # Imported only when there is a file: not at start-up.
         from dotenv import dotenv_values
