@@ -37,6 +37,20 @@ async def test_replace_all_on_a_30k_line_file_leaves_cancel_answered_at_once(
     assert (tmp_path / "big.py").read_text() == BIG.replace("value", "result")
 
 
+async def test_replace_all_on_every_line_of_a_big_file(tmp_path: Path) -> None:
+    lines = "".join(f"x = value + {i % 10}\n" for i in range(30_000))
+    (tmp_path / "every.py").write_text(lines)
+    started = time.monotonic()
+    text, error = await run_tool(
+        context(tmp_path),
+        "edit_file",
+        {"path": "every.py", "old_text": "value", "new_text": "v", "replace_all": True},
+    )
+    assert not error and text == "Edited every.py: 1 hunk accepted."
+    assert time.monotonic() - started < 10
+    assert (tmp_path / "every.py").read_text() == lines.replace("value", "v")
+
+
 def test_a_rewrite_of_a_big_file_is_diffed_quickly_and_exactly() -> None:
     started = time.monotonic()
     new = BIG
