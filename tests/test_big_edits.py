@@ -11,6 +11,8 @@ from pathlib import Path
 
 from agentls.edits import apply_hunks, line_hunks
 from agentls.tools import run_tool
+from editor_client import editor
+from fake_api import FakeAnthropic, reply, text, tool_use
 from test_tools import context
 
 # Lines that repeat (blank ones, the same statement) are what make an exact diff quadratic.
@@ -76,3 +78,19 @@ def test_the_bounded_diff_is_still_a_diff() -> None:
             new.insert(chooser.randrange(len(new)), f"new {chooser.randrange(1000)}\n")
         before, after = "".join(old), "".join(new)
         assert apply_hunks(before, line_hunks(before, after)) == after
+
+
+async def test_the_server_answers_cancel_during_a_big_replace_all(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    (root / "big.py").write_text(BIG * 3)
+    arguments = {"path": "big.py", "old_text": "value", "new_text": "result", "replace_all": True}
+    fake.script(reply(tool_use("edit_file", arguments)), reply(text("not reached")))
+    async with editor(root, fake.url) as client:
+        _, answer = client.start_task("rename")
+        while not any(step["tool"] == "edit_file" for step in client.steps):
+            await asyncio.sleep(0.01)
+        started = time.monotonic()
+        assert await client.command("agent.cancel") == {"cancelled": True}
+        assert time.monotonic() - started < 1.0
+        assert (await answer)["status"] == "cancelled"
