@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,30 @@ def is_running(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return False
     return state not in ("Z", "X")
+
+
+def running_argv(*argv: str) -> list[int]:
+    """Host pids of the running processes whose command line is exactly `argv`: a process in
+    a sandbox's PID namespace cannot tell its pid outside, so tests find it by a unique one
+    (`sleep 300.417`)."""
+    wanted = "".join(f"{word}\0" for word in argv).encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes() == wanted and is_running(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+def unique_seconds() -> str:
+    """A `sleep` length no other test's processes share (tests run in parallel)."""
+    return f"300.{os.getpid()}{next(_counter)}"
+
+
+_counter = itertools.count()
 
 
 class MemoryEditor:

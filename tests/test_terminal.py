@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from doubles import is_running
+from doubles import running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 
 
@@ -84,7 +84,8 @@ def test_run_reports_api_errors(tmp_path: Path, fake: FakeAnthropic) -> None:
 
 
 def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
-    fake.script(reply(tool_use("bash", {"command": "echo $$ > pid; sleep 60"})))
+    seconds = unique_seconds()
+    fake.script(reply(tool_use("bash", {"command": f"touch started; sleep {seconds}"})))
     env = _env(tmp_path, fake)
     process = subprocess.Popen(
         [sys.executable, "-m", "agentls", "run", "--yes", "wait"],
@@ -94,14 +95,14 @@ def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
         text=True,
     )
     deadline = time.monotonic() + 30
-    while not ((tmp_path / "pid").exists() and (tmp_path / "pid").read_text().strip()):
+    while not ((tmp_path / "started").exists() and running_argv("sleep", seconds)):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=10)
     assert process.returncode == 130
     assert "cancelled: " in out
-    assert not is_running(int((tmp_path / "pid").read_text()))
+    assert not running_argv("sleep", seconds)
     assert len(fake.requests) == 1
 
 

@@ -307,13 +307,13 @@ async def test_commands_ask_unless_allowed(tmp_path: Path) -> None:
     ],
 )
 def test_allowed_commands_cannot_be_smuggled(command: str) -> None:
-    assert not is_allowed(command, ["git status", "ls"])
+    assert not is_allowed(command, ["git status", "ls"], Path("/work"))
 
 
 def test_allowed_commands_match_word_prefixes() -> None:
-    assert is_allowed("git status --short", ["git status"])
-    assert is_allowed("ls", ["ls"])
-    assert is_allowed("pytest -q tests/test_x.py", ["pytest"])
+    assert is_allowed("git status --short", ["git status"], Path("/work"))
+    assert is_allowed("ls", ["ls"], Path("/work"))
+    assert is_allowed("pytest -q tests/test_x.py", ["pytest"], Path("/work"))
 
 
 def test_bounded_output_keeps_head_and_tail() -> None:

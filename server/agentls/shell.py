@@ -1,4 +1,5 @@
-"""Running bash in the workspace root, in its own process group, with bounded output."""
+"""Running bash in the workspace root, in its own process group (in a sandbox where there is
+one), with bounded output."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
 
+from . import sandbox
 from .environment import redact
-from .interfaces import ShellResult
+from .interfaces import ShellRefused, ShellResult
 from .process_groups import GROUPS, kill_group
 
 _DRAIN_AFTER_EXIT = 0.5
@@ -92,23 +94,51 @@ def cut_middle(text: str, limit: int, secrets: tuple[str, ...] = ()) -> str:
 
 
 class SubprocessShell:
-    """`bash -c` in `root`, stdin closed, stdout and stderr merged in order of arrival."""
+    """`bash -c` in `root`, stdin closed, stdout and stderr merged in order of arrival;
+    confined by `box` when given one (with the network if `network`).
 
-    def __init__(self, root: Path, env: Mapping[str, str], secrets: tuple[str, ...] = ()) -> None:
+    `env` is all a command sees, in the sandbox too (and as the sandbox's own environment,
+    which its /proc shows): it must hold no secret.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        env: Mapping[str, str],
+        secrets: tuple[str, ...] = (),
+        box: sandbox.Sandbox | None = None,
+        network: bool = False,
+    ) -> None:
         self.root = root
         self.env = dict(env)
         self.secrets = secrets
+        self.box = box
+        self.network = network
 
-    async def run(self, command: str, timeout: float, output_limit: int) -> ShellResult:
+    @property
+    def sandboxed(self) -> bool:
+        return self.box is not None
+
+    async def run(
+        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+    ) -> ShellResult:
+        argv = ["bash", "-c", _GATE, command]
+        box = self.box if sandboxed else None
+        if box is not None:
+            # Made again for each command: a `.git` made by the last one is protected too.
+            argv = box.command(argv, sandbox.confinement(self.root, self.network))
+        result = await self._run(argv, timeout, output_limit)
+        if box is not None:
+            result.sandbox_note = sandbox.blocked_note(result.output, self.network)
+        return result
+
+    async def _run(self, argv: list[str], timeout: float, output_limit: int) -> ShellResult:
         # The output pipe is ours, not asyncio's: asyncio would count bash as running until
         # every process holding the pipe has closed it, so `server &` would never finish.
         read_end, write_end = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                _GATE,
-                command,
+                *argv,
                 cwd=self.root,
                 env=self.env,
                 stdin=asyncio.subprocess.PIPE,
@@ -158,6 +188,23 @@ class SubprocessShell:
                 reading.cancel()
             if pipe is not None:
                 pipe.close()
+
+
+class RefusingShell:
+    """Runs nothing: the settings require a sandbox and there is none (`reason` says why)."""
+
+    sandboxed = False
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    async def run(
+        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+    ) -> ShellResult:
+        raise ShellRefused(
+            f'bash is off: the setting sandbox is "required" and there is no sandbox here '
+            f"({self.reason}). Do not retry; tell the user."
+        )
 
 
 async def _reader(descriptor: int) -> tuple[asyncio.ReadTransport, asyncio.StreamReader]:

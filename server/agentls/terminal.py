@@ -172,6 +172,8 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     except ModelError as error:
         stream.write(f"agentls: {error} {error.hint}\n")
         return EXIT_CODES["failed"]
+    if connection.warning:
+        stream.write(f"agentls: {connection.warning}\n")
     answers = Answers(sys.stdin.fileno() if sys.stdin else None)
     agent = connection.agent(
         TerminalWorkspace(root, yes, stream, answers),

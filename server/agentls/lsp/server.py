@@ -157,6 +157,8 @@ class AgentServer(LanguageServer):
         self.clients = ClientCache()
         self.initialization_options: Any = None
         self.cancelled_requests: deque[Any] = deque(maxlen=32)
+        self.warned: set[str] = set()
+        """Warnings already shown, each shown once per server (one editor session)."""
 
     def cancel(self) -> bool:
         if self.running is None or self.running.task.done():
@@ -337,6 +339,9 @@ async def _run(
     except ModelError as error:
         ls.show(types.MessageType.Error, f"{error} {error.hint}")
         return TaskResult("failed", str(error), error_hint=error.hint).as_dict()
+    if connection.warning and connection.warning not in ls.warned:
+        ls.warned.add(connection.warning)
+        ls.show(types.MessageType.Warning, connection.warning)
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, title, ls.cancel)
     agent = connection.agent(LspWorkspace(ls, root), LspApprover(ls), progress, ls.session)
