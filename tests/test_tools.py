@@ -310,10 +310,53 @@ def test_allowed_commands_cannot_be_smuggled(command: str) -> None:
     assert not is_allowed(command, ["git status", "ls"], Path("/work"))
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git diff --output=../x",
+        "git diff --output ../x",
+        "git diff -o x",
+        "pytest --junitxml=../x",
+        "pytest --junitxml=report.xml",
+        "pytest --basetemp=/home",
+        "find . -delete",
+        "find . -exec rm {} +",
+        "find . -fprint ../list",
+        "sed -i s/a/b/ file",
+        "sed -ni.bak s/a/b/ file",
+        "cat /etc/passwd",
+        "cat ~/.ssh/id_rsa",
+        "cat src/../../x",
+        "cat link/secret",
+        "git diff --no-index a /etc/shadow",
+    ],
+)
+def test_allowed_prefixes_never_let_through_writes_or_paths_outside(
+    command: str, tmp_path: Path
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path.parent)
+    prefixes = ["git diff", "pytest", "find", "sed", "cat"]
+    assert not is_allowed(command, prefixes, tmp_path)
+
+
+async def test_an_allowed_prefix_with_a_writing_option_asks(tmp_path: Path) -> None:
+    approver = Approver("deny")
+    ctx = context(tmp_path, approver, approve_commands="ask", allowed_commands=("find",))
+    (tmp_path / "keep.txt").write_text("x")
+    text, error = await run_tool(ctx, "bash", {"command": "find . -name keep.txt -delete"})
+    assert error and "denied" in text and (tmp_path / "keep.txt").exists()
+    assert approver.asked == ["find . -name keep.txt -delete"]
+    text, error = await run_tool(ctx, "bash", {"command": "find . -name keep.txt"})
+    assert (text, error) == ("exit code 0\n./keep.txt", False)
+
+
 def test_allowed_commands_match_word_prefixes() -> None:
     assert is_allowed("git status --short", ["git status"], Path("/work"))
     assert is_allowed("ls", ["ls"], Path("/work"))
     assert is_allowed("pytest -q tests/test_x.py", ["pytest"], Path("/work"))
+    assert is_allowed("grep -in main src/", ["grep"], Path("/work"))
+    assert is_allowed("git log --oneline -5 -- ./src", ["git log"], Path("/work"))
 
 
 def test_bounded_output_keeps_head_and_tail() -> None:

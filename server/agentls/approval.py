@@ -79,11 +79,15 @@ def _writes(word: str, in_place: bool) -> bool:
 
 
 def _leaves(root: Path, word: str) -> bool:
-    """Whether `word`, or the value of an `--option=value`, names a path outside `root`."""
+    """Whether `word`, or the value of an `--option=value`, names a path outside `root`
+    (absolute, `~`, `..`, or through a symlink)."""
+    inside = root.resolve()
     for text in {word, word.split("=", 1)[-1]}:
-        if text.startswith("~") or (text.startswith("/") or ".." in Path(text).parts):
-            path = Path(os.path.expanduser(text))
-            resolved = (root / path).resolve()
-            if not resolved.is_relative_to(root.resolve()):
+        if text and not text.startswith("-"):
+            try:
+                path = (inside / os.path.expanduser(text)).resolve()
+            except (OSError, ValueError):  # a NUL byte, a name too long: ask
+                return True
+            if not path.is_relative_to(inside):
                 return True
     return False
