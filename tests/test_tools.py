@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -444,6 +445,41 @@ async def test_a_background_job_does_not_hold_the_step(tmp_path: Path) -> None:
     assert time.monotonic() - started < 5
     assert not error and text.startswith("exit code 0\nstarted\n[background processes")
     os.kill(int((tmp_path / "pid").read_text()), 9)
+
+
+async def test_a_runaway_background_writer_does_not_keep_the_server_busy(tmp_path: Path) -> None:
+    text, _ = await run_tool(context(tmp_path), "bash", {"command": "yes & echo $! > pid"})
+    assert "[background processes still hold the output" in text
+    try:
+        before = time.process_time()
+        await asyncio.sleep(1)
+        assert time.process_time() - before < 0.2  # reading `yes` at full speed takes ~1 s
+    finally:
+        os.kill(int((tmp_path / "pid").read_text()), 9)
+
+
+def test_a_reused_group_id_is_not_killed() -> None:
+    from agentls import guardian
+    from agentls.process_groups import ProcessGroups
+
+    unrelated = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        start = guardian.start_time(unrelated.pid)
+        assert start is not None
+        groups = ProcessGroups()
+        # As if a group of ours with that id had ended, and the id gone to this process.
+        groups._live[unrelated.pid] = start - 1
+        groups.kill_all()
+        told = f"+{unrelated.pid} {start - 1}\n"
+        subprocess.run([sys.executable, "-I", "-S", guardian.__file__], input=told, text=True)
+        assert unrelated.poll() is None
+        # The group it was told of, it kills.
+        told = f"+{unrelated.pid} {start}\n"
+        subprocess.run([sys.executable, "-I", "-S", guardian.__file__], input=told, text=True)
+        assert unrelated.wait(5) == -9
+    finally:
+        unrelated.kill()
+        unrelated.wait()
 
 
 async def test_fifos_are_refused_not_waited_on(tmp_path: Path) -> None:

@@ -14,10 +14,16 @@ from pathlib import Path
 from . import sandbox
 from .environment import redact
 from .interfaces import ShellRefused, ShellResult
-from .process_groups import GROUPS, kill_group
+from .process_groups import GROUPS
 
 _DRAIN_AFTER_EXIT = 0.5
 """Seconds to keep reading after bash exits: a background child may hold the pipe open."""
+
+_BACKGROUND_CHUNK = 65536
+_BACKGROUND_PAUSE = 0.1
+"""What a background job still writes after its step is read (and dropped) one chunk per
+pause, 640 KB/s at most: a job that writes a little never blocks, one that writes without
+end (`yes &`) waits on a full pipe instead of keeping the server busy."""
 
 _GATE = 'read -r go && exec bash -c "$0" </dev/null'
 """Bash waits for a go from the server, then becomes `bash -c command` in the same process
@@ -164,21 +170,25 @@ class SubprocessShell:
                 reading = asyncio.ensure_future(_read(reader, output))
                 await asyncio.wait_for(process.wait(), timeout)
             except asyncio.TimeoutError:
-                kill_group(process.pid)
+                GROUPS.kill(process.pid)
                 await process.wait()
+                assert reading is not None  # only the wait times out
                 await _drain(reading)
                 return ShellResult(None, output.text(), timed_out=True)
             except BaseException:
                 # Cancelled: kill, and reap the process so nothing outlives the loop.
-                kill_group(process.pid)
+                GROUPS.kill(process.pid)
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(process.wait()), 1)
                 raise
             complete = await _drain(reading)
             text = output.text()
-            if not complete:
+            if complete:
+                GROUPS.forget_if_empty(process.pid)
+            else:
                 # The job lives on; it may still write, so its pipe must stay open and read.
-                _keep_reading(reading, pipe)
+                reading.cancel()
+                _keep_reading(reader, pipe)
                 reading = pipe = None
                 note = "[background processes still hold the output; the rest is not shown]"
                 text = text.rstrip("\n") + "\n" + note
@@ -228,8 +238,10 @@ _background: set[asyncio.Future[None]] = set()
 """Readers of the output of background jobs, kept referenced until the jobs close it."""
 
 
-def _keep_reading(reading: asyncio.Future[None], pipe: asyncio.ReadTransport) -> None:
-    """Go on reading (and dropping) a background job's output until it closes the pipe."""
+def _keep_reading(reader: asyncio.StreamReader, pipe: asyncio.ReadTransport) -> None:
+    """Go on reading (and dropping) a background job's output, slowly, until it closes the
+    pipe."""
+    reading = asyncio.ensure_future(_drop_slowly(reader))
     _background.add(reading)
 
     def done(_: asyncio.Future[None]) -> None:
@@ -237,6 +249,11 @@ def _keep_reading(reading: asyncio.Future[None], pipe: asyncio.ReadTransport) ->
         pipe.close()
 
     reading.add_done_callback(done)
+
+
+async def _drop_slowly(reader: asyncio.StreamReader) -> None:
+    while await reader.read(_BACKGROUND_CHUNK):
+        await asyncio.sleep(_BACKGROUND_PAUSE)
 
 
 async def _drain(reading: asyncio.Future[None]) -> bool:
