@@ -72,7 +72,7 @@ def _approve(value: Any) -> str:
 def _sandbox(value: Any) -> str:
     if value not in ("auto", "required", "off"):
         raise ValueError('expected "auto", "required" or "off"')
-    return value
+    return str(value)
 
 
 def _flag(value: Any) -> bool:
