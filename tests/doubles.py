@@ -38,6 +38,17 @@ def running_argv(*argv: str) -> list[int]:
     return found
 
 
+BROKEN_BWRAP = "bwrap: No permissions to create new namespace"
+
+
+def path_with_a_broken_bwrap(folder: Path) -> str:
+    """A PATH on which `bwrap` fails as it does where user namespaces are off."""
+    folder.mkdir()
+    (folder / "bwrap").write_text(f"#!/bin/sh\necho '{BROKEN_BWRAP}' >&2\nexit 1\n")
+    (folder / "bwrap").chmod(0o755)
+    return f"{folder}:{os.environ['PATH']}"
+
+
 def unique_seconds() -> str:
     """A `sleep` length no other test's processes share (tests run in parallel)."""
     return f"300.{os.getpid()}{next(_counter)}"

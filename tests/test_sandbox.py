@@ -21,7 +21,17 @@ from agentls.model import ClientCache
 from agentls.settings import Settings
 from agentls.shell import SubprocessShell
 from agentls.tools import ToolContext, run_tool
-from doubles import Approver, MemoryEditor, running_argv, unique_seconds
+from doubles import (
+    BROKEN_BWRAP,
+    Approver,
+    MemoryEditor,
+    path_with_a_broken_bwrap,
+    running_argv,
+    unique_seconds,
+)
+from editor_client import editor
+from fake_api import FakeAnthropic, reply, text, tool_use
+from lsprotocol import types
 
 FOUND = sandbox.find()
 needs_sandbox = pytest.mark.skipif(
@@ -201,3 +211,32 @@ async def test_the_server_sandboxes_by_default(
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     connection = wiring.connect(root, Settings(), ClientCache())
     assert connection.shell.sandboxed and connection.warning is None
+
+
+async def test_a_workspace_env_file_cannot_weaken_the_sandbox(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    (root / ".env").write_text(
+        "sandbox=off\nSANDBOX=off\nAGENTLS_SANDBOX=off\nsandboxNetwork=true\n"
+        "AGENTLS_SANDBOX_NETWORK=true\napprovedCommandsUnsandboxed=true\n"
+    )
+    connection = wiring.connect(root, Settings(), ClientCache())
+    shell = connection.shell
+    assert isinstance(shell, SubprocessShell) and shell.sandboxed and not shell.network
+    assert not connection.settings.approved_commands_unsandboxed
+
+
+async def test_the_editor_is_warned_once_when_bash_runs_unsandboxed(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    path = path_with_a_broken_bwrap(root.parent / "bin")
+    async with editor(root, fake.url, env={"PATH": path}) as client:
+        for _ in range(2):
+            fake.script(reply(tool_use("bash", {"command": "echo hi"})), reply(text("ok")))
+            assert (await client.run_task("go"))["status"] == "done"
+        warnings = [m.message for m in client.messages if m.type == types.MessageType.Warning]
+    assert warnings == [
+        f"agentls: bash runs without a sandbox: bubblewrap fails here: {BROKEN_BWRAP}. Set "
+        'agentls.sandbox to "required" to refuse bash then, or to "off" to silence this.'
+    ]

@@ -10,7 +10,7 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 from . import files
 from .agent import Session, TaskResult
@@ -194,8 +194,19 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     return EXIT_CODES[result.status]
 
 
-def run_in_terminal(task: str, yes: bool, model: str | None, max_steps: int | None) -> int:
-    settings = Settings(approve_commands="always" if yes else "ask")
+def run_in_terminal(
+    task: str,
+    yes: bool,
+    model: str | None,
+    max_steps: int | None,
+    sandbox: Literal["auto", "required", "off"] = "auto",
+    sandbox_network: bool = False,
+) -> int:
+    settings = Settings(
+        approve_commands="always" if yes else "ask",
+        sandbox=sandbox,
+        sandbox_network=sandbox_network,
+    )
     if model:
         settings = replace(settings, model=model)
     if max_steps is not None:

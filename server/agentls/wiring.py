@@ -83,6 +83,6 @@ def _shell(root: Path, settings: Settings, secrets: tuple[str, ...]) -> tuple[Sh
             f'bash is off: the setting sandbox is "required", and {found.reason}.'
         )
     return SubprocessShell(root, env, secrets), (
-        f"bash runs without a sandbox: {found.reason}. Install bubblewrap, or set "
-        'agentls.sandbox to "off" to silence this.'
+        f'bash runs without a sandbox: {found.reason}. Set agentls.sandbox to "required" to '
+        'refuse bash then, or to "off" to silence this.'
     )

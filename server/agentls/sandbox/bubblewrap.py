@@ -27,11 +27,13 @@ class Bubblewrap:
     name = "bubblewrap"
 
     def __init__(self, executable: str = "bwrap") -> None:
-        self.executable = executable
+        # Found once: the program probed is the one that runs every command.
+        self.path = shutil.which(executable)
 
     def command(self, argv: Sequence[str], confinement: Confinement) -> list[str]:
         root = str(confinement.root)
-        options = [self.executable, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        assert self.path is not None, "probe() first"
+        options = [self.path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         # The tmpfs mounts come first: the root may lie under /tmp, and a later bind inside
         # them would be hidden by them.
         options += ["--tmpfs", "/tmp", "--tmpfs", "/run", "--bind", root, root]
@@ -47,8 +49,7 @@ class Bubblewrap:
         return [*options, "--", *argv]
 
     def probe(self) -> str | None:
-        executable = shutil.which(self.executable)
-        if executable is None:
+        if self.path is None:
             return "bubblewrap (bwrap) is not installed"
         # The strictest confinement: a namespace the kernel refuses shows here, not later.
         try:
