@@ -127,8 +127,8 @@ async def test_no_network_unless_allowed(root: Path) -> None:
 STARTS = {
     "setsid": "setsid sleep {s} &",
     "set -m": "set -m; sleep {s} &",
-    "setpgid": f"{sys.executable} -c 'import os; os.setpgid(0, 0); os.execvp(\"sleep\", "
-    "[\"sleep\", \"{s}\"])' &",
+    "setpgid": f'{sys.executable} -c \'import os; os.setpgid(0, 0); os.execvp("sleep", '
+    '["sleep", "{s}"])\' &',
     "double fork": "(setsid sh -c 'sleep {s} &' &);",
 }
 
@@ -184,12 +184,12 @@ async def test_an_unavailable_sandbox_warns_or_refuses(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     monkeypatch.setattr(sandbox, "find", lambda: sandbox.Unavailable("no bwrap here"))
-    auto = wiring.connect(root, Settings(), ClientCache())
+    auto = wiring.prepare_task(root, Settings(), ClientCache())
     assert auto.warning and "without a sandbox: no bwrap here" in auto.warning
     assert not auto.shell.sandboxed
-    off = wiring.connect(root, Settings(sandbox="off"), ClientCache())
+    off = wiring.prepare_task(root, Settings(sandbox="off"), ClientCache())
     assert off.warning is None and not off.shell.sandboxed
-    required = wiring.connect(root, Settings(sandbox="required"), ClientCache())
+    required = wiring.prepare_task(root, Settings(sandbox="required"), ClientCache())
     assert required.warning and "no bwrap here" in required.warning
     ctx = ToolContext(
         MemoryEditor(root), required.shell, Approver(), Settings(approve_commands="always")
@@ -205,11 +205,9 @@ def test_a_missing_bubblewrap_says_so() -> None:
     assert Bubblewrap("agentls-no-such-bwrap").probe() == "bubblewrap (bwrap) is not installed"
 
 
-async def test_the_server_sandboxes_by_default(
-    root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_the_server_sandboxes_by_default(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-    connection = wiring.connect(root, Settings(), ClientCache())
+    connection = wiring.prepare_task(root, Settings(), ClientCache())
     assert connection.shell.sandboxed and connection.warning is None
 
 
@@ -221,7 +219,7 @@ async def test_a_workspace_env_file_cannot_weaken_the_sandbox(
         "sandbox=off\nSANDBOX=off\nAGENTLS_SANDBOX=off\nsandboxNetwork=true\n"
         "AGENTLS_SANDBOX_NETWORK=true\napprovedCommandsUnsandboxed=true\n"
     )
-    connection = wiring.connect(root, Settings(), ClientCache())
+    connection = wiring.prepare_task(root, Settings(), ClientCache())
     shell = connection.shell
     assert isinstance(shell, SubprocessShell) and shell.sandboxed and not shell.network
     assert not connection.settings.approved_commands_unsandboxed
@@ -231,7 +229,7 @@ async def test_the_editor_is_warned_once_when_bash_runs_unsandboxed(
     fake: FakeAnthropic, root: Path
 ) -> None:
     path = path_with_a_broken_bwrap(root.parent / "bin")
-    async with editor(root, fake.url, env={"PATH": path}) as client:
+    async with editor(root, fake.url, env={"PATH": path}, process=True) as client:
         for _ in range(2):
             fake.script(reply(tool_use("bash", {"command": "echo hi"})), reply(text("ok")))
             assert (await client.run_task("go"))["status"] == "done"

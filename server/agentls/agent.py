@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .context import ContextBudget, prompt_chars
+from .environment import redact
 from .interfaces import Block, Model, ModelError, Progress, PromptTooLong, Turn, Usage
 from .prompt import system_prompt
 from .tools import TOOLS, ToolContext, run_tool
@@ -24,7 +25,8 @@ _CUT_OFF_TOOL = (
     "Not run: your reply hit the output token limit, so this call may be incomplete. "
     "Send it again, in smaller pieces if it is long."
 )
-_CANCELLED = (
+# The result of a tool call that a cancel cut short.
+_UNFINISHED_CALL = (
     "Cancelled by the user; this tool call did not finish. If it was an edit under review, "
     "read the file again before relying on its content."
 )
@@ -69,13 +71,13 @@ class Session:
         answered = {b.get("tool_use_id") for b in messages[-1]["content"]}
         calls = [b for b in messages[-2]["content"] if b.get("type") == "tool_use"]
         messages[-1]["content"].extend(
-            _tool_result(c["id"], _CANCELLED, True) for c in calls if c["id"] not in answered
+            _tool_result(c["id"], _UNFINISHED_CALL, True) for c in calls if c["id"] not in answered
         )
         if not messages[-1]["content"]:
             messages.pop()
 
 
-CANCELLED = "Cancelled by the user."
+CANCELLED_BY_USER = "Cancelled by the user."
 
 
 @dataclass
@@ -146,7 +148,9 @@ class Agent:
             return TaskResult(status, summary, steps, edits.applied, edits.rejected, usage, hint)
 
         start = self.session.checkpoint()
-        self.session.add_user([{"type": "text", "text": task}])
+        # The task may carry the editor's selection, which may hold a secret (a .env line).
+        shown = redact(task, self.tools.secrets)
+        self.session.add_user([{"type": "text", "text": shown}])
         try:
             while steps < max_steps:
                 steps += 1
@@ -172,7 +176,7 @@ class Agent:
             return result("step_limit", f"Stopped after {max_steps} steps (the maxSteps setting).")
         except asyncio.CancelledError:
             self._interrupted("The user cancelled this task; do not go on with it unless asked.")
-            return result("cancelled", CANCELLED)
+            return result("cancelled", CANCELLED_BY_USER)
         except ModelError as error:
             self._interrupted(f"This task stopped: {error}")
             return result("failed", str(error), error.hint)
@@ -199,7 +203,7 @@ class Agent:
             # Left in place, the request would join the user's next task.
             self.session.rewind(before)
             if isinstance(error, asyncio.CancelledError):
-                return TaskResult("cancelled", CANCELLED, steps=1)
+                return TaskResult("cancelled", CANCELLED_BY_USER, steps=1)
             if isinstance(error, ModelError):
                 return TaskResult("failed", str(error), steps=1, error_hint=error.hint)
             raise
@@ -254,5 +258,5 @@ class Agent:
         else:
             text, is_error = await run_tool(self.tools, call["name"], call.get("input"))
         first_line = text.splitlines()[0] if text else ""
-        self.progress.step_done(call["name"], summary, not is_error, first_line)
+        self.progress.step_done(call["name"], summary, not is_error, first_line, text)
         return _tool_result(call["id"], text, is_error)

@@ -19,7 +19,7 @@ from .tools import ToolContext
 
 
 @dataclass
-class Connection:
+class TaskSetup:
     """The model and the shell for one task, and the secrets neither may show.
 
     `warning` says why bash runs unsandboxed, or not at all, when the settings asked for a
@@ -53,14 +53,14 @@ class Connection:
         )
 
 
-def connect(root: Path, settings: Settings, clients: ClientCache) -> Connection:
+def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:
     """Raises ModelError when no API key is set."""
-    env = environment.merged(root)
+    loaded = environment.load(root)
+    env, secrets = loaded.client, loaded.secrets
     client = clients.get(env)
-    secrets = environment.secret_values(env)
     name = settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL
     shell, warning = _shell(root, settings, secrets)
-    return Connection(
+    return TaskSetup(
         AnthropicModel(client, name, settings.max_tokens, env, settings.request_timeout),
         shell,
         settings,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..approval import is_allowed
+from ..command_rules import is_allowed
 from ..interfaces import ShellRefused
 from .base import Tool, ToolContext, ToolError
 
 
 async def _approval(context: ToolContext, command: str) -> Literal["auto", "user"] | None:
-    """"auto" for a command that runs without asking, "user" for one the user allowed
+    """ "auto" for a command that runs without asking, "user" for one the user allowed
     when shown it, None for one denied."""
     settings = context.settings
     if (
