@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .costs import Price
+from .providers import PROFILES
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 """A current Claude Sonnet id, as listed by the anthropic SDK's ModelParam."""
@@ -22,9 +23,13 @@ class Settings:
     bash_timeout: float = 120.0
     output_limit: int = 30000
     request_timeout: float = 120.0
-    context_window: int = 200_000
+    context_window: int | None = None
+    """None: the model's known window (providers.context_window)."""
     context_budget: float = 0.7
     prices: tuple[tuple[str, Price], ...] = ()
+    provider: str | None = None
+    """None: AGENTLS_PROVIDER, else anthropic (providers.endpoint)."""
+    base_url: str | None = None
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -34,6 +39,11 @@ def _int_in(low: int, high: int) -> Callable[[Any], int]:
         return value
 
     return check
+
+
+def _optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`check`, with null meaning the default."""
+    return lambda value: None if value is None else check(value)
 
 
 def _seconds(value: Any) -> float:
@@ -60,6 +70,18 @@ def _model(value: Any) -> str | None:
     raise ValueError("expected a model id such as " + DEFAULT_MODEL)
 
 
+def _provider(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value in PROFILES):
+        return None if value is None else str(value)
+    raise ValueError(f"expected one of {', '.join(PROFILES)}")
+
+
+def _base_url(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value.startswith(("http://", "https://"))):
+        return value.rstrip("/") if value else None
+    raise ValueError("expected an http:// or https:// URL")
+
+
 def _approve(value: Any) -> str:
     if value not in ("ask", "always"):
         raise ValueError('expected "ask" or "always"')
@@ -73,6 +95,8 @@ def _prefixes(value: Any) -> tuple[str, ...]:
 
 
 _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "provider": ("provider", _provider),
+    "baseUrl": ("base_url", _base_url),
     "model": ("model", _model),
     "maxSteps": ("max_steps", _int_in(1, 1000)),
     "maxTokens": ("max_tokens", _int_in(1, 128000)),
@@ -81,7 +105,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "bashTimeout": ("bash_timeout", _seconds),
     "outputLimit": ("output_limit", _int_in(1000, 1_000_000)),
     "requestTimeout": ("request_timeout", _seconds),
-    "contextWindow": ("context_window", _int_in(8_000, 2_000_000)),
+    "contextWindow": ("context_window", _optional(_int_in(8_000, 2_000_000))),
     "contextBudget": ("context_budget", _share),
     "prices": ("prices", _prices),
 }

@@ -192,8 +192,10 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     return EXIT_CODES[result.status]
 
 
-def run_in_terminal(task: str, yes: bool, model: str | None, max_steps: int | None) -> int:
-    settings = Settings(approve_commands="always" if yes else "ask")
+def run_in_terminal(
+    task: str, yes: bool, provider: str | None, model: str | None, max_steps: int | None
+) -> int:
+    settings = Settings(approve_commands="always" if yes else "ask", provider=provider)
     if model:
         settings = replace(settings, model=model)
     if max_steps is not None:

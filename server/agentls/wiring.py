@@ -4,14 +4,15 @@ every front end; each brings its own workspace, approver and progress."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import environment
+from . import environment, providers
 from .agent import Agent, Session, TaskResult
+from .chat_model import ChatModel
 from .costs import Price, describe, price_of, report
-from .interfaces import Approver, Progress, Workspace
+from .interfaces import Approver, ModelError, Progress, Workspace
 from .model import AnthropicModel, ClientCache
 from .settings import DEFAULT_MODEL, Settings
 from .shell import SubprocessShell
@@ -22,7 +23,7 @@ from .tools import ToolContext
 class Connection:
     """The model and the shell for one task, and the secrets neither may show."""
 
-    model: AnthropicModel
+    model: AnthropicModel | ChatModel
     shell: SubprocessShell
     settings: Settings
     secrets: tuple[str, ...]
@@ -50,13 +51,31 @@ class Connection:
 
 
 def connect(root: Path, settings: Settings, clients: ClientCache) -> Connection:
-    """Raises ModelError when no API key is set."""
+    """Raises ModelError for an unknown provider, a missing key or a missing model id."""
     env = environment.merged(root)
-    client = clients.get(env)
+    endpoint = providers.endpoint(settings.provider, settings.base_url, env)
+    wire = endpoint.profile.wire
+    name = settings.model or env.get("AGENTLS_MODEL")
+    if name is None and endpoint.profile.name != providers.DEFAULT_PROVIDER:
+        raise ModelError(
+            f"No model is set for the {endpoint.profile.title} provider.",
+            "Set the agentls.model setting (or AGENTLS_MODEL, or --model in the terminal) "
+            "to one of the models it serves.",
+        )
+    name = name or DEFAULT_MODEL
+    if settings.context_window is None:
+        settings = replace(settings, context_window=providers.context_window(name, wire))
     secrets = environment.secret_values(env)
-    name = settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL
+    adapter = ChatModel if wire == "openai" else AnthropicModel
     return Connection(
-        AnthropicModel(client, name, settings.max_tokens, env, settings.request_timeout),
+        adapter(
+            clients.get(endpoint),
+            name,
+            settings.max_tokens,
+            endpoint,
+            env,
+            settings.request_timeout,
+        ),
         # The server's own environment, never the .env files' values, and no secrets.
         SubprocessShell(root, environment.scrubbed(os.environ), secrets),
         settings,
