@@ -1068,16 +1068,10 @@ class FakeAnthropic:
 # ----------------------------------------------------------------------------- CLI
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Fake Anthropic Messages API for tests.")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--script", metavar="FILE.json", help="JSON list of turns to queue")
-    parser.add_argument("--min-cacheable-tokens", type=int, default=DEFAULT_MIN_CACHEABLE_TOKENS)
-    args = parser.parse_args(argv)
-
-    fake = FakeAnthropic(args.port, min_cacheable_tokens=args.min_cacheable_tokens)
-    if args.script:
-        with open(args.script, encoding="utf-8") as f:
+def serve(fake: FakeAnthropic, script: str | None) -> int:
+    """Serve `fake` (after queueing the turns of a JSON script file) until SIGTERM/SIGINT."""
+    if script:
+        with open(script, encoding="utf-8") as f:
             loaded = json.load(f)
         items = loaded if isinstance(loaded, list) else [loaded]
         fake.script(*(turn_from_json(t) for t in items))
@@ -1092,6 +1086,16 @@ def main(argv: list[str] | None = None) -> int:
         pass
     fake.stop()
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Fake Anthropic Messages API for tests.")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--script", metavar="FILE.json", help="JSON list of turns to queue")
+    parser.add_argument("--min-cacheable-tokens", type=int, default=DEFAULT_MIN_CACHEABLE_TOKENS)
+    args = parser.parse_args(argv)
+    fake = FakeAnthropic(args.port, min_cacheable_tokens=args.min_cacheable_tokens)
+    return serve(fake, args.script)
 
 
 if __name__ == "__main__":

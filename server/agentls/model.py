@@ -149,7 +149,9 @@ class Failure:
         self.endpoint = endpoint
         self.env = env
 
-    def __call__(self, error: Exception) -> ModelError:
+    def __call__(self, error: Exception, broken: bool = False) -> ModelError:
+        """`broken`: the error came after the answer began (the SDK's connection errors
+        included), so the server was reached."""
         sdk, profile = self.sdk, self.endpoint.profile
         where = (
             f"the {profile.title} API"
@@ -165,7 +167,10 @@ class Failure:
                 "(agent.newSession).",
                 _prompt_tokens(too_long) if too_long else None,
             )
-        if isinstance(error, sdk.AuthenticationError):
+        if broken and not isinstance(error, sdk.APIStatusError):
+            message = f"The answer from {where} broke off: {type(error).__name__}: {error}"
+            hint = "Run the task again."
+        elif isinstance(error, sdk.AuthenticationError):
             message, hint = "The API key was refused (401).", profile.key_hint
         elif isinstance(error, sdk.PermissionDeniedError):
             message = "The API key may not use this model (403)."
@@ -206,7 +211,7 @@ _RETRYING = "\n\n(The answer broke off; asking again.)\n\n"
 async def with_retries(
     ask: Callable[[], Awaitable[Turn]],
     on_text: Callable[[str], None],
-    failure: Callable[[Exception], ModelError],
+    failure: Failure,
 ) -> Turn:
     """`ask()` again when its answer broke off; every failure as a ModelError.
 
@@ -219,7 +224,7 @@ async def with_retries(
         except BrokenAnswer as broken:
             cause = broken.__cause__ or broken
             if not isinstance(cause, Exception) or attempt == STREAM_RETRIES:
-                raise failure(cause if isinstance(cause, Exception) else broken) from cause
+                raise failure(cause if isinstance(cause, Exception) else broken, True) from cause
             log.warning("the answer broke off (%s); asking again", cause)
             on_text(_RETRYING)
             await asyncio.sleep(0.5 * 2**attempt)
