@@ -14,16 +14,18 @@ from pathlib import Path
 
 from .api import FakeAnthropic
 from .editor import BenchEditor, server_command
-from .report import Row, at_most, info, markdown, ratio_at_most
+from .report import Row, at_least, at_most, info, markdown, ratio_at_most
 from .runs import (
     SETTINGS,
     BigEdit,
     Comparison,
+    PrefixCached,
     Soak,
     Startup,
     big_edits,
     compare,
     environment,
+    openai_reads,
     soak,
     start_ups,
 )
@@ -50,6 +52,7 @@ class Results:
     startup: dict[str, Startup]
     greeting: Comparison
     reads: Comparison
+    openai: PrefixCached
     soak: Soak
     edit: BigEdit
 
@@ -69,7 +72,8 @@ async def measure(plan: Plan) -> Results:
         finally:
             await editor.close()
         edit = await big_edits(fake, env, root, plan.edit_bytes, plan.edits)
-    return Results(plan, startup, greeting, reads, soaked, edit)
+        openai = await openai_reads(env, root, paths)
+    return Results(plan, startup, greeting, reads, openai, soaked, edit)
 
 
 def rows(results: Results) -> list[Row]:
@@ -94,6 +98,19 @@ def rows(results: Results) -> list[Row]:
             reads.naive[0].billed_input,
             "naive",
             0.18,
+        ),
+        info(
+            f"billed input, OpenAI format with prefix caching, {plan.steps} x read_file of 6 KB",
+            results.openai.billed_input,
+            "base tokens",
+            results.openai.prompt_tokens,
+            "uncached",
+        ),
+        at_least(
+            "the same: share of the input tokens read from the cache",
+            results.openai.cache_hit_rate * 100,
+            "%",
+            90,
         ),
         ratio_at_most(
             "time per tool step, instant model (median of runs)",

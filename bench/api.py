@@ -1,4 +1,5 @@
-"""The fake Messages API of the test suite (tests/fake_api.py), shared by the benchmarks."""
+"""The fake APIs of the test suite (tests/fake_api.py, tests/fake_openai.py), shared by the
+benchmarks."""
 
 from __future__ import annotations
 
@@ -19,10 +20,12 @@ from fake_api import (  # noqa: E402
     text,
     tool_use,
 )
+from fake_openai import FakeOpenAI  # noqa: E402
 
 __all__ = [
     "REPO",
     "FakeAnthropic",
+    "FakeOpenAI",
     "Recorded",
     "Turn",
     "compute_input_usage",
