@@ -1,5 +1,4 @@
-"""The fake APIs of the test suite (tests/fake_api.py, tests/fake_openai.py), shared by the
-benchmarks."""
+"""The fake APIs of the test suite (tests/fake_api/), shared by the benchmarks."""
 
 from __future__ import annotations
 
@@ -7,7 +6,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-# tests/ is not a package: the fake is a standalone module, also run as a script.
+# tests/ is not a package: the fake is a standalone package, also run with -m.
 if str(REPO / "tests") not in sys.path:
     sys.path.insert(0, str(REPO / "tests"))
 
@@ -20,7 +19,7 @@ from fake_api import (  # noqa: E402
     text,
     tool_use,
 )
-from fake_openai import FakeOpenAI  # noqa: E402
+from fake_api.chat import FakeOpenAI  # noqa: E402
 
 __all__ = [
     "REPO",

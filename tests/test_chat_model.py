@@ -22,7 +22,7 @@ from fake_api import (
     text,
     tool_use,
 )
-from fake_openai import Dialect, FakeOpenAI
+from fake_api.chat import Dialect, FakeOpenAI
 
 KEY = "sk-openai-test-0123456789"
 HELLO = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls.lsp.server import server
+from agentls.lsp.agent_server import AgentServer
+from agentls.lsp.server import make_server
 from fake_api import FakeAnthropic, reply, text
 
 
@@ -23,7 +24,7 @@ class Wire:
         pass
 
 
-def _receive(message: dict[str, Any]) -> None:
+def _receive(server: AgentServer, message: dict[str, Any]) -> None:
     protocol = server.protocol
     protocol.handle_message(
         json.loads(
@@ -38,9 +39,11 @@ async def test_early_cancel_and_no_growth_of_pending_futures(
     fake.script(reply(text("the task ran")))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    server = make_server()
     wire = Wire()
     server.protocol.set_writer(wire, include_headers=False)
     _receive(
+        server,
         {
             "id": 1,
             "method": "initialize",
@@ -48,41 +51,44 @@ async def test_early_cancel_and_no_growth_of_pending_futures(
                 "capabilities": {},
                 "workspaceFolders": [{"uri": tmp_path.as_uri(), "name": "r"}],
             },
-        }
+        },
     )
     await asyncio.sleep(0.05)
-    _receive({"method": "initialized", "params": {}})
+    _receive(server, {"method": "initialized", "params": {}})
     uri = (tmp_path / "a.py").as_uri()
     _receive(
+        server,
         {
             "method": "textDocument/didOpen",
             "params": {
                 "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "x\n"}
             },
-        }
+        },
     )
     for version in range(2, 300):
         _receive(
+            server,
             {
                 "method": "textDocument/didChange",
                 "params": {
                     "textDocument": {"uri": uri, "version": version},
                     "contentChanges": [{"text": f"x = {version}\n"}],
                 },
-            }
+            },
         )
     await asyncio.sleep(0.1)
     assert len(server.protocol._request_futures) == 0
 
     # The cancel arrives before the command's handler has started.
     _receive(
+        server,
         {
             "id": 7,
             "method": "workspace/executeCommand",
             "params": {"command": "agent.runTask", "arguments": [{"task": "hi"}]},
-        }
+        },
     )
-    _receive({"method": "$/cancelRequest", "params": {"id": 7}})
+    _receive(server, {"method": "$/cancelRequest", "params": {"id": 7}})
     await asyncio.sleep(0.3)
     (answer,) = [m for m in wire.sent if m.get("id") == 7]
     assert answer["error"]["code"] == -32800

@@ -11,7 +11,7 @@ from agentls.costs import price_of
 from agentls.interfaces import ModelError
 from agentls.model import ClientCache
 from agentls.settings import Settings, parse
-from agentls.wiring import connect
+from agentls.wiring import prepare_task
 
 
 def test_the_default_is_anthropic_with_its_key_and_the_sdks_base_url_variable() -> None:
@@ -101,7 +101,7 @@ def test_a_provider_other_than_anthropic_needs_a_model(tmp_path: Path, monkeypat
     monkeypatch.delenv("AGENTLS_MODEL", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     with pytest.raises(ModelError, match="No model is set for the Ollama provider") as caught:
-        connect(tmp_path, Settings(provider="ollama"), ClientCache())
+        prepare_task(tmp_path, Settings(provider="ollama"), ClientCache())
     assert "agentls.model" in caught.value.hint
 
 
@@ -112,7 +112,7 @@ def test_the_context_window_defaults_by_model_then_by_wire_format(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-o")
 
     def window(settings: Settings) -> int | None:
-        return connect(tmp_path, settings, ClientCache()).settings.context_window
+        return prepare_task(tmp_path, settings, ClientCache()).settings.context_window
 
     assert window(Settings(provider="openai", model="gpt-4o-2024-08-06")) == 128_000
     assert window(Settings(provider="openai", model="gpt-4.1-mini")) == 1_047_576

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from agentls import environment, files, shell
-from agentls.approval import is_allowed
+from agentls.command_rules import is_allowed
 from agentls.files import write_atomic
 from agentls.settings import Settings
 from agentls.shell import BoundedOutput, SubprocessShell

@@ -20,7 +20,7 @@ from agentls.interfaces import Usage
 from doubles import is_running
 from editor_client import editor
 from fake_api import FakeAnthropic, rate_limited, reply, server_error, text, tool_use
-from fake_openai import FakeOpenAI
+from fake_api.chat import FakeOpenAI
 
 
 @dataclass

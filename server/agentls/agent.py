@@ -24,7 +24,8 @@ _CUT_OFF_TOOL = (
     "Not run: your reply hit the output token limit, so this call may be incomplete. "
     "Send it again, in smaller pieces if it is long."
 )
-_CANCELLED = (
+# The result of a tool call that a cancel cut short.
+_UNFINISHED_CALL = (
     "Cancelled by the user; this tool call did not finish. If it was an edit under review, "
     "read the file again before relying on its content."
 )
@@ -69,13 +70,13 @@ class Session:
         answered = {b.get("tool_use_id") for b in messages[-1]["content"]}
         calls = [b for b in messages[-2]["content"] if b.get("type") == "tool_use"]
         messages[-1]["content"].extend(
-            _tool_result(c["id"], _CANCELLED, True) for c in calls if c["id"] not in answered
+            _tool_result(c["id"], _UNFINISHED_CALL, True) for c in calls if c["id"] not in answered
         )
         if not messages[-1]["content"]:
             messages.pop()
 
 
-CANCELLED = "Cancelled by the user."
+CANCELLED_BY_USER = "Cancelled by the user."
 
 
 @dataclass
@@ -172,7 +173,7 @@ class Agent:
             return result("step_limit", f"Stopped after {max_steps} steps (the maxSteps setting).")
         except asyncio.CancelledError:
             self._interrupted("The user cancelled this task; do not go on with it unless asked.")
-            return result("cancelled", CANCELLED)
+            return result("cancelled", CANCELLED_BY_USER)
         except ModelError as error:
             self._interrupted(f"This task stopped: {error}")
             return result("failed", str(error), error.hint)
@@ -199,7 +200,7 @@ class Agent:
             # Left in place, the request would join the user's next task.
             self.session.rewind(before)
             if isinstance(error, asyncio.CancelledError):
-                return TaskResult("cancelled", CANCELLED, steps=1)
+                return TaskResult("cancelled", CANCELLED_BY_USER, steps=1)
             if isinstance(error, ModelError):
                 return TaskResult("failed", str(error), steps=1, error_hint=error.hint)
             raise
@@ -216,7 +217,7 @@ class Agent:
     async def _ask(self, system: str) -> Turn:
         """The model's next turn, the conversation first brought within its context budget."""
         settings = self.tools.settings
-        # A front end resolves the window by model (wiring.connect); 200k for a bare loop.
+        # A front end resolves the window by model (wiring.prepare_task); 200k for a bare loop.
         limit = int((settings.context_window or 200_000) * settings.context_budget)
         budget, messages = self.session.budget, self.session.messages
         chars = prompt_chars(system, TOOL_SCHEMAS, messages)

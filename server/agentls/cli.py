@@ -89,9 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         filename=arguments.log_file, level=logging.INFO if arguments.log_file else logging.WARNING
     )
     from .lifetime import exit_now, kill_shells_on_signals
-    from .lsp.server import server
+    from .lsp.server import make_server
 
     kill_shells_on_signals()
+    server = make_server()
     if arguments.tcp:
         server.start_tcp(arguments.host, arguments.port)
     else:

@@ -19,7 +19,7 @@ from .interfaces import Change, Decision, Landed, ModelError
 from .model import ClientCache
 from .paths import relative
 from .settings import Settings
-from .wiring import connect
+from .wiring import prepare_task
 
 EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
 
@@ -43,7 +43,7 @@ class Style:
         )
 
 
-def _settle(future: asyncio.Future[None]) -> None:
+def _wake(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
 
@@ -79,7 +79,7 @@ class Answers:
         while (line := self._take_line()) is None:
             ready: asyncio.Future[None] = loop.create_future()
             try:
-                loop.add_reader(self.descriptor, _settle, ready)
+                loop.add_reader(self.descriptor, _wake, ready)
             except (OSError, ValueError):
                 # A regular file (or /dev/null) cannot be polled, and never makes us wait.
                 self._read()
@@ -168,12 +168,12 @@ def _report(result: TaskResult, outcome: str, stream: TextIO) -> None:
 async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     root = Path.cwd()
     try:
-        connection = connect(root, settings, ClientCache())
+        setup = prepare_task(root, settings, ClientCache())
     except ModelError as error:
         stream.write(f"agentls: {error} {error.hint}\n")
         return EXIT_CODES["failed"]
     answers = Answers(sys.stdin.fileno() if sys.stdin else None)
-    agent = connection.agent(
+    agent = setup.agent(
         TerminalWorkspace(root, yes, stream, answers),
         TerminalApprover(stream, answers),
         TerminalProgress(stream),
@@ -187,8 +187,8 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         with contextlib.suppress(Exception):
-            await connection.model.client.close()
-    _report(result, connection.outcome(result), stream)
+            await setup.model.client.close()
+    _report(result, setup.outcome(result), stream)
     return EXIT_CODES[result.status]
 
 

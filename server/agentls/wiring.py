@@ -20,7 +20,7 @@ from .tools import ToolContext
 
 
 @dataclass
-class Connection:
+class TaskSetup:
     """The model and the shell for one task, and the secrets neither may show."""
 
     model: AnthropicModel | ChatModel
@@ -50,7 +50,7 @@ class Connection:
         )
 
 
-def connect(root: Path, settings: Settings, clients: ClientCache) -> Connection:
+def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:
     """Raises ModelError for an unknown provider, a missing key or a missing model id."""
     env = environment.merged(root)
     endpoint = providers.endpoint(settings.provider, settings.base_url, env)
@@ -67,7 +67,7 @@ def connect(root: Path, settings: Settings, clients: ClientCache) -> Connection:
         settings = replace(settings, context_window=providers.context_window(name, wire))
     secrets = environment.secret_values(env)
     adapter = ChatModel if wire == "openai" else AnthropicModel
-    return Connection(
+    return TaskSetup(
         adapter(
             clients.get(endpoint),
             name,

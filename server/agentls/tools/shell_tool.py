@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..approval import is_allowed
+from ..command_rules import is_allowed
 from .base import Tool, ToolContext, ToolError
 
 

@@ -3,9 +3,9 @@
 It is `FakeAnthropic` with another wire format: the same scripts (``reply``, ``text``,
 ``tool_use``, ``malformed_tool_use``, faults, hangs, callables), the same stream faults
 (``drop_after``, ``end_after``; ``omit_message_stop`` leaves out ``data: [DONE]``), the same
-inspection (``requests``, ``billed``), so an end-to-end test runs against either. Point the
-openai SDK's ``base_url`` (or ``OPENAI_BASE_URL``) at ``FakeOpenAI.url`` (it ends in ``/v1``).
-Standard library only.
+inspection (``requests``, ``billed``), so an end-to-end test runs against either. Standard
+library only, like the rest of the package. Point the openai SDK's ``base_url`` (or
+``OPENAI_BASE_URL``) at ``FakeOpenAI.url`` (it ends in ``/v1``).
 
 What differs is the format's:
 
@@ -29,35 +29,22 @@ What differs is the format's:
   prefix of its own, and every step of its prompt is cached after it. Cached tokens are
   billed at 0.5 times the input price, and nothing is billed for writing them.
 
-CLI: ``python tests/fake_openai.py [--port N] [--script FILE.json]``, as ``fake_api.py``.
+CLI: ``python -m fake_api --format openai [--port N] [--script FILE.json]`` (from ``tests/``).
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fake_api import (
-    CHARS_PER_TOKEN,
-    DEFAULT_MIN_CACHEABLE_TOKENS,
-    Billing,
-    FakeAnthropic,
-    InputUsage,
-    Reply,
-    TextBlock,
-    _canonical,
-    _Handler,
-    _split_json,
-    _split_text,
-    estimate_tokens,
-    output_tokens,
-    serve,
-)
+from .billing import Billing, InputUsage, canonical, estimate_tokens, output_tokens
+from .limits import CHARS_PER_TOKEN, DEFAULT_MIN_CACHEABLE_TOKENS
+from .script import Reply, TextBlock
+from .server import FakeAnthropic, _Handler
+from .wire import split_json, split_text
 
 __all__ = ["CACHE_STEP_TOKENS", "Dialect", "FakeOpenAI", "PrefixBilling", "validate_chat_request"]
 
@@ -135,15 +122,15 @@ def validate_chat_request(body: Mapping[str, Any], dialect: Dialect = Dialect())
 
 def _prompt_text(body: Mapping[str, Any]) -> str:
     """The prompt as the cache sees it: tools, then the messages, each canonical."""
-    parts = [_canonical(["tools", body.get("tools") or []])]
-    parts.extend(_canonical(m) for m in body.get("messages") or [])
+    parts = [canonical(["tools", body.get("tools") or []])]
+    parts.extend(canonical(m) for m in body.get("messages") or [])
     return "\n".join(parts)
 
 
 def prefix_keys(body: Mapping[str, Any], min_tokens: int) -> list[tuple[int, str]]:
     """(tokens, key) for each cacheable prefix of the prompt, shortest first."""
     prompt = _prompt_text(body).encode()
-    digest = hashlib.sha256(_canonical(["model", body.get("model")]).encode())
+    digest = hashlib.sha256(canonical(["model", body.get("model")]).encode())
     keys: list[tuple[int, str]] = []
     done = 0
     tokens = min_tokens
@@ -277,13 +264,13 @@ class FakeOpenAI(FakeAnthropic):
         if self.dialect.reasoning:
             events.append(chunk({"reasoning_content": f"Thinking ({message['id']})."}))
         if choice["message"]["content"]:
-            events.extend(chunk({"content": t}) for t in _split_text(choice["message"]["content"]))
+            events.extend(chunk({"content": t}) for t in split_text(choice["message"]["content"]))
         for number, call in enumerate(choice["message"].get("tool_calls") or []):
             index = 0 if self.dialect.shared_index else number
             name = call["function"]["name"]
             opened = {"index": index, "id": call["id"], "type": "function"}
             events.append(chunk({"tool_calls": [{**opened, "function": {"name": name}}]}))
-            for piece in _split_json(call["function"]["arguments"])[1:]:
+            for piece in split_json(call["function"]["arguments"])[1:]:
                 fragment: dict[str, Any] = {"index": index, "function": {"arguments": piece}}
                 if self.dialect.repeat_names:
                     fragment["function"]["name"] = name
@@ -301,15 +288,3 @@ def _finish_reason(turn: Reply) -> str:
     return {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length"}.get(
         stop, "content_filter" if stop == "refusal" else stop
     )
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Fake OpenAI Chat Completions API for tests.")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--script", metavar="FILE.json", help="JSON list of turns to queue")
-    args = parser.parse_args(argv)
-    return serve(FakeOpenAI(args.port), args.script)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

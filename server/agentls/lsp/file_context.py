@@ -1,0 +1,53 @@
+"""What the model is told of the file a task was given in, and of its selection: converting
+the command's LSP arguments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import to_fs_path
+from pygls.workspace import Workspace
+
+from ..paths import relative
+from ..prompt import FileContext
+
+
+def _position(value: Any) -> types.Position:
+    try:
+        line, character = value["line"], value["character"]
+    except (KeyError, TypeError):
+        raise JsonRpcInvalidParams("selection must be an LSP Range") from None
+    if not all(
+        isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (line, character)
+    ):
+        raise JsonRpcInvalidParams("selection positions need whole line and character numbers")
+    return types.Position(line, character)
+
+
+def file_context(workspace: Workspace, root: Path, uri: str, selection: Any) -> FileContext:
+    path = Path(to_fs_path(uri) or uri)
+    name = relative(root, path) if path.is_absolute() else uri
+    document = workspace.text_documents.get(unquote(uri))
+    language = document.language_id if document is not None else None
+    if selection is None:
+        return FileContext(name, language)
+    if not isinstance(selection, dict):
+        raise JsonRpcInvalidParams("selection must be an LSP Range")
+    start, end = _position(selection.get("start")), _position(selection.get("end"))
+    text = ""
+    if document is not None and (start.line, start.character) != (end.line, end.character):
+        # offset_at_position converts from the client's units (and clamps).
+        text = document.source[
+            document.offset_at_position(start) : document.offset_at_position(end)
+        ]
+    return FileContext(
+        name,
+        language,
+        cursor_line=end.line + 1,
+        selection=text or None,
+        selection_lines=(start.line + 1, end.line + 1) if text else None,
+    )

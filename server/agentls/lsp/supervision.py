@@ -1,0 +1,66 @@
+"""Running one piece of agent work (a task, a compaction) as the server's running task:
+one at a time, stoppable by `agent.cancel`, `$/cancelRequest` or the client leaving."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from ..agent import CANCELLED_BY_USER, Agent, TaskResult
+from ..interfaces import ModelError
+from ..wiring import prepare_task
+from .agent_server import AgentServer, RunningTask
+from .approver import LspApprover
+from .progress import LspProgress
+from .protocol import command_params
+from .workspace import LspWorkspace
+
+Work = Callable[[Agent], Awaitable[TaskResult]]
+
+
+def _cancelled_before_start() -> dict[str, Any]:
+    return TaskResult("cancelled", CANCELLED_BY_USER).as_dict()
+
+
+async def supervise(ls: AgentServer, root: Path, title: str, work: Work) -> dict[str, Any]:
+    """Run `work` as the running task and answer with its result."""
+    if ls.protocol.msg_id in ls.cancelled_requests:
+        return _cancelled_before_start()
+    job = asyncio.ensure_future(_run(ls, root, title, work, command_params.get()))
+    ls.running = RunningTask(job, ls.protocol.msg_id)
+    try:
+        return await job
+    except asyncio.CancelledError:
+        if not job.cancelled():
+            raise
+        # Cancelled while the task was being set up, before the loop could answer for itself.
+        return _cancelled_before_start()
+    finally:
+        ls.running = None
+
+
+async def _run(
+    ls: AgentServer,
+    root: Path,
+    title: str,
+    work: Work,
+    params: types.ExecuteCommandParams | None,
+) -> dict[str, Any]:
+    settings = await ls.settings()
+    try:
+        setup = prepare_task(root, settings, ls.clients)
+    except ModelError as error:
+        ls.show(types.MessageType.Error, f"{error} {error.hint}")
+        return TaskResult("failed", str(error), error_hint=error.hint).as_dict()
+    token = params.work_done_token if params is not None else None
+    progress = await LspProgress.start(ls, token, title, ls.cancel)
+    agent = setup.agent(LspWorkspace(ls, root), LspApprover(ls), progress, ls.session)
+    result = await work(agent)
+    progress.end(setup.outcome(result))
+    if result.status == "failed":
+        ls.show(types.MessageType.Error, f"{result.summary} {result.error_hint}".strip())
+    return setup.result(result)
