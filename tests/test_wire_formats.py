@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 from agentls.costs import price_of
-from agentls.interfaces import Usage
-from doubles import is_running
+from doubles import is_running, usage_of
 from editor_client import editor
 from fake_api import FakeAnthropic, rate_limited, reply, server_error, text, tool_use
 from fake_api.chat import FakeOpenAI
@@ -148,12 +147,7 @@ async def test_usage_cache_hits_and_cost(api: Api, root: Path) -> None:
         result = await client.run_task("go", token="t")
         end = client.progress_reports["t"][-1]
     usage = result["usage"]
-    counted = Usage(
-        usage["inputTokens"],
-        usage["outputTokens"],
-        usage["cacheReadTokens"],
-        usage["cacheWriteTokens"],
-    )
+    counted = usage_of(result)
     billed = api.fake.billed
     assert (counted.input, counted.output, counted.cache_read, counted.cache_write) == (
         billed.input,

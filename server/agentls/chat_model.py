@@ -10,13 +10,12 @@ adapter would be a third translation beside this one.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, Callable, Mapping
+from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .interfaces import Block, Turn, Usage
-from .model import BrokenAnswer, Failure, with_retries
-from .providers import Endpoint
+from .model import Adapter, BrokenAnswer, Failure, with_retries
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -206,22 +205,8 @@ def _usage(usage: Any) -> Usage:
     return Usage(input=prompt - cached, output=usage.completion_tokens or 0, cache_read=cached)
 
 
-class ChatModel:
-    def __init__(
-        self,
-        client: AsyncOpenAI,
-        name: str,
-        max_tokens: int,
-        endpoint: Endpoint,
-        env: Mapping[str, str],
-        timeout: float,
-    ) -> None:
-        self.client = client
-        self.name = name
-        self.max_tokens = max_tokens
-        self.timeout = timeout
-        self.endpoint = endpoint
-        self._env = env
+class ChatModel(Adapter):
+    client: AsyncOpenAI
 
     async def respond(
         self,

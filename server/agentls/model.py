@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import os
 import re
 import threading
 from collections.abc import Awaitable, Callable, Mapping
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .environment import redact, secret_values
 from .interfaces import Block, ModelError, PromptTooLong, Turn, Usage
-from .providers import KEYLESS, Endpoint
+from .providers import DEFAULT_PROVIDER, KEYLESS, PROFILES, Endpoint
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -41,11 +42,12 @@ step added, where the API's look-back from the first reaches only 20 blocks. Wit
 prompt's, 3 breakpoints of the API's 4."""
 
 
-def preload() -> None:
-    """Import the SDK in the background, so the first task does not wait seconds for it."""
-    threading.Thread(
-        target=lambda: __import__("anthropic"), name="import-anthropic", daemon=True
-    ).start()
+def preload(provider: str | None) -> None:
+    """Import the provider's SDK in the background, so the first task does not wait seconds
+    for it (`provider`: the setting from the client's initializationOptions, if any)."""
+    profile = PROFILES.get(provider or os.environ.get("AGENTLS_PROVIDER") or DEFAULT_PROVIDER)
+    sdk = profile.wire if profile else DEFAULT_PROVIDER  # a wire format is named after its SDK
+    threading.Thread(target=lambda: __import__(sdk), name=f"import-{sdk}", daemon=True).start()
 
 
 class ClientCache:
@@ -245,10 +247,13 @@ def anthropic_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return cleaned
 
 
-class AnthropicModel:
+class Adapter:
+    """What every wire format's model holds: its SDK client, the model id, its limits, the
+    endpoint, and the environment whose secrets its messages must not show."""
+
     def __init__(
         self,
-        client: AsyncAnthropic,
+        client: Any,
         name: str,
         max_tokens: int,
         endpoint: Endpoint,
@@ -261,6 +266,10 @@ class AnthropicModel:
         self.timeout = timeout
         self.endpoint = endpoint
         self._env = env
+
+
+class AnthropicModel(Adapter):
+    client: AsyncAnthropic
 
     async def respond(
         self,
