@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -295,3 +296,16 @@ def test_the_translation_is_byte_stable_across_steps() -> None:
                 "content": [{"type": "tool_result", "tool_use_id": f"c{step}", "content": "y"}],
             }
         )
+
+
+async def test_a_refused_connection_names_the_endpoint() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    env = {"OPENAI_API_KEY": KEY}
+    endpoint = providers.endpoint("openai", closed, env)
+    chat = ChatModel(ClientCache().get(endpoint), "gpt-test", 1000, endpoint, env, 5.0)
+    with pytest.raises(ModelError) as caught:
+        await chat.respond("system", HELLO, TOOLS, lambda piece: None)
+    assert str(caught.value) == f"Could not reach {closed}."
+    assert "agentls.baseUrl" in caught.value.hint

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -9,9 +10,12 @@ from agentls import environment, providers
 from agentls.cli import main
 from agentls.costs import price_of
 from agentls.interfaces import ModelError
-from agentls.model import ClientCache
+from agentls.model import AnthropicModel, ClientCache
 from agentls.settings import Settings, parse
 from agentls.wiring import prepare_task
+from fake_api import FakeAnthropic
+
+HELLO = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
 
 
 def test_the_default_is_anthropic_with_its_key_and_the_sdks_base_url_variable() -> None:
@@ -132,3 +136,29 @@ def test_run_takes_a_provider_and_refuses_an_unknown_one(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["run", "--provider", "gemini", "task"])
     assert "expected one of anthropic, openai" in capsys.readouterr().err
+
+
+async def test_a_local_profile_sends_no_cache_markers_and_none_of_the_users_keys(
+    fake: FakeAnthropic,
+) -> None:
+    env = {"ANTHROPIC_API_KEY": "sk-ant-users-own-key"}
+    endpoint = providers.endpoint("ollama", fake.url, env)
+    model = AnthropicModel(ClientCache().get(endpoint), "qwen3", 100, endpoint, env, 30.0)
+    fake.script("hi")
+    await model.respond("system", HELLO, [], lambda piece: None)
+    (request,) = fake.requests
+    assert "cache_control" not in json.dumps(request.body)
+    assert "sk-ant-users-own-key" not in json.dumps(request.headers)
+
+
+async def test_a_bearer_profile_sends_its_key_as_a_bearer_token(fake: FakeAnthropic) -> None:
+    env = {"OPENROUTER_API_KEY": "sk-or-0123456789", "ANTHROPIC_API_KEY": "sk-ant-users-own-key"}
+    endpoint = providers.endpoint("openrouter", fake.url, env)
+    model = AnthropicModel(
+        ClientCache().get(endpoint), "anthropic/claude", 100, endpoint, env, 30.0
+    )
+    fake.script("hi")
+    await model.respond("system", HELLO, [], lambda piece: None)
+    (request,) = fake.requests
+    assert request.headers["authorization"] == "Bearer sk-or-0123456789"
+    assert "sk-ant-users-own-key" not in json.dumps(request.headers)
