@@ -35,7 +35,7 @@ class MemoryEditor:
     async def read_text(self, path: Path) -> str:
         if path in self.open:
             return self.open[path]
-        return files.read_text(path)
+        return files.read_text(self.root, path)
 
     async def propose(self, change: Change) -> Landed:
         self.proposals.append(change)
@@ -47,7 +47,7 @@ class MemoryEditor:
         )
         if change.path in self.open:
             self.open[change.path] = text
-        files.write_atomic(change.path, text)
+        files.write_atomic(self.root, change.path, text)
         return Landed(True, text)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .context import ContextBudget, prompt_chars
+from .environment import redact
 from .interfaces import Block, Model, ModelError, Progress, PromptTooLong, Turn, Usage
 from .prompt import system_prompt
 from .tools import TOOLS, ToolContext, run_tool
@@ -147,7 +148,9 @@ class Agent:
             return TaskResult(status, summary, steps, edits.applied, edits.rejected, usage, hint)
 
         start = self.session.checkpoint()
-        self.session.add_user([{"type": "text", "text": task}])
+        # The task may carry the editor's selection, which may hold a secret (a .env line).
+        shown = redact(task, self.tools.secrets)
+        self.session.add_user([{"type": "text", "text": shown}])
         try:
             while steps < max_steps:
                 steps += 1

@@ -167,7 +167,8 @@ class _Answer:
 
     def turn(self) -> Turn:
         if self.finish is None:
-            raise BrokenAnswer() from ConnectionError("the stream ended before the answer did")
+            ended = ConnectionError("the stream ended before the answer did")
+            raise BrokenAnswer(ended) from ended
         content: list[Block] = []
         if self.reasoning:
             content.append({"type": "reasoning", "reasoning_content": "".join(self.reasoning)})
@@ -177,9 +178,10 @@ class _Answer:
             try:
                 arguments = json.loads(call.arguments or "{}")
             except ValueError as error:
-                raise BrokenAnswer() from error
+                raise BrokenAnswer(error) from error
             if not isinstance(arguments, dict) or not call.name:
-                raise BrokenAnswer() from ValueError(f"tool call {number} is not a named object")
+                unnamed = ValueError(f"tool call {number} is not a named object")
+                raise BrokenAnswer(unnamed) from unnamed
             content.append(
                 {
                     "type": "tool_use",
@@ -241,5 +243,5 @@ class ChatModel(Adapter):
             async for chunk in stream:
                 answer.add(chunk)
         except Exception as error:
-            raise BrokenAnswer() from error
+            raise BrokenAnswer(error) from error
         return answer.turn()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 
 from . import __version__
@@ -15,7 +14,8 @@ def _max_steps(text: str) -> int:
     from .settings import checked
 
     try:
-        return checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
+        steps: int = checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
+        return steps
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -84,10 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
-    # Logs go to a file or stderr, never stdout: stdout is the LSP channel.
-    logging.basicConfig(
-        filename=arguments.log_file, level=logging.INFO if arguments.log_file else logging.WARNING
-    )
+    from .logs import configure
+
+    configure(arguments.log_file)
     from .lifetime import exit_now, kill_shells_on_signals
     from .lsp.server import make_server
 

@@ -15,7 +15,7 @@ import re
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .environment import redact, secret_values
 from .interfaces import Block, ModelError, PromptTooLong, Turn, Usage
@@ -23,6 +23,7 @@ from .providers import DEFAULT_PROVIDER, KEYLESS, PROFILES, Endpoint
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
+    from anthropic.types import MessageParam, TextBlockParam, ToolParam
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,8 @@ def _block(block: Any) -> Block:
         return {"type": "text", "text": block.text}
     if block.type == "tool_use":
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    return block.model_dump(exclude_none=True)
+    dumped: Block = block.model_dump(exclude_none=True)
+    return dumped
 
 
 def _usage(usage: Any) -> Usage:
@@ -206,6 +208,10 @@ class Failure:
 class BrokenAnswer(Exception):
     """The request was answered, but the answer stopped before its end or could not be read."""
 
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
 
 _RETRYING = "\n\n(The answer broke off; asking again.)\n\n"
 
@@ -224,9 +230,9 @@ async def with_retries(
         try:
             return await ask()
         except BrokenAnswer as broken:
-            cause = broken.__cause__ or broken
-            if not isinstance(cause, Exception) or attempt == STREAM_RETRIES:
-                raise failure(cause if isinstance(cause, Exception) else broken, True) from cause
+            cause = broken.cause
+            if attempt == STREAM_RETRIES:
+                raise failure(cause, True) from cause
             log.warning("the answer broke off (%s); asking again", cause)
             on_text(_RETRYING)
             await asyncio.sleep(0.5 * 2**attempt)
@@ -298,12 +304,14 @@ class AnthropicModel(Adapter):
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
     ) -> Turn:
+        # The loop builds the API's JSON without importing the SDK (interfaces.Block); this
+        # is the one place it meets the SDK, whose TypedDicts describe that same JSON.
         async with self.client.messages.stream(
             model=self.name,
             max_tokens=self.max_tokens,
-            system=system,
-            messages=messages,
-            tools=tools,
+            system=cast("list[TextBlockParam]", system),
+            messages=cast("list[MessageParam]", messages),
+            tools=cast("list[ToolParam]", tools),
             timeout=self.timeout,
         ) as stream:
             try:
@@ -311,9 +319,10 @@ class AnthropicModel(Adapter):
                     on_text(text)
                 message = await stream.get_final_message()
             except Exception as error:
-                raise BrokenAnswer() from error
+                raise BrokenAnswer(error) from error
         if message.stop_reason is None:
-            raise BrokenAnswer() from ConnectionError("the stream ended before the answer did")
+            ended = ConnectionError("the stream ended before the answer did")
+            raise BrokenAnswer(ended) from ended
         return Turn(
             [_block(b) for b in message.content], message.stop_reason, _usage(message.usage)
         )

@@ -41,8 +41,8 @@ class Profile:
     def key_hint(self) -> str:
         names = " or ".join(variable for variable, _ in self.keys)
         return (
-            f"Set {names} in the environment, in a .env file in the workspace root, "
-            "or in ~/.config/agentls/.env."
+            f"Set {names} in the environment or in ~/.config/agentls/.env (a workspace's .env "
+            "belongs to the repository and never configures the model client)."
         )
 
 

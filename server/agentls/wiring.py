@@ -52,7 +52,8 @@ class TaskSetup:
 
 def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:
     """Raises ModelError for an unknown provider, a missing key or a missing model id."""
-    env = environment.merged(root)
+    loaded = environment.load(root)
+    env, secrets = loaded.client, loaded.secrets
     endpoint = providers.endpoint(settings.provider, settings.base_url, env)
     wire = endpoint.profile.wire
     name = settings.model or env.get("AGENTLS_MODEL")
@@ -65,7 +66,6 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
     name = name or DEFAULT_MODEL
     if settings.context_window is None:
         settings = replace(settings, context_window=providers.context_window(name, wire))
-    secrets = environment.secret_values(env)
     adapter = ChatModel if wire == "openai" else AnthropicModel
     return TaskSetup(
         adapter(
