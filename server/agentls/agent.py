@@ -259,5 +259,5 @@ class Agent:
         else:
             text, is_error = await run_tool(self.tools, call["name"], call.get("input"))
         first_line = text.splitlines()[0] if text else ""
-        self.progress.step_done(call["name"], summary, not is_error, first_line)
+        self.progress.step_done(call["name"], summary, not is_error, first_line, text)
         return _tool_result(call["id"], text, is_error)

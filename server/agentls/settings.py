@@ -112,6 +112,10 @@ class Setting:
     """The default as JSON (it checks to the `Settings` default)."""
     description: str
     """One or two sentences (markdown)."""
+    user_only: bool = False
+    """Whether only the user may set it, never a folder: it starts a program, lets commands run
+    unasked, or chooses where requests or commands go (VS Code scopes it to the application
+    and ignores it in an untrusted folder)."""
 
 
 _COMMAND_PREFIXES = "`;`, `&`, `|`, `` ` ``, `$`, `<`, `>`, brackets, a backslash or a line break"
@@ -178,6 +182,7 @@ SETTINGS: tuple[Setting, ...] = (
         },
         "ask",
         "Whether the agent's bash commands need your approval.",
+        user_only=True,
     ),
     Setting(
         "allowedCommands",
@@ -187,6 +192,7 @@ SETTINGS: tuple[Setting, ...] = (
         [],
         'Command prefixes that never ask, e.g. `["git status", "pytest"]`. Matched word by '
         f"word; a command with {_COMMAND_PREFIXES} always asks.",
+        user_only=True,
     ),
     Setting(
         "bashTimeout",

@@ -156,7 +156,9 @@ class TerminalProgress:
         self.stream.write("\n" + self.style("1;34", f"▸ {tool}: {shown}") + "\n")
         self.stream.flush()
 
-    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+    def step_done(
+        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
+    ) -> None:
         mark = self.style("32", "✓") if ok else self.style("31", "✗")
         self.stream.write(f"  {mark} {visible(detail, lines=False)}\n")
         self.stream.flush()
