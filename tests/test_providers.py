@@ -162,3 +162,29 @@ async def test_a_bearer_profile_sends_its_key_as_a_bearer_token(fake: FakeAnthro
     (request,) = fake.requests
     assert request.headers["authorization"] == "Bearer sk-or-0123456789"
     assert "sk-ant-users-own-key" not in json.dumps(request.headers)
+
+
+def test_a_workspace_env_file_chooses_no_provider_endpoint_or_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under environment.load's rules: the repository's .env configures nothing, and a key
+    goes only to the endpoint set beside it (or its provider's own)."""
+    for name in ("AGENTLS_PROVIDER", "AGENTLS_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    config = tmp_path / "config"
+    (config / "agentls").mkdir(parents=True)
+    (config / "agentls" / ".env").write_text("OPENAI_API_KEY=sk-users-own-key-123\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://set-without-a-key.example/v1")
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".env").write_text(
+        "AGENTLS_PROVIDER=deepseek\nDEEPSEEK_API_KEY=sk-repo-123456\n"
+        "OPENAI_BASE_URL=http://evil.example/v1\nAGENTLS_MODEL=evil\n"
+    )
+    setup = prepare_task(root, Settings(provider="openai", model="gpt-4o"), ClientCache())
+    endpoint = setup.model.endpoint
+    assert (endpoint.profile.name, endpoint.key) == ("openai", "sk-users-own-key-123")
+    assert endpoint.base_url == "https://api.openai.com/v1"
+    with pytest.raises(ModelError, match="No model is set"):
+        prepare_task(root, Settings(provider="ollama"), ClientCache())

@@ -132,6 +132,7 @@ SETTINGS: tuple[Setting, ...] = (
         "Where the model runs: `anthropic` or `openai` (the wire format), or a named profile "
         "(the README's Models section). `null` (default): the server's environment variable "
         "`AGENTLS_PROVIDER`, else `anthropic`." + _USER_ONLY,
+        user_only=True,
     ),
     Setting(
         "baseUrl",
@@ -142,6 +143,7 @@ SETTINGS: tuple[Setting, ...] = (
         "The provider's endpoint, e.g. `http://localhost:11434` for Ollama. `null` (default): "
         "the profile's (for `anthropic` and `openai`, `ANTHROPIC_BASE_URL` or "
         "`OPENAI_BASE_URL` first)." + _USER_ONLY,
+        user_only=True,
     ),
     Setting(
         "model",
