@@ -326,4 +326,3 @@ class AnthropicModel(Adapter):
         return Turn(
             [_block(b) for b in message.content], message.stop_reason, _usage(message.usage)
         )
-
