@@ -14,16 +14,18 @@ from pathlib import Path
 
 from .api import FakeAnthropic
 from .editor import BenchEditor, server_command
-from .report import Row, added_at_most, at_most, info, markdown, ratio_at_most
+from .report import Row, added_at_most, at_least, at_most, info, markdown, ratio_at_most
 from .runs import (
     SETTINGS,
     BigEdit,
     Comparison,
+    PrefixCached,
     Soak,
     Startup,
     big_edits,
     compare,
     environment,
+    openai_reads,
     soak,
     start_ups,
 )
@@ -54,6 +56,7 @@ class Results:
     startup: dict[str, Startup]
     greeting: Comparison
     reads: Comparison
+    openai: PrefixCached
     soak: Soak
     edit: BigEdit
     sandbox: SandboxCost
@@ -74,8 +77,9 @@ async def measure(plan: Plan) -> Results:
         finally:
             await editor.close()
         edit = await big_edits(fake, env, root, plan.edit_bytes, plan.edits)
+        openai = await openai_reads(env, root, paths)
         cost = await sandbox_cost(root, plan.sandbox_runs)
-    return Results(plan, startup, greeting, reads, soaked, edit, cost)
+    return Results(plan, startup, greeting, reads, openai, soaked, edit, cost)
 
 
 def rows(results: Results) -> list[Row]:
@@ -100,6 +104,19 @@ def rows(results: Results) -> list[Row]:
             reads.naive[0].billed_input,
             "naive",
             0.18,
+        ),
+        info(
+            f"billed input, OpenAI format with prefix caching, {plan.steps} x read_file of 6 KB",
+            results.openai.billed_input,
+            "base tokens",
+            results.openai.prompt_tokens,
+            "uncached",
+        ),
+        at_least(
+            "the same: share of the input tokens read from the cache",
+            results.openai.cache_hit_rate * 100,
+            "%",
+            90,
         ),
         ratio_at_most(
             "time per tool step, instant model (median of runs)",

@@ -34,6 +34,11 @@ def at_most(
     return Row(measure, value, unit, baseline, baseline_name, goal, value <= limit)
 
 
+def at_least(measure: str, value: float, unit: str, limit: float) -> Row:
+    """A row whose goal is a floor on the value itself."""
+    return Row(measure, value, unit, None, "", f"≥ {number(limit)} {unit}", value >= limit)
+
+
 def ratio_at_most(
     measure: str, value: float, unit: str, baseline: float, baseline_name: str, limit: float
 ) -> Row:

@@ -128,6 +128,17 @@ def call(name: str, stop_reason: str = "tool_use", **arguments: Any) -> Turn:
     return Turn([block], stop_reason, Usage(10, 5))
 
 
+def usage_of(result: dict[str, Any]) -> Usage:
+    """The counts of a task result's usage (the protocol's form), as a Usage."""
+    usage = result["usage"]
+    return Usage(
+        usage["inputTokens"],
+        usage["outputTokens"],
+        usage["cacheReadTokens"],
+        usage["cacheWriteTokens"],
+    )
+
+
 def results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The tool results in the last user message."""
     return [b for b in messages[-1]["content"] if b.get("type") == "tool_result"]

@@ -20,6 +20,16 @@ def _max_steps(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _provider(text: str) -> str:
+    """`--provider`, one of the agentls.provider setting's values."""
+    from .settings import checked
+
+    try:
+        return str(checked("provider", text))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentls", description="A coding agent served to editors over LSP."
@@ -33,6 +43,11 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run one task in the current directory")
     run.add_argument("task", help="what the agent should do")
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
+    run.add_argument(
+        "--provider",
+        type=_provider,
+        help="where the model runs: anthropic, openai or a profile (default: AGENTLS_PROVIDER)",
+    )
     run.add_argument("--model", help="model id (default: AGENTLS_MODEL or a current Sonnet)")
     run.add_argument("--max-steps", type=_max_steps, help="stop after this many model turns")
     run.add_argument(
@@ -76,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_in_terminal(
             arguments.task,
             arguments.yes,
+            arguments.provider,
             arguments.model,
             arguments.max_steps,
             arguments.sandbox,

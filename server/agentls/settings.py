@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .costs import Price
+from .providers import PROFILES
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 """A current Claude Sonnet id, as listed by the anthropic SDK's ModelParam."""
@@ -14,6 +15,9 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 
 @dataclass(frozen=True)
 class Settings:
+    provider: str | None = None
+    """None: AGENTLS_PROVIDER, else anthropic (providers.endpoint)."""
+    base_url: str | None = None
     model: str | None = None
     max_steps: int = 50
     max_tokens: int = 16000
@@ -22,7 +26,8 @@ class Settings:
     bash_timeout: float = 120.0
     output_limit: int = 30000
     request_timeout: float = 120.0
-    context_window: int = 200_000
+    context_window: int | None = None
+    """None: the model's known window (providers.context_window)."""
     context_budget: float = 0.7
     prices: tuple[tuple[str, Price], ...] = ()
     sandbox: Literal["auto", "required", "off"] = "auto"
@@ -37,6 +42,11 @@ def _int_in(low: int, high: int) -> Callable[[Any], int]:
         return value
 
     return check
+
+
+def _optional(check: Callable[[Any], int]) -> Callable[[Any], int | None]:
+    """`check`, with null meaning the default."""
+    return lambda value: None if value is None else check(value)
 
 
 def _seconds(value: Any) -> float:
@@ -61,6 +71,18 @@ def _model(value: Any) -> str | None:
     if value is None or (isinstance(value, str) and value.strip()):
         return value.strip() if value else None
     raise ValueError("expected a model id such as " + DEFAULT_MODEL)
+
+
+def _provider(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value in PROFILES):
+        return None if value is None else str(value)
+    raise ValueError(f"expected one of {', '.join(PROFILES)}")
+
+
+def _base_url(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value.startswith(("http://", "https://"))):
+        return value.rstrip("/") if value else None
+    raise ValueError("expected an http:// or https:// URL")
 
 
 def _approve(value: Any) -> Literal["ask", "always"]:
@@ -114,7 +136,31 @@ class Setting:
 
 _COMMAND_PREFIXES = "`;`, `&`, `|`, `` ` ``, `$`, `<`, `>`, brackets, a backslash or a line break"
 
+_USER_ONLY = " User settings only: a workspace never chooses where your key goes."
+
 SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "provider",
+        "provider",
+        _provider,
+        {"type": ["string", "null"], "enum": [None, *PROFILES]},
+        None,
+        "Where the model runs: `anthropic` or `openai` (the wire format), or a named profile "
+        "(the README's Models section). `null` (default): the server's environment variable "
+        "`AGENTLS_PROVIDER`, else `anthropic`." + _USER_ONLY,
+        user_only=True,
+    ),
+    Setting(
+        "baseUrl",
+        "base_url",
+        _base_url,
+        {"type": ["string", "null"]},
+        None,
+        "The provider's endpoint, e.g. `http://localhost:11434` for Ollama. `null` (default): "
+        "the profile's (for `anthropic` and `openai`, `ANTHROPIC_BASE_URL` or "
+        "`OPENAI_BASE_URL` first)." + _USER_ONLY,
+        user_only=True,
+    ),
     Setting(
         "model",
         "model",
@@ -122,7 +168,7 @@ SETTINGS: tuple[Setting, ...] = (
         {"type": ["string", "null"]},
         None,
         "Model id. `null` (default): the server's environment variable `AGENTLS_MODEL`, "
-        f"else `{DEFAULT_MODEL}`.",
+        f"else `{DEFAULT_MODEL}` for the `anthropic` provider; every other provider needs one.",
     ),
     Setting(
         "maxSteps",
@@ -195,10 +241,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "contextWindow",
         "context_window",
-        _int_in(8_000, 2_000_000),
-        {"type": "integer", "minimum": 8000, "maximum": 2000000},
-        200000,
-        "The model's context window in tokens; `1000000` for a model used with a 1M window.",
+        _optional(_int_in(8_000, 2_000_000)),
+        {"type": ["integer", "null"], "minimum": 8000, "maximum": 2000000},
+        None,
+        "The model's context window in tokens. `null` (default): the known model's (200000 "
+        "for Claude), else 128000 for an OpenAI-format provider; set it for a local model "
+        "served with a smaller one.",
     ),
     Setting(
         "contextBudget",

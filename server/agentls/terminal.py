@@ -204,6 +204,7 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
 def run_in_terminal(
     task: str,
     yes: bool,
+    provider: str | None,
     model: str | None,
     max_steps: int | None,
     sandbox: Literal["auto", "required", "off"] = "auto",
@@ -211,6 +212,7 @@ def run_in_terminal(
 ) -> int:
     settings = Settings(
         approve_commands="always" if yes else "ask",
+        provider=provider,
         sandbox=sandbox,
         sandbox_network=sandbox_network,
     )
