@@ -14,19 +14,31 @@ from pathlib import Path
 
 from .api import FakeAnthropic
 from .editor import BenchEditor, server_command
-from .report import Row, at_most, info, markdown, ratio_at_most, scaled_at_most
+from .report import (
+    Row,
+    added_at_most,
+    at_least,
+    at_most,
+    info,
+    markdown,
+    ratio_at_most,
+    scaled_at_most,
+)
 from .runs import (
     SETTINGS,
     BigEdit,
     Comparison,
+    PrefixCached,
     Soak,
     Startup,
     big_edits,
     compare,
     environment,
+    openai_reads,
     soak,
     start_ups,
 )
+from .sandbox_cost import SandboxCost, sandbox_cost
 from .search import GREP_BOUND_SECONDS, STEPS, SearchStep, make_tree, search_steps
 from .trajectory import make_modules
 
@@ -39,6 +51,7 @@ class Plan:
     start_ups: int = 15
     edit_bytes: int = 10 * 1024 * 1024
     edits: int = 3
+    sandbox_runs: int = 30
     tree_files: int = 20_000
     big_tree_files: int = 200_000
 
@@ -50,6 +63,7 @@ QUICK = Plan(
     start_ups=1,
     edit_bytes=1024 * 1024,
     edits=1,
+    sandbox_runs=3,
     tree_files=1_000,
     big_tree_files=2_000,
 )
@@ -62,8 +76,10 @@ class Results:
     startup: dict[str, Startup]
     greeting: Comparison
     reads: Comparison
+    openai: PrefixCached
     soak: Soak
     edit: BigEdit
+    sandbox: SandboxCost
     tree_files: int
     search: list[SearchStep]
     big_tree_files: int
@@ -85,6 +101,8 @@ async def measure(plan: Plan) -> Results:
         finally:
             await editor.close()
         edit = await big_edits(fake, env, root, plan.edit_bytes, plan.edits)
+        openai = await openai_reads(env, root, paths)
+        cost = await sandbox_cost(root, plan.sandbox_runs)
         tree = home / "tree"
         files = make_tree(tree, plan.tree_files)
         search = await search_steps(fake, env, tree, plan.rounds, STEPS)
@@ -93,7 +111,18 @@ async def measure(plan: Plan) -> Results:
         # Once each: a step may take the whole bound.
         big_search = await search_steps(fake, env, big_tree, 1, [STEPS[1], STEPS[-1]])
     return Results(
-        plan, startup, greeting, reads, soaked, edit, files, search, big_files, big_search
+        plan,
+        startup,
+        greeting,
+        reads,
+        openai,
+        soaked,
+        edit,
+        cost,
+        files,
+        search,
+        big_files,
+        big_search,
     )
 
 
@@ -119,6 +148,19 @@ def rows(results: Results) -> list[Row]:
             reads.naive[0].billed_input,
             "naive",
             0.18,
+        ),
+        info(
+            f"billed input, OpenAI format with prefix caching, {plan.steps} x read_file of 6 KB",
+            results.openai.billed_input,
+            "base tokens",
+            results.openai.prompt_tokens,
+            "uncached",
+        ),
+        at_least(
+            "the same: share of the input tokens read from the cache",
+            results.openai.cache_hit_rate * 100,
+            "%",
+            90,
         ),
         ratio_at_most(
             "time per tool step, instant model (median of runs)",
@@ -174,9 +216,18 @@ def rows(results: Results) -> list[Row]:
         ),
         _first_and_last("soak: time per step", soaked.seconds_per_step),
         _first_and_last("soak: server CPU per step", soaked.cpu_seconds_per_step),
+        _sandbox_row(results.sandbox, plan.sandbox_runs),
         *(_search_row(step, results.tree_files) for step in results.search),
         *(_big_search_row(step, results.big_tree_files) for step in results.big_search),
     ]
+
+
+def _sandbox_row(cost: SandboxCost, runs: int) -> Row:
+    measure = f"bash `true` in the sandbox, side by side with none (median of {runs})"
+    if cost.unavailable:
+        measure += f": no sandbox here ({cost.unavailable})"
+        return info(measure, cost.bare_ms, "ms", None, "")
+    return added_at_most(measure, cost.sandboxed_ms, "ms", cost.bare_ms, "no sandbox", 20)
 
 
 def _answer(step: SearchStep) -> str:

@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .. import ripgrep
 from ..edits import text_lines
-from ..environment import redact, scrubbed
+from ..environment import MIN_SHORT_SECRET, redact
 from ..files import NotText, read_text
 from ..paths import inside, relative, resolve
+from ..safe_git import safe_git_command, safe_git_env
 from .base import Tool, ToolContext, ToolError
 from .search_results import MAX_FILES, MAX_MATCHES, Found, Output
 
@@ -39,8 +40,6 @@ _FALLBACK_NOTE = (
     "as a Python `regex` pattern)"
 )
 _RG_LINE = re.compile(rb"(\d+)([:-])")
-_SECRET_LINE_CHARS = 8
-"""A line of a multi-line secret this long or longer marks the file holding it."""
 
 
 def _filters(glob: str | None) -> list[str]:
@@ -69,7 +68,9 @@ def _rg_path(name: str) -> str:
 
 
 def _name(raw: bytes) -> str:
-    name = raw.decode("utf-8", "replace")
+    """A path rg printed, as the OS names it (bytes that are not UTF-8 kept as surrogates,
+    which tool results show escaped)."""
+    name = os.fsdecode(raw)
     return name[2:] if name.startswith("./") else name
 
 
@@ -129,13 +130,13 @@ async def list_files(context: ToolContext, arguments: dict[str, Any]) -> str:
 
 
 def _secret_marks(secrets: tuple[str, ...]) -> tuple[bytes, ...]:
-    """What marks a line as holding (part of) a secret: the secret, or each long enough line
-    of a multi-line one."""
+    """What marks a line as holding (part of) a secret: the secret, or each line of a
+    multi-line one, anywhere in it (a superset of where `redact` redacts)."""
     marks = set()
     for secret in secrets:
         for part in secret.replace("\r", "").split("\n"):
-            if len(part) >= _SECRET_LINE_CHARS:
-                marks.add(part.encode())
+            if len(part) >= MIN_SHORT_SECRET:
+                marks.add(part.encode("utf-8", "surrogateescape"))
     return tuple(marks)
 
 
@@ -206,7 +207,7 @@ class _Search:
 
     async def text(self, path: str, text: str) -> None:
         """Search `text` as the file `path` holds it, through rg's standard input."""
-        data = redact(text, self.context.secrets).encode("utf-8", "surrogatepass")
+        data = redact(text, self.context.secrets).encode("utf-8", "surrogateescape")
         pending = b""
         async with contextlib.aclosing(
             ripgrep.output(
@@ -242,7 +243,7 @@ async def _unsaved(
         if not (path == target or path.is_relative_to(target)):
             continue
         with contextlib.suppress(OSError, NotText):
-            if await asyncio.to_thread(read_text, path) != text:
+            if await asyncio.to_thread(read_text, root, path) != text:
                 changed[path] = text
     if not changed:
         return {}
@@ -324,16 +325,11 @@ async def _git_files(root: Path, folder: Path) -> list[Path] | None:
     """Tracked and untracked-but-not-ignored files under `folder`, or None outside a git repo."""
     try:
         process = await asyncio.create_subprocess_exec(
-            "git",
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-            "--",
-            str(folder),
+            *safe_git_command(
+                ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", str(folder)]
+            ),
             cwd=root,
-            env=scrubbed(os.environ),
+            env=safe_git_env(),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,

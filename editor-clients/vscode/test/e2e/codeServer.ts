@@ -6,6 +6,11 @@ import * as net from 'net';
 import * as path from 'path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
+/** A Messages API request body, as far as the scenarios read it. */
+export interface ModelRequest {
+  messages: { role: string; content: unknown }[];
+}
+
 export interface Paths {
   node24: string;
   codeServer: string;
@@ -90,8 +95,12 @@ export class FakeApi {
   ) {}
 
   static async start(paths: Paths): Promise<FakeApi> {
-    const script = path.join(paths.repo, 'tests', 'fake_api.py');
-    const group = new Group(spawn(paths.python, [script, '--port', '0'], { detached: true }));
+    const group = new Group(
+      spawn(paths.python, ['-m', 'fake_api', '--port', '0'], {
+        cwd: path.join(paths.repo, 'tests'),
+        detached: true,
+      }),
+    );
     const [, url] = await group.waitFor(/listening on (http:\/\/\S+)/, 15000);
     return new FakeApi(group, url);
   }
@@ -104,8 +113,8 @@ export class FakeApi {
   }
 
   /** The request bodies the server sent, i.e. what the model was told. */
-  async requests(): Promise<any[]> {
-    return (await fetch(`${this.url}/_fake/requests`)).json() as Promise<any[]>;
+  async requests(): Promise<ModelRequest[]> {
+    return (await fetch(`${this.url}/_fake/requests`)).json() as Promise<ModelRequest[]>;
   }
 
   stop(): void {
