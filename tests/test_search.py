@@ -132,10 +132,12 @@ async def test_a_pattern_cannot_tell_what_a_secret_holds(tmp_path: Path) -> None
             "-----END KEY-----",
         ]
     )
-    (tmp_path / "config.py").write_text(f"KEY = '{secret}'  # api key\nPEM = '''{pem}'''\n")
+    (tmp_path / "config.py").write_text(
+        f"KEY = '{secret}'  # api key\nPEM = '''{pem}'''\nPIN = 'x9y8z'\n"
+    )
     ctx = context(tmp_path)
-    ctx.secrets = (pem, secret)
-    for pattern in ["sk-ant-api03-a", "abcdefg", "MIIEvQ", "BKcwgg"]:
+    ctx.secrets = (pem, secret, "x9y8z")
+    for pattern in ["sk-ant-api03-a", "abcdefg", "MIIEvQ", "BKcwgg", "x9y"]:
         assert await run_tool(ctx, "grep", {"pattern": pattern}) == ("No matches.", False)
         text, _ = await run_tool(ctx, "grep", {"pattern": pattern, "output": "count"})
         assert text == "No matches."
