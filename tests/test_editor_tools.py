@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agentls.interfaces import Place, Problem
 from agentls.tools import OPTIONAL_TOOLS, ToolContext, run_tool
-from doubles import LanguageServersDouble
+from doubles import LanguageServersDouble, results
+from editor_client import editor
+from fake_api import FakeAnthropic, reply, text, tool_use
+from lsprotocol import types
 from test_tools import context
 
 
@@ -112,3 +116,46 @@ async def test_symbols_name_their_kind(tmp_path: Path) -> None:
     servers.symbols_found = [Place(tmp_path / "b.py", 3, "class Parser")]
     text, _ = await run_tool(eyes(tmp_path, servers), "symbols", {"query": "Pars"})
     assert text == "b.py:3: class Parser"
+
+
+async def test_only_a_client_that_advertises_them_is_asked_and_offered_them(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    edit = {"path": "app.py", "old_text": "x = 1", "new_text": "x = y"}
+    fake.script(reply(tool_use("edit_file", edit)), reply(text("ok")))
+    async with editor(root, fake.url) as client:
+        await client.run_task("edit")
+    assert not {"diagnostics", "definition"} & {t["name"] for t in fake.requests[0].body["tools"]}
+
+    fake.reset()
+    (root / "app.py").write_text("x = 1\n")
+    fake.script(reply(tool_use("edit_file", edit)), reply(text("ok")))
+    asked: list[Any] = []
+
+    def advertise(capabilities: types.ClientCapabilities) -> None:
+        capabilities.experimental = {"agentls": {"diagnostics": True}}
+
+    async with editor(root, fake.url, capabilities=advertise) as client:
+
+        @client.feature("agent/diagnostics")
+        def diagnostics(params: Any) -> dict[str, Any]:
+            asked.append(params)
+            problems = [] if len(asked) == 1 else [_undefined_y]
+            return {"items": [{"uri": client.uri(root / "app.py"), "diagnostics": problems}]}
+
+        await client.run_task("edit")
+    tools = {t["name"] for t in fake.requests[0].body["tools"]}
+    assert "diagnostics" in tools and "definition" not in tools
+    assert results(fake.requests[1].body["messages"])[0]["content"] == (
+        "Edited app.py: 1 hunk accepted.\nNew problems the editor reports since this edit:\n"
+        "app.py:1: error: undefined name 'y' (pyflakes)"
+    )
+
+
+_undefined_y = {
+    "range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 5}},
+    "severity": 1,
+    "message": "undefined name 'y'",
+    "source": "pyflakes",
+}
