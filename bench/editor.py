@@ -121,10 +121,7 @@ class BenchEditor(LanguageClient):
         self.feature(types.WINDOW_SHOW_MESSAGE)(show_message)
 
         # An editor without language servers: no problems, no places, nothing slow.
-        @self.feature("agent/diagnostics")
-        def diagnostics(params: Any) -> dict[str, Any]:
-            return {"items": []}
-
+        self.feature("agent/diagnostics")(_no_problems)
         for method in ("agent/definition", "agent/references"):
             self.feature(method)(_no_locations)
         self.feature("agent/symbols")(_no_symbols)
@@ -211,6 +208,10 @@ def _shown(params: Any) -> None:
 
 def _uri(path: Path) -> str:
     return from_fs_path(str(path)) or path.as_uri()
+
+
+def _no_problems(params: Any) -> dict[str, Any]:
+    return {"items": []}
 
 
 def _no_locations(params: Any) -> dict[str, Any]:
