@@ -89,22 +89,6 @@ def test_found_shows_the_first_matches_by_path_whatever_the_order() -> None:
     assert len(found._lines) <= 9  # only the first files' lines were kept
 
 
-async def test_git_metadata_and_ignored_files_are_never_searched(tmp_path: Path) -> None:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    (tmp_path / ".gitignore").write_text("build/\n")
-    (tmp_path / "build").mkdir()
-    (tmp_path / "build/out.py").write_text("token\n")
-    (tmp_path / "app.py").write_text("token\n")
-    (tmp_path / ".git/notes.txt").write_text("token\n")
-    ctx = context(tmp_path)
-    assert await run_tool(ctx, "grep", {"pattern": "token"}) == ("app.py:1: token", False)
-    assert await run_tool(ctx, "grep", {"pattern": "token", "glob": "*.txt"}) == (
-        "No matches.",
-        False,
-    )
-    assert (await run_tool(ctx, "list_files", {}))[0] == ".gitignore\napp.py"
-
-
 async def test_ripgrep_never_runs_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

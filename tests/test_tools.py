@@ -389,8 +389,10 @@ async def test_list_files_and_grep_leave_out_what_git_ignores(tmp_path: Path) ->
     (tmp_path / "build/out.py").write_text("main\n")
     (tmp_path / "debug.log").write_text("main\n")
     (tmp_path / "app.py").write_text("main\n")
+    (tmp_path / ".git/notes.txt").write_text("main\n")  # git's metadata: never searched
     ctx = context(tmp_path)
     assert (await run_tool(ctx, "list_files", {}))[0] == ".gitignore\napp.py"
+    assert (await run_tool(ctx, "grep", {"pattern": "main", "glob": "*.txt"}))[0] == "No matches."
     assert (await run_tool(ctx, "grep", {"pattern": "main"}))[0] == "app.py:1: main"
 
 
