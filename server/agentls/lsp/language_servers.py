@@ -122,10 +122,14 @@ class ClientLanguageServers:
         answer = _plain(answer)
         return answer if isinstance(answer, dict) else None
 
+    async def _ask_list(self, method: str, params: dict[str, Any], key: str) -> list[Any] | None:
+        """The list the answer holds under `key`; None without an answer."""
+        answer = await self._ask(method, params)
+        return None if answer is None else _list(answer.get(key))
+
     async def problems(self, paths: list[Path] | None) -> list[Problem] | None:
         uris = [uri_of(path) for path in paths] if paths is not None else []
-        answer = await self._ask("agent/diagnostics", {"uris": uris})
-        items = None if answer is None else _list(answer.get("items"))
+        items = await self._ask_list("agent/diagnostics", {"uris": uris}, "items")
         if items is None:
             return None
         problems = []
@@ -144,15 +148,13 @@ class ClientLanguageServers:
             "textDocument": {"uri": uri_of(path)},
             "position": {"line": line - 1, "character": character},
         }
-        answer = await self._ask(f"agent/{kind}", params)
-        locations = None if answer is None else _list(answer.get("locations"))
+        locations = await self._ask_list(f"agent/{kind}", params, "locations")
         if locations is None:
             return None
         return [p for p in map(_place, locations) if p is not None]
 
     async def symbols(self, query: str) -> list[Place] | None:
-        answer = await self._ask("agent/symbols", {"query": query})
-        symbols = None if answer is None else _list(answer.get("symbols"))
+        symbols = await self._ask_list("agent/symbols", {"query": query}, "symbols")
         if symbols is None:
             return None
         places = []
