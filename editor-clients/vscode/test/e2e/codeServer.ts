@@ -9,6 +9,7 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 /** A Messages API request body, as far as the scenarios read it. */
 export interface ModelRequest {
   messages: { role: string; content: unknown }[];
+  tools: { name: string }[];
 }
 
 export interface Paths {

@@ -176,7 +176,7 @@ async function editorsEyes(editor: Editor, fake: FakeApi) {
 
   const requests = await fake.requests();
   assert.strictEqual(requests.length, 3);
-  const tools = requests[0].tools.map((tool: { name: string }) => tool.name);
+  const tools = requests[0].tools.map((tool) => tool.name);
   for (const name of ['diagnostics', 'definition', 'references', 'symbols']) {
     assert.ok(tools.includes(name), `${name} is offered`);
   }
