@@ -178,19 +178,26 @@ class Approver:
 
 class LanguageServersDouble:
     """The editor's language servers: `problems` answers each request with the next of the
-    lists given (the last one again when they run out); places and symbols as set."""
+    lists given (the last one again when they run out; None: the editor does not know the
+    files); places and symbols as set."""
 
-    def __init__(self, *problems: list[Problem]) -> None:
+    def __init__(self, *problems: list[Problem] | None) -> None:
         self.answers = list(problems)
         self.asked: list[tuple[Any, ...]] = []
         self.places_found: list[Place] | None = []
         self.symbols_found: list[Place] | None = []
 
-    async def problems(self, paths: list[Path] | None) -> list[Problem] | None:
+    async def problems(self, paths: list[Path] | None) -> dict[Path, list[Problem]] | None:
         self.asked.append(("problems", paths))
         if not self.answers:
             return None
-        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        if answer is None:  # the editor does not know the file
+            return {}
+        by_file: dict[Path, list[Problem]] = {path: [] for path in paths or []}
+        for problem in answer:
+            by_file.setdefault(problem.path, []).append(problem)
+        return by_file
 
     async def places(
         self, kind: str, path: Path, line: int, before: str

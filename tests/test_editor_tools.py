@@ -57,6 +57,19 @@ async def test_new_problems_are_capped(tmp_path: Path) -> None:
     assert lines[12] == "(and 4 more: see the diagnostics tool)"
 
 
+async def test_a_file_the_editor_did_not_know_before_gets_its_problems_told(
+    tmp_path: Path,
+) -> None:
+    app = tmp_path / "app.py"
+    servers = LanguageServersDouble(None, [Problem(app, 1, "error", "undefined name 'y'")])
+    ctx = eyes(tmp_path, servers)
+    text, _ = await run_tool(ctx, "write_file", {"path": "app.py", "content": "x = y\n"})
+    assert text == (
+        "Created app.py: 1 hunk accepted.\nProblems the editor reports in app.py now:\n"
+        "app.py:1: error: undefined name 'y'"
+    )
+
+
 async def test_without_the_editors_eyes_nothing_is_asked_or_offered(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("x = 1\n")
     servers = LanguageServersDouble([])

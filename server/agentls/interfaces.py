@@ -218,9 +218,10 @@ class LanguageServers(Protocol):
     Each method answers None when the editor does not serve it or gave no answer in time.
     """
 
-    async def problems(self, paths: list[Path] | None) -> list[Problem] | None:
-        """The diagnostics of `paths` (None: every file the editor has them for), once its
-        language servers have caught up with the latest change."""
+    async def problems(self, paths: list[Path] | None) -> dict[Path, list[Problem]] | None:
+        """The diagnostics of each of `paths` the editor knows (has open, or has diagnostics
+        for), once its language servers have caught up with the latest change; None: every
+        file it has them for."""
         ...
 
     async def places(

@@ -101,12 +101,17 @@ export class Eyes implements vscode.Disposable {
   async diagnostics(params: { uris?: string[] }) {
     const uris = params.uris ?? [];
     await this.settled(uris);
+    // A document VS Code has not opened and has no diagnostics for is left out: what its
+    // problems were cannot be told.
+    const open = new Set(vscode.workspace.textDocuments.map((document) => document.uri.toString()));
     const entries: [vscode.Uri, readonly vscode.Diagnostic[]][] =
       uris.length > 0
-        ? uris.map((uri) => {
-            const parsed = vscode.Uri.parse(uri);
-            return [parsed, vscode.languages.getDiagnostics(parsed)];
-          })
+        ? uris
+            .map((uri): [vscode.Uri, readonly vscode.Diagnostic[]] => {
+              const parsed = vscode.Uri.parse(uri);
+              return [parsed, vscode.languages.getDiagnostics(parsed)];
+            })
+            .filter(([uri, diagnostics]) => open.has(uri.toString()) || diagnostics.length > 0)
         : vscode.languages.getDiagnostics();
     return {
       items: entries.map(([uri, diagnostics]) => ({

@@ -127,17 +127,17 @@ class ClientLanguageServers:
         answer = await self._ask(method, params)
         return None if answer is None else _list(answer.get(key))
 
-    async def problems(self, paths: list[Path] | None) -> list[Problem] | None:
+    async def problems(self, paths: list[Path] | None) -> dict[Path, list[Problem]] | None:
         uris = [uri_of(path) for path in paths] if paths is not None else []
         items = await self._ask_list("agent/diagnostics", {"uris": uris}, "items")
         if items is None:
             return None
-        problems = []
+        problems: dict[Path, list[Problem]] = {}
         for item in items:
             path = _path(item.get("uri")) if isinstance(item, dict) else None
             if path is not None:
                 found = (_problem(path, d) for d in _list(item.get("diagnostics")) or [])
-                problems += [problem for problem in found if problem is not None]
+                problems.setdefault(path, []).extend(p for p in found if p is not None)
         return problems
 
     async def places(

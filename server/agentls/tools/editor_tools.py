@@ -4,6 +4,7 @@ front end can ask them (`ToolContext.language`), and the new problems an edit br
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,27 +35,36 @@ def describe(context: ToolContext, problem: Problem) -> str:
     return f"{name}:{problem.line}: {problem.severity}: {problem.message}{source}"
 
 
-async def problems_before(context: ToolContext, path: Path) -> list[Problem] | None:
-    """The file's problems before an edit, when the editor tells them (else None)."""
+@dataclass(frozen=True)
+class Before:
+    """A file's problems before an edit; None when the editor did not know the file."""
+
+    problems: list[Problem] | None
+
+
+async def problems_before(context: ToolContext, path: Path) -> Before | None:
+    """What the editor tells of the file before an edit (None: it is not asked)."""
     servers = _servers(context, "diagnostics")
-    return None if servers is None else await servers.problems([path])
+    if servers is None:
+        return None
+    answer = await servers.problems([path])
+    return Before(None if answer is None else answer.get(path))
 
 
-async def new_problems(context: ToolContext, path: Path, before: list[Problem] | None) -> str:
+async def new_problems(context: ToolContext, path: Path, before: Before | None) -> str:
     """The errors and warnings the editor reports for `path` now and did not before (lines
     move with an edit: a problem is the same if its severity, message and source are)."""
     servers = _servers(context, "diagnostics")
     if servers is None or before is None:
         return ""
-    after = await servers.problems([path])
-    if after is None:
+    answer = await servers.problems([path])
+    if answer is None:
         return "\n(The editor did not tell its diagnostics of the edited file in time.)"
-    old = Counter((p.severity, p.message, p.source) for p in before)
+    after = [p for p in answer.get(path, []) if p.severity in ("error", "warning")]
+    old = Counter((p.severity, p.message, p.source) for p in before.problems or [])
     new = []
     for problem in sorted(after, key=lambda p: p.line):
         key = (problem.severity, problem.message, problem.source)
-        if problem.severity not in ("error", "warning"):
-            continue
         if old[key]:
             old[key] -= 1
         else:
@@ -64,7 +74,13 @@ async def new_problems(context: ToolContext, path: Path, before: list[Problem] |
     lines = [describe(context, problem) for problem in new[:MAX_NEW_PROBLEMS]]
     if len(new) > MAX_NEW_PROBLEMS:
         lines.append(f"(and {len(new) - MAX_NEW_PROBLEMS} more: see the diagnostics tool)")
-    return "\nNew problems the editor reports since this edit:\n" + "\n".join(lines)
+    heading = (
+        "New problems the editor reports since this edit:"
+        if before.problems is not None
+        # Not open in the editor before: what was there already cannot be told apart.
+        else f"Problems the editor reports in {relative(context.workspace.root, path)} now:"
+    )
+    return f"\n{heading}\n" + "\n".join(lines)
 
 
 def _listed(lines: list[str], total: int, what: str, outside: int = 0) -> str:
@@ -85,11 +101,12 @@ async def diagnostics(context: ToolContext, arguments: dict[str, Any]) -> str:
     assert servers is not None  # offered only then
     path = arguments.get("path")
     paths = None if path is None else [resolve(context.workspace.root, path)]
-    problems = await servers.problems(paths)
-    if problems is None:
+    answer = await servers.problems(paths)
+    if answer is None:
         raise _no_answer("diagnostics")
+    every = (problem for problems in answer.values() for problem in problems)
     shown = sorted(
-        (p for p in problems if p.severity in _SHOWN and _inside(context, p.path)),
+        (p for p in every if p.severity in _SHOWN and _inside(context, p.path)),
         key=lambda p: (relative(context.workspace.root, p.path), p.line),
     )
     return _listed([describe(context, p) for p in shown], len(shown), "problems")
