@@ -260,6 +260,7 @@ def _big_search_row(step: SearchStep, files: int) -> Row:
     )
     return replace(row, passed=row.passed and step.honest)
 
+
 def _first_and_last(measure: str, per_task: list[float]) -> Row:
     """The median of the last tasks against the first ones, milliseconds: flat or not."""
     n = max(1, len(per_task) // 4)

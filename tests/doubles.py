@@ -157,9 +157,7 @@ class Recorder:
     def step(self, tool: str, summary: str) -> None:
         self.events.append(("step", tool, summary))
 
-    def step_done(
-        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
-    ) -> None:
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
         self.events.append(("done", tool, "ok" if ok else "error"))
 
     def text(self, delta: str) -> None:
@@ -199,9 +197,7 @@ class LanguageServersDouble:
             by_file.setdefault(problem.path, []).append(problem)
         return by_file
 
-    async def places(
-        self, kind: str, path: Path, line: int, before: str
-    ) -> list[Place] | None:
+    async def places(self, kind: str, path: Path, line: int, before: str) -> list[Place] | None:
         self.asked.append((kind, path, line, before))
         return self.places_found
 
