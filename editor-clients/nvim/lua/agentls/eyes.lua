@@ -168,9 +168,18 @@ end
 ---@return fun(client: vim.lsp.Client): table
 local function at_position(ctx, params, bufnr)
   local ours = vim.lsp.get_client_by_id(ctx.client_id)
-  local line = vim.api.nvim_buf_get_lines(bufnr, params.position.line, params.position.line + 1, false)[1]
-    or ''
-  local byte = vim.str_byteindex(line, ours and ours.offset_encoding or 'utf-16', params.position.character, false)
+  local line = vim.api.nvim_buf_get_lines(
+    bufnr,
+    params.position.line,
+    params.position.line + 1,
+    false
+  )[1] or ''
+  local byte = vim.str_byteindex(
+    line,
+    ours and ours.offset_encoding or 'utf-16',
+    params.position.character,
+    false
+  )
   return function(client)
     return {
       textDocument = { uri = params.textDocument.uri },
@@ -202,16 +211,21 @@ M.references = navigate('textDocument/references')
 ---agent/symbols {query}: {symbols}, from every other server that has workspace symbols.
 function M.symbols(_, params)
   local symbols = {}
-  for _, result in ipairs(ask_all(nil, 'workspace/symbol', function()
-    return { query = params.query }
-  end)) do
+  for _, result in
+    ipairs(ask_all(nil, 'workspace/symbol', function()
+      return { query = params.query }
+    end))
+  do
     for _, symbol in ipairs(result) do
       local location = symbol.location or {}
       if location.uri then
         table.insert(symbols, {
           name = symbol.name,
           kind = symbol.kind,
-          location = { uri = location.uri, range = location.range or { start = { line = 0, character = 0 } } },
+          location = {
+            uri = location.uri,
+            range = location.range or { start = { line = 0, character = 0 } },
+          },
         })
       end
     end
