@@ -34,6 +34,14 @@ def vim_lsp(capabilities: types.ClientCapabilities) -> None:
     capabilities.workspace.workspace_edit = types.WorkspaceEditClientCapabilities()
 
 
+def yegappan(capabilities: types.ClientCapabilities) -> None:
+    """yegappan/lsp: resource operations, but no `documentChanges` to carry them."""
+    assert capabilities.workspace is not None
+    capabilities.workspace.workspace_edit = types.WorkspaceEditClientCapabilities(
+        resource_operations=[types.ResourceOperationKind.Create]
+    )
+
+
 def edit(old: str, new: str, path: str = "app.py") -> Any:
     return reply(tool_use("edit_file", {"path": path, "old_text": old, "new_text": new}))
 
@@ -82,14 +90,14 @@ async def test_an_applied_edit_is_believed_before_its_late_did_change(
     )
 
 
-@pytest.mark.parametrize("client_name", ["eglot-1.9", "vim-lsp", "vscode"])
+@pytest.mark.parametrize("client_name", ["eglot-1.9", "vim-lsp", "yegappan", "vscode"])
 async def test_a_new_file_comes_out_exactly(
     fake: FakeAnthropic, root: Path, client_name: str
 ) -> None:
     content = "first\nsecond\n"
     fake.script(reply(tool_use("write_file", {"path": "notes.md", "content": content})), text("ok"))
     flavour = "vscode" if client_name == "vscode" else "emacs"
-    capabilities = vim_lsp if client_name == "vim-lsp" else None
+    capabilities = {"vim-lsp": vim_lsp, "yegappan": yegappan}.get(client_name)
     async with editor(root, fake.url, flavour=flavour, capabilities=capabilities) as client:
         client.create_files = client_name == "vscode"
         client.save = client_name == "vscode"
