@@ -10,6 +10,7 @@ import asyncio
 import copy
 import logging
 import re
+import socket
 import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -62,14 +63,41 @@ class ClientCache:
         base_url = env.get("ANTHROPIC_BASE_URL") or None
         if key is None and token is None:
             raise ModelError("No Anthropic API key is set.", KEY_HINT)
+        if base_url is not None and "://" not in base_url:
+            raise ModelError(
+                f"ANTHROPIC_BASE_URL ({base_url}) has no scheme.",
+                f"Write it with one, e.g. http://{base_url} or https://{base_url}.",
+            )
         signature = (key, token, base_url)
         if signature not in self._clients:
             from anthropic import AsyncAnthropic
 
-            self._clients[signature] = AsyncAnthropic(
+            class FailingFast(AsyncAnthropic):
+                def _should_retry_exception(self, err: BaseException) -> Any:
+                    # Nothing listens there, or no such host: retrying only makes the user
+                    # wait 10 s for the same answer.
+                    if _unreachable(err) is not None:
+                        return False, None
+                    return super()._should_retry_exception(err)  # type: ignore[misc]
+
+            self._clients[signature] = FailingFast(
                 api_key=key, auth_token=token, base_url=base_url, max_retries=MAX_RETRIES
             )
         return self._clients[signature]
+
+
+def _unreachable(error: BaseException) -> str | None:
+    """Why the endpoint cannot be reached at all, when that is what `error` comes from."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError):
+            return "refused"
+        if isinstance(current, socket.gaierror):
+            return "no such host"
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def with_cache_breakpoints(
@@ -144,6 +172,12 @@ def _model_error(error: Exception, model: str, env: Mapping[str, str]) -> ModelE
     elif isinstance(error, anthropic.APITimeoutError):
         message = f"{endpoint} did not answer in time, {MAX_RETRIES} retries included."
         hint = "Check the connection, or raise the agentls.requestTimeout setting."
+    elif isinstance(error, anthropic.APIConnectionError) and _unreachable(error) == "refused":
+        message = f"Could not reach {endpoint}: nothing accepts connections there."
+        hint = "Start the server it names, or correct ANTHROPIC_BASE_URL."
+    elif isinstance(error, anthropic.APIConnectionError) and _unreachable(error):
+        message = f"Could not reach {endpoint}: its host name is not known."
+        hint = "Correct the host in ANTHROPIC_BASE_URL, or check the network's name service."
     elif isinstance(error, anthropic.APIConnectionError):
         message = f"Could not reach {endpoint}."
         hint = "Check the network, or ANTHROPIC_BASE_URL if you set it."
@@ -154,7 +188,9 @@ def _model_error(error: Exception, model: str, env: Mapping[str, str]) -> ModelE
         message = f"The answer from {endpoint} broke off: {type(error).__name__}: {error}"
         hint = "Run the task again."
     message = redact(message, secret_values(env))
-    log.warning("model call failed: %s", message)
+    # Info, not warning: the front end shows the error itself, and `agentls run` would print
+    # Python's default warning to the terminal as well.
+    log.info("model call failed: %s", message)
     return ModelError(message, hint)
 
 
