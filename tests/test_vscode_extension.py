@@ -2,8 +2,10 @@
 test of the packaged extension in a real VS Code (code-server, driven by playwright-core)
 against the fake Messages API.
 
-Both need editor-clients/vscode/scripts/setup-e2e.sh to have run (.ci/run runs it). Without
-it they fail, naming the script: a missing prerequisite must never pass as a skip.
+Both need editor-clients/vscode/scripts/setup-e2e.sh to have run, so they are a marked tier
+(`vscode`) that the README's `python -m pytest` does not select; `.ci/run` runs the script,
+then this tier. Selected without the script having run, they fail, naming it: a missing
+prerequisite must never pass as a skip.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ CACHE = Path(
     os.environ.get("AGENTLS_VSCODE_E2E_CACHE", Path.home() / ".cache" / "agentls-vscode-e2e")
 )
 SCREENSHOTS = Path(tempfile.gettempdir()) / "agentls-vscode-e2e-screenshots"
+
+pytestmark = pytest.mark.vscode
 
 
 def _missing(what: str) -> None:
