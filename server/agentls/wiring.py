@@ -11,7 +11,7 @@ from typing import Any
 from . import environment
 from .agent import Agent, Session, TaskResult
 from .costs import Price, describe, price_of, report
-from .interfaces import Approver, Progress, Workspace
+from .interfaces import Approver, Progress, Shell, Workspace
 from .model import AnthropicModel, ClientCache
 from .settings import DEFAULT_MODEL, Settings
 from .shell import SubprocessShell
@@ -23,7 +23,7 @@ class TaskSetup:
     """The model and the shell for one task, and the secrets neither may show."""
 
     model: AnthropicModel
-    shell: SubprocessShell
+    shell: Shell
     settings: Settings
     secrets: tuple[str, ...]
 
@@ -44,9 +44,14 @@ class TaskSetup:
     def outcome(self, result: TaskResult) -> str:
         """One line: how the task ended and what it cost."""
         return (
-            f"{result.status}: {result.steps} steps, {result.edits_applied} edits applied, "
+            f"{result.status}: {_count(result.steps, 'step')}, "
+            f"{_count(result.edits_applied, 'edit')} applied, "
             f"{result.edits_rejected} rejected, {describe(result.usage, self.price)}"
         )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:
