@@ -167,9 +167,7 @@ async def test_a_client_without_apply_edit(fake: FakeAnthropic, root: Path) -> N
         f"The edit of open.py was not applied: {NO_APPLY_EDIT_OPEN}. The file is unchanged."
     )
     assert written == "Edited closed.py: 1 hunk accepted."
-    assert client.approval_requests == [
-        "The agent wants to change closed.py (change of line 4)"
-    ]
+    assert client.approval_requests == ["The agent wants to change closed.py (change of line 4)"]
     assert (root / "open.py").read_text() == SOURCE
     assert (root / "closed.py").read_text() == SOURCE.replace("value = 1", "value = 2")
 

@@ -24,6 +24,8 @@ REQUIRED = os.environ.get("AGENTLS_REAL_CLIENTS") == "required"
 def needs(program: str, package: str) -> pytest.MarkDecorator:
     missing = not REQUIRED and shutil.which(program) is None
     return pytest.mark.skipif(missing, reason=f"needs {package}")
+
+
 SOURCE = "def greet():\n    return 'hi'\n\nvalue = 1\n"
 EDITED = "import os\n\n\ndef greet():\n    return 'hi'\n\nvalue = 2\n"
 NOTES = "first\nsecond\n"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 
 from . import __version__
@@ -15,7 +14,8 @@ def _max_steps(text: str) -> int:
     from .settings import checked
 
     try:
-        return checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
+        steps: int = checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
+        return steps
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -67,10 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         return run_in_terminal(arguments.task, arguments.yes, arguments.model, arguments.max_steps)
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
-    # Logs go to a file or stderr, never stdout: stdout is the LSP channel.
-    logging.basicConfig(
-        filename=arguments.log_file, level=logging.INFO if arguments.log_file else logging.WARNING
-    )
+    from .logs import configure
+
+    configure(arguments.log_file)
     from .lifetime import exit_now, kill_shells_on_signals
 
     kill_shells_on_signals()
@@ -110,6 +109,7 @@ def serve_tcp(host: str, port: int) -> int:
         print(f"agentls: cannot serve on {host}:{port}: {error.strerror or error}", file=sys.stderr)
         return 1
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

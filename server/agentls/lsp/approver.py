@@ -15,6 +15,7 @@ from pygls.lsp.server import LanguageServer
 from ..interfaces import Decision
 from ..settings import Settings
 from ..tools.base import ToolError
+from ..visible import visible
 
 ALLOW = "Allow"
 ALLOW_TASK = "Allow for this task"
@@ -49,7 +50,8 @@ class LspApprover:
     async def approve(self, command: str) -> Decision:
         if not self.cannot_ask:
             try:
-                title = await self._ask(f"The agent wants to run:\n{command}", list(_DECISIONS))
+                message = f"The agent wants to run:\n{visible(command)}"
+                title = await self._ask(message, list(_DECISIONS))
                 # A dismissed prompt (null) denies.
                 return _DECISIONS.get(title or DENY, "deny")
             except JsonRpcException as error:
@@ -65,7 +67,7 @@ class LspApprover:
             return ""
         if not self.cannot_ask:
             try:
-                title = await self._ask(f"The agent wants to {description}", [ALLOW, DENY])
+                title = await self._ask(f"The agent wants to {visible(description)}", [ALLOW, DENY])
                 return "" if title == ALLOW else "the user rejected it"
             except JsonRpcException as error:
                 self.cannot_ask = error.message or type(error).__name__

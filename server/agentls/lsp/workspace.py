@@ -24,7 +24,7 @@ from ..interfaces import Change, Landed
 from ..paths import relative
 from .approver import LspApprover
 from .documents import LspDocument
-from .positions import text_edits
+from .positions import annotated, text_edits
 
 NO_APPLY_EDIT_OPEN = (
     "this editor cannot apply edits (it did not advertise workspace/applyEdit) and has the "
@@ -33,7 +33,11 @@ NO_APPLY_EDIT_OPEN = (
 
 
 def uri_of(path: Path) -> str:
-    return from_fs_path(str(path)) or path.as_uri()
+    try:
+        return from_fs_path(str(path)) or path.as_uri()
+    except UnicodeEncodeError:
+        # A name that is not UTF-8 (its bytes held as surrogates): pathlib quotes the bytes.
+        return path.as_uri()
 
 
 class LspWorkspace:
@@ -43,13 +47,14 @@ class LspWorkspace:
         self.approver = approver
 
     def _open_document(self, path: Path) -> TextDocument | None:
-        return self.server.workspace.text_documents.get(unquote(uri_of(path)))
+        documents: dict[str, TextDocument] = self.server.workspace.text_documents
+        return documents.get(unquote(uri_of(path)))
 
     async def read_text(self, path: Path) -> str:
         document = self._open_document(path)
         if document is not None:
             return document.source
-        return files.read_text(path)
+        return files.read_text(self.root, path)
 
     def _capabilities(self) -> types.WorkspaceEditClientCapabilities:
         workspace = self.server.client_capabilities.workspace
@@ -70,8 +75,18 @@ class LspWorkspace:
         capabilities = self._capabilities()
         uri = uri_of(change.path)
         name = relative(self.root, change.path)
+        codec = self.server.workspace.position_codec
+        edits = text_edits(change.old_text or "", change.hunks, codec)
+        if change.old_text is None:
+            # The whole empty document, to the start of the line after it: a client that
+            # holds lines (Vim, Neovim) replaces its one empty line instead of keeping it as
+            # an extra blank line at the end; one that holds a string clamps to its end.
+            edits[0].range.end = types.Position(1, 0)
+        if not capabilities.document_changes:
+            # `changes` holds plain TextEdits: the LSP annotates edits in documentChanges only.
+            return types.WorkspaceEdit(changes={uri: edits})
         annotations = None
-        ids = None
+        reviewed: list[types.TextEdit | types.AnnotatedTextEdit] = list(edits)
         if capabilities.change_annotation_support is not None:
             total = len(change.hunks)
             ids = [f"{change.tool}:{name}:{i + 1}" for i in range(total)]
@@ -83,22 +98,14 @@ class LspWorkspace:
                 )
                 for i, hunk in enumerate(change.hunks)
             }
-        codec = self.server.workspace.position_codec
-        edits = text_edits(change.old_text or "", change.hunks, codec, ids)
-        if change.old_text is None:
-            # The whole empty document, to the start of the line after it: a client that
-            # holds lines (Vim, Neovim) replaces its one empty line instead of keeping it as
-            # an extra blank line at the end; one that holds a string clamps to its end.
-            edits[0].range.end = types.Position(1, 0)
-        if not capabilities.document_changes:
-            return types.WorkspaceEdit(changes={uri: edits}, change_annotations=annotations)
+            reviewed = annotated(edits, ids)
         document_edit = types.TextDocumentEdit(
             text_document=types.OptionalVersionedTextDocumentIdentifier(
                 uri=uri, version=_client_version(document)
             ),
-            edits=edits,
+            edits=reviewed,
         )
-        operations: list[types.TextDocumentEdit | types.CreateFile] = [document_edit]
+        operations: list[types.CreateFile | types.TextDocumentEdit] = [document_edit]
         if change.old_text is None and self._can_create_files():
             operations.insert(
                 0,
@@ -156,20 +163,20 @@ class LspWorkspace:
                 else document.source != (change.old_text or "")
             )
             if reported:  # the client's didChange came before its answer
-                on_disk = _disk_text(change.path) == document.source
+                on_disk = _disk_text(self.root, change.path) == document.source
                 return Landed(True, document.source, on_disk=on_disk)
             if reviewed:  # which hunks the user kept shows only in the didChange to come
                 return Landed(True, None, on_disk=False)
             if isinstance(document, LspDocument):
                 document.believe_applied(change.new_text)
-            return Landed(True, change.new_text, on_disk=_disk_text(change.path) == change.new_text)
-        disk = _disk_text(change.path)
+            on_disk = _disk_text(self.root, change.path) == change.new_text
+            return Landed(True, change.new_text, on_disk=on_disk)
+        disk = _disk_text(self.root, change.path)
         if disk is not None and disk != (change.old_text or ""):
             return Landed(True, disk)
         if was_open or reviewed:
             return Landed(True, None, on_disk=False)
-        files.write_atomic(change.path, change.new_text)
-        return Landed(True, change.new_text)
+        return self._write(change)
 
     async def _write_without_editor(self, change: Change, document: TextDocument | None) -> Landed:
         """A client without workspace/applyEdit: a file it has open is refused, another is
@@ -182,7 +189,13 @@ class LspWorkspace:
         refusal = await self.approver.approve_write(f"{verb} {name} ({summary})")
         if refusal:
             return Landed(False, rejected_reason=refusal)
-        files.write_atomic(change.path, change.new_text)
+        return self._write(change)
+
+    def _write(self, change: Change) -> Landed:
+        try:
+            files.write_atomic(self.root, change.path, change.new_text)
+        except (OSError, ValueError) as error:
+            return Landed(False, rejected_reason=f"it could not be written: {error}")
         return Landed(True, change.new_text)
 
 
@@ -196,8 +209,8 @@ def _client_version(document: TextDocument | None) -> int | None:
     return document.version
 
 
-def _disk_text(path: Path) -> str | None:
+def _disk_text(root: Path, path: Path) -> str | None:
     try:
-        return files.read_text(path)
+        return files.read_text(root, path)
     except (OSError, files.NotText):
         return None
