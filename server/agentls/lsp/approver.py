@@ -18,11 +18,12 @@ class LspApprover:
     def __init__(self, server: LanguageServer) -> None:
         self.server = server
 
-    async def approve(self, command: str) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+        where = " outside the sandbox" if unsandboxed else ""
         answer = await self.server.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=f"The agent wants to run:\n{visible(command)}",
+                message=f"The agent wants to run{where}:\n{visible(command)}",
                 actions=[types.MessageActionItem(title) for title in _DECISIONS],
             )
         )
