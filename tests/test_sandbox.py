@@ -259,5 +259,6 @@ async def test_the_question_says_when_allow_means_outside_the_sandbox() -> None:
         ) -> None:
             Client.message = params.message
 
-    await LspApprover(Client()).approve("make install", unsandboxed=True)  # type: ignore[arg-type]
+    approver = LspApprover(Client(), Settings())  # type: ignore[arg-type]
+    await approver.approve("make install", unsandboxed=True)
     assert Client.message == "The agent wants to run outside the sandbox:\nmake install"
