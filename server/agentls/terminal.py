@@ -200,6 +200,10 @@ class ShowingShell:
         self.shell = shell
         self.progress = progress
 
+    @property
+    def sandboxed(self) -> bool:
+        return self.shell.sandboxed
+
     async def run(
         self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
     ) -> ShellResult:
