@@ -164,6 +164,15 @@ def _fake_rg(tmp_path: Path) -> Path:
     return script
 
 
+async def _dies(pid: int) -> None:
+    """The process is gone within a second: SIGKILLed, it still needs the CPU to exit, which
+    a busy machine may give it late."""
+    deadline = time.monotonic() + 1
+    while is_running(pid):
+        assert time.monotonic() < deadline, f"{pid} outlived the kill of its group"
+        await asyncio.sleep(0.02)
+
+
 async def test_the_bound_holds_with_an_honest_partial_answer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -177,7 +186,7 @@ async def test_the_bound_holds_with_an_honest_partial_answer(
         "a.txt:1: found it\n[stopped at the 0.5 s bound before every file was searched: "
         "1 match in 1 file so far; narrow the path or glob]"
     )
-    assert not is_running(int((tmp_path / "child").read_text()))
+    await _dies(int((tmp_path / "child").read_text()))
 
 
 async def test_cancel_kills_ripgreps_group_within_a_second(
@@ -192,7 +201,7 @@ async def test_cancel_kills_ripgreps_group_within_a_second(
     with pytest.raises(asyncio.CancelledError):
         await step
     assert time.monotonic() - started < 1
-    assert not is_running(int((tmp_path / "child").read_text()))
+    await _dies(int((tmp_path / "child").read_text()))
 
 
 async def test_without_ripgrep_python_searches_and_says_so_once(

@@ -62,9 +62,11 @@ async def _run(
         ls.show(types.MessageType.Warning, setup.warning)
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, title, ls.cancel)
+    approver = LspApprover(ls, settings)
+    workspace = LspWorkspace(ls, root, approver)
     agent = setup.agent(
-        LspWorkspace(ls, root),
-        LspApprover(ls),
+        workspace,
+        approver,
         progress,
         ls.session,
         extra_tools=advertised(ls.client_capabilities, ls.initialization_options),
