@@ -89,13 +89,18 @@ class TaskResult:
     edits_rejected: int = 0
     usage: Usage = field(default_factory=Usage)
     error_hint: str = ""
+    edits_partly: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "summary": self.summary,
             "steps": self.steps,
-            "edits": {"applied": self.edits_applied, "rejected": self.edits_rejected},
+            "edits": {
+                "applied": self.edits_applied,
+                "rejected": self.edits_rejected,
+                "partly": self.edits_partly,
+            },
             "usage": self.usage.as_dict(),
         }
 
@@ -145,7 +150,16 @@ class Agent:
 
         def result(status: Status, summary: str, hint: str = "") -> TaskResult:
             edits = self.tools.edits
-            return TaskResult(status, summary, steps, edits.applied, edits.rejected, usage, hint)
+            return TaskResult(
+                status,
+                summary,
+                steps,
+                edits.applied,
+                edits.rejected,
+                usage,
+                hint,
+                edits_partly=edits.partly,
+            )
 
         start = self.session.checkpoint()
         # The task may carry the editor's selection, which may hold a secret (a .env line).

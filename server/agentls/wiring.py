@@ -43,9 +43,10 @@ class TaskSetup:
 
     def outcome(self, result: TaskResult) -> str:
         """One line: how the task ended and what it cost."""
+        partly = f" ({result.edits_partly} in part)" if result.edits_partly else ""
         return (
             f"{result.status}: {_count(result.steps, 'step')}, "
-            f"{_count(result.edits_applied, 'edit')} applied, "
+            f"{_count(result.edits_applied, 'edit')} applied{partly}, "
             f"{result.edits_rejected} rejected, {describe(result.usage, self.price)}"
         )
 

@@ -18,6 +18,8 @@ class ToolError(Exception):
 class EditTally:
     applied: int = 0
     rejected: int = 0
+    partly: int = 0
+    """Of the applied, the proposals of which the user kept only some hunks."""
 
 
 @dataclass
