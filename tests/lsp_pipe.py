@@ -61,7 +61,12 @@ class JsonRpcPeer:
         answer = await self.wait_for(answer_to=self.send_request(method, params))
         return answer.get("result")
 
-    async def initialize(self, root: Path, capabilities: dict[str, Any] | None = None) -> None:
+    async def initialize(
+        self,
+        root: Path,
+        capabilities: dict[str, Any] | None = None,
+        settings: dict[str, Any] | None = None,
+    ) -> None:
         edits = {"applyEdit": True, "workspaceEdit": {"documentChanges": True}}
         await self.request(
             "initialize",
@@ -70,7 +75,9 @@ class JsonRpcPeer:
                 "rootUri": None,
                 "capabilities": capabilities or {"workspace": edits},
                 "workspaceFolders": [{"uri": from_fs_path(str(root)), "name": "root"}],
-                "initializationOptions": {"agentls": {"approveCommands": "always"}},
+                "initializationOptions": {
+                    "agentls": {"approveCommands": "always", **(settings or {})}
+                },
             },
         )
         self.notify("initialized", {})
@@ -85,7 +92,9 @@ class ServerPipe(JsonRpcPeer):
         self.process = process
 
     @classmethod
-    async def start(cls, root: Path, api_url: str) -> ServerPipe:
+    async def start(
+        cls, root: Path, api_url: str, settings: dict[str, Any] | None = None
+    ) -> ServerPipe:
         env = {
             **os.environ,
             "ANTHROPIC_BASE_URL": api_url,
@@ -101,7 +110,7 @@ class ServerPipe(JsonRpcPeer):
             env=env,
         )
         pipe = cls(process)
-        await pipe.initialize(root)
+        await pipe.initialize(root, settings=settings)
         return pipe
 
     def close_pipes(self) -> None:

@@ -10,7 +10,7 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 from . import files
 from .agent import Session, TaskResult
@@ -140,8 +140,9 @@ class TerminalApprover:
         self.stream = stream
         self.answers = answers
 
-    async def approve(self, command: str) -> Decision:
-        question = f"Run `{visible(command)}`? [y]es / [a]ll this task / [N]o "
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+        where = " outside the sandbox" if unsandboxed else ""
+        question = f"Run `{visible(command)}`{where}? [y]es / [a]ll this task / [N]o "
         answer = await self.answers.ask(question, self.stream)
         return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
@@ -199,8 +200,14 @@ class ShowingShell:
         self.shell = shell
         self.progress = progress
 
-    async def run(self, command: str, timeout: float, output_limit: int) -> ShellResult:
-        result = await self.shell.run(command, timeout, output_limit)
+    @property
+    def sandboxed(self) -> bool:
+        return self.shell.sandboxed
+
+    async def run(
+        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+    ) -> ShellResult:
+        result = await self.shell.run(command, timeout, output_limit, sandboxed)
         self.progress.command_output(result)
         return result
 
@@ -218,6 +225,8 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     except ModelError as error:
         stream.write(f"agentls: {error} {error.hint}\n")
         return EXIT_CODES["failed"]
+    if setup.warning:
+        stream.write(f"agentls: {setup.warning}\n")
     answers = Answers(sys.stdin.fileno() if sys.stdin else None)
     progress = TerminalProgress(stream)
     setup.shell = ShowingShell(setup.shell, progress)
@@ -240,8 +249,21 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     return EXIT_CODES[result.status]
 
 
-def run_in_terminal(task: str, yes: bool, model: str | None, max_steps: int | None) -> int:
-    settings = Settings(approve_commands="always" if yes else "ask")
+def run_in_terminal(
+    task: str,
+    yes: bool,
+    provider: str | None,
+    model: str | None,
+    max_steps: int | None,
+    sandbox: Literal["auto", "required", "off"] = "auto",
+    sandbox_network: bool = False,
+) -> int:
+    settings = Settings(
+        approve_commands="always" if yes else "ask",
+        provider=provider,
+        sandbox=sandbox,
+        sandbox_network=sandbox_network,
+    )
     if model:
         settings = replace(settings, model=model)
     if max_steps is not None:

@@ -41,6 +41,8 @@ class AgentServer(LanguageServer):
         self.clients = ClientCache()
         self.initialization_options: Any = None
         self.cancelled_requests: deque[Any] = deque(maxlen=32)
+        self.warned: set[str] = set()
+        """Warnings already shown, each shown once per server (one editor session)."""
         self.on_exit: Callable[[int], None] = exit_now
         """What the client's `exit` ends: the process on stdio, the connection on TCP."""
 
