@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentls import files
+from agentls import environment, files
+from agentls.agent import Agent, Session
 from agentls.edits import apply_hunks
-from agentls.interfaces import Change, Decision, Landed, ModelError, Turn, Usage
+from agentls.interfaces import Change, Decision, Landed, ModelError, PlanItem, Turn, Usage
+from agentls.memory import ProjectMemory
+from agentls.settings import Settings
+from agentls.shell import SubprocessShell
+from agentls.tools import ToolContext
 
 
 def is_running(pid: int) -> bool:
@@ -109,6 +115,12 @@ class Recorder:
     def text(self, delta: str) -> None:
         self.events.append(("text", delta))
 
+    def plan(self, items: list[PlanItem]) -> None:
+        self.events.append(("plan", *(f"{item.status}: {item.content}" for item in items)))
+
+    def steered(self, text: str) -> None:
+        self.events.append(("steered", text))
+
 
 class Approver:
     def __init__(self, *answers: Decision) -> None:
@@ -118,3 +130,23 @@ class Approver:
     async def approve(self, command: str) -> Decision:
         self.asked.append(command)
         return self.answers.pop(0) if self.answers else "deny"
+
+
+def make_agent(
+    root: Path,
+    model: ScriptedModel,
+    session: Session | None = None,
+    memory: ProjectMemory | None = None,
+    **settings: object,
+) -> tuple[Agent, Recorder]:
+    """An agent on `root` with an in-memory editor that accepts every edit, commands allowed."""
+    chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
+    progress = Recorder()
+    tools = ToolContext(
+        MemoryEditor(root),
+        SubprocessShell(root, environment.scrubbed(os.environ)),
+        Approver(),
+        chosen,
+        progress=progress,
+    )
+    return Agent(model, tools, progress, session or Session(), memory), progress

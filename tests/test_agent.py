@@ -3,31 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import pytest
-from agentls import environment
-from agentls.agent import Agent, Session
+from agentls.agent import Session
 from agentls.interfaces import ModelError, Turn
-from agentls.settings import Settings
-from agentls.shell import SubprocessShell
-from agentls.tools import ToolContext
-from doubles import Approver, MemoryEditor, Recorder, ScriptedModel, call, results, say
-
-
-def make_agent(
-    root: Path, model: ScriptedModel, session: Session | None = None, **settings: object
-) -> tuple[Agent, Recorder]:
-    chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
-    tools = ToolContext(
-        MemoryEditor(root),
-        SubprocessShell(root, environment.scrubbed(os.environ)),
-        Approver(),
-        chosen,
-    )
-    progress = Recorder()
-    return Agent(model, tools, progress, session or Session()), progress
+from doubles import ScriptedModel, call, make_agent, results, say
 
 
 async def test_tool_results_go_back_until_the_model_answers(tmp_path: Path) -> None:

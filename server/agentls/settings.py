@@ -25,6 +25,7 @@ class Settings:
     context_window: int = 200_000
     context_budget: float = 0.7
     prices: tuple[tuple[str, Price], ...] = ()
+    plan_tool: bool = True
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -66,6 +67,12 @@ def _approve(value: Any) -> str:
     return value
 
 
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("expected true or false")
+    return value
+
+
 def _prefixes(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ValueError("expected a list of command prefixes")
@@ -84,6 +91,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "contextWindow": ("context_window", _int_in(8_000, 2_000_000)),
     "contextBudget": ("context_budget", _share),
     "prices": ("prices", _prices),
+    "planTool": ("plan_tool", _flag),
 }
 
 

@@ -15,7 +15,7 @@ from typing import TextIO
 from . import files
 from .agent import Session, TaskResult
 from .edits import unified_diff
-from .interfaces import Change, Decision, Landed, ModelError
+from .interfaces import Change, Decision, Landed, ModelError, PlanItem
 from .model import ClientCache
 from .paths import relative
 from .settings import Settings
@@ -156,6 +156,16 @@ class TerminalProgress:
 
     def text(self, delta: str) -> None:
         self.stream.write(delta)
+        self.stream.flush()
+
+    def plan(self, items: list[PlanItem]) -> None:
+        boxes = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
+        lines = [f"  {boxes[item.status]} {item.content}" for item in items]
+        self.stream.write("\n" + self.style("1", "Plan:") + "\n" + "\n".join(lines) + "\n")
+        self.stream.flush()
+
+    def steered(self, text: str) -> None:
+        self.stream.write("\n" + self.style("1;35", f"+ added to the task: {text}") + "\n")
         self.stream.flush()
 
 

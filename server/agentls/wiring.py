@@ -12,6 +12,7 @@ from . import environment
 from .agent import Agent, Session, TaskResult
 from .costs import Price, describe, price_of, report
 from .interfaces import Approver, Progress, Workspace
+from .memory import ProjectMemory
 from .model import AnthropicModel, ClientCache
 from .settings import DEFAULT_MODEL, Settings
 from .shell import SubprocessShell
@@ -30,8 +31,12 @@ class TaskSetup:
     def agent(
         self, workspace: Workspace, approver: Approver, progress: Progress, session: Session
     ) -> Agent:
-        tools = ToolContext(workspace, self.shell, approver, self.settings, self.secrets)
-        return Agent(self.model, tools, progress, session)
+        """A task's agent; the project memory is read now, so each task sees its changes."""
+        tools = ToolContext(
+            workspace, self.shell, approver, self.settings, self.secrets, progress=progress
+        )
+        memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
+        return Agent(self.model, tools, progress, session, memory)
 
     @property
     def price(self) -> Price | None:

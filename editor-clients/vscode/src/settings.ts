@@ -19,6 +19,7 @@ export const SERVER_SETTINGS = [
   'contextWindow',
   'contextBudget',
   'prices',
+  'planTool',
 ] as const;
 
 export const DEFAULT_SERVER_COMMAND = ['agentls'];

@@ -7,27 +7,40 @@ from typing import Any
 
 from ..files import NotText
 from ..paths import PathError
+from ..settings import Settings
 from ..shell import cut_middle
 from .base import Tool, ToolContext, ToolError, validate
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
+from .plan_tool import TODO_WRITE
 from .search_tools import GREP, LIST_FILES
 from .shell_tool import BASH
 
-__all__ = ["TOOLS", "Tool", "ToolContext", "ToolError", "run_tool"]
+__all__ = ["TOOLS", "Tool", "ToolContext", "ToolError", "offered", "run_tool"]
 
 log = logging.getLogger(__name__)
 
 TOOLS: dict[str, Tool] = {
-    tool.name: tool for tool in (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP)
+    tool.name: tool
+    for tool in (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP, TODO_WRITE)
 }
+
+
+def offered(settings: Settings) -> dict[str, Tool]:
+    """The tools a task offers its model: the table, less what the settings leave out."""
+    return {
+        name: tool
+        for name, tool in TOOLS.items()
+        if settings.plan_tool or tool is not TODO_WRITE
+    }
 
 
 async def run_tool(context: ToolContext, name: str, arguments: Any) -> tuple[str, bool]:
     """The tool's answer and whether it is an error. Never raises but for cancellation."""
-    tool = TOOLS.get(name)
+    tools = offered(context.settings)
+    tool = tools.get(name)
     try:
         if tool is None:
-            raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(TOOLS)}")
+            raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(tools)}")
         text = await tool.handler(context, validate(tool, arguments))
         is_error = False
     except (ToolError, PathError, NotText) as error:

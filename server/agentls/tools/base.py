@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..interfaces import Approver, Shell, Workspace
+from ..interfaces import Approver, Progress, Shell, Workspace
 from ..settings import Settings
 
 
@@ -30,6 +30,8 @@ class ToolContext:
     """Values never to show the model (keys from the environment or .env files)."""
     edits: EditTally = field(default_factory=EditTally)
     commands_allowed_for_task: bool = False
+    progress: Progress | None = None
+    """Where todo_write shows the plan; None when nobody watches."""
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
@@ -67,6 +69,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
     "boolean": (bool,),
+    "array": (list,),
 }
 
 
