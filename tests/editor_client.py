@@ -37,6 +37,7 @@ class EditorClient(LanguageClient):
         self.edit_requests: list[types.ApplyWorkspaceEditParams] = []
         self.texts: list[str] = []
         self.steps: list[dict[str, Any]] = []
+        self.plans: list[list[dict[str, str]]] = []
         self.encoding = "utf-16"
         self.on_edit: Callable[[], None] | None = None
         self.stale_edits: Literal["refuse", "skip"] = "refuse"
@@ -188,6 +189,10 @@ def _step(ls: EditorClient, params: Any) -> None:
     )
 
 
+def _plan(ls: EditorClient, params: Any) -> None:
+    ls.plans.append([{"content": i.content, "status": i.status} for i in params.items])
+
+
 def _make_client() -> EditorClient:
     client = EditorClient()
     features = dict(DEFAULT_CLIENT_FEATURES)
@@ -195,6 +200,7 @@ def _make_client() -> EditorClient:
     features[types.WINDOW_SHOW_MESSAGE_REQUEST] = _approve
     features["agent/text"] = _text
     features["agent/step"] = _step
+    features["agent/plan"] = _plan
     register_lsp_features(client, features)
     return client
 
