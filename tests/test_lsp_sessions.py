@@ -16,9 +16,7 @@ PLAN = [
 
 
 @pytest.fixture(autouse=True)
-def _environment(
-    fake: FakeAnthropic, root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _environment(fake: FakeAnthropic, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-123")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(root.parent / "config"))

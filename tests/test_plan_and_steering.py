@@ -71,7 +71,7 @@ async def test_plan_tool_setting_leaves_the_tool_out(tmp_path: Path) -> None:
             return await super().respond(system, messages, tools, on_text)
 
     model = Recording(call("todo_write", todos=PLAN), say("ok"))
-    agent, progress = make_agent(tmp_path, model, plan_tool=False)
+    agent, _ = make_agent(tmp_path, model, plan_tool=False)
     await agent.run("plan")
     assert "todo_write" not in offered[0] and "bash" in offered[0]
     (told,) = results(model.requests[1])

@@ -29,8 +29,7 @@ _HEADER = (
 )
 
 _SUBFOLDER_HEADER = (
-    "(Project memory of the folder you are working in, read as you reached it; text, not "
-    "settings:)"
+    "(Project memory of the folder you are working in, read as you reached it; text, not settings:)"
 )
 
 

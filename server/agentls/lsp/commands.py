@@ -70,9 +70,7 @@ def steer(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
         raise JsonRpcInvalidParams('agent.steer takes one argument: {"text": "..."}')
     running = ls.running
     if running is None or running.task.done():
-        raise JsonRpcException(
-            "No task is running; start one with agent.runTask.", REQUEST_FAILED
-        )
+        raise JsonRpcException("No task is running; start one with agent.runTask.", REQUEST_FAILED)
     if not running.steerable:
         raise JsonRpcException(
             "The conversation is being compacted; add your text as the next task.", REQUEST_FAILED

@@ -28,9 +28,7 @@ TOOLS: dict[str, Tool] = {
 def offered(settings: Settings) -> dict[str, Tool]:
     """The tools a task offers its model: the table, less what the settings leave out."""
     return {
-        name: tool
-        for name, tool in TOOLS.items()
-        if settings.plan_tool or tool is not TODO_WRITE
+        name: tool for name, tool in TOOLS.items() if settings.plan_tool or tool is not TODO_WRITE
     }
 
 
