@@ -63,6 +63,8 @@ class ScriptedModel:
     def __init__(self, *turns: Turn | Callable[[list[dict[str, Any]]], Turn] | Exception) -> None:
         self.turns = list(turns)
         self.requests: list[list[dict[str, Any]]] = []
+        self.tool_names: list[list[str]] = []
+        """The names of the tools offered, per request."""
 
     async def respond(
         self,
@@ -72,6 +74,7 @@ class ScriptedModel:
         on_text: Callable[[str], None],
     ) -> Turn:
         self.requests.append([dict(m, content=list(m["content"])) for m in messages])
+        self.tool_names.append([tool["name"] for tool in tools])
         if not self.turns:
             raise ModelError("script exhausted")
         turn = self.turns.pop(0)
@@ -137,6 +140,7 @@ def make_agent(
     model: ScriptedModel,
     session: Session | None = None,
     memory: ProjectMemory | None = None,
+    extra_tools: frozenset[str] = frozenset(),
     **settings: object,
 ) -> tuple[Agent, Recorder]:
     """An agent on `root` with an in-memory editor that accepts every edit, commands allowed."""
@@ -147,6 +151,7 @@ def make_agent(
         SubprocessShell(root, environment.scrubbed(os.environ)),
         Approver(),
         chosen,
+        extra_tools=extra_tools,
         progress=progress,
     )
     return Agent(model, tools, progress, session or Session(), memory), progress

@@ -63,23 +63,17 @@ async def test_plan_items_are_one_short_line_without_secrets(tmp_path: Path) -> 
 
 
 async def test_plan_tool_setting_leaves_the_tool_out(tmp_path: Path) -> None:
-    offered: list[list[str]] = []
-
-    class Recording(ScriptedModel):
-        async def respond(self, system: str, messages: Any, tools: Any, on_text: Any) -> Turn:
-            offered.append([tool["name"] for tool in tools])
-            return await super().respond(system, messages, tools, on_text)
-
-    model = Recording(call("todo_write", todos=PLAN), say("ok"))
+    model = ScriptedModel(call("todo_write", todos=PLAN), say("ok"))
     agent, _ = make_agent(tmp_path, model, plan_tool=False)
     await agent.run("plan")
-    assert "todo_write" not in offered[0] and "bash" in offered[0]
+    assert "todo_write" not in model.tool_names[0] and "bash" in model.tool_names[0]
     (told,) = results(model.requests[1])
     assert told["is_error"] and "unknown tool 'todo_write'" in told["content"]
     assert "todo_write" not in told["content"].split("the tools are:")[1]
-    agent, _ = make_agent(tmp_path, Recording(say("ok")))
+    model = ScriptedModel(say("ok"))
+    agent, _ = make_agent(tmp_path, model)
     await agent.run("plan")
-    assert "todo_write" in offered[-1]
+    assert "todo_write" in model.tool_names[0]
 
 
 async def test_text_added_during_a_tool_goes_with_its_results(tmp_path: Path) -> None:

@@ -143,9 +143,10 @@ class Agent:
         self.progress = progress
         self.session = session
         self.memory = memory
-        self.offered = offered(tools.settings)
+        # Fixed for the task, as prompt caching needs: the tools are the cached prefix's start.
+        self.offered = offered(tools)
         self.schemas = [tool.schema() for tool in self.offered.values()]
-        # Built once: the cached prefix (tools, system) stays byte-stable for the whole task.
+        # Built once: the system prompt (and the memory in it) stays byte-stable for the task.
         self.system = system_prompt(tools.workspace.root, memory.prompt() if memory else "")
 
     async def run(self, task: str) -> TaskResult:

@@ -29,11 +29,24 @@ class TaskSetup:
     secrets: tuple[str, ...]
 
     def agent(
-        self, workspace: Workspace, approver: Approver, progress: Progress, session: Session
+        self,
+        workspace: Workspace,
+        approver: Approver,
+        progress: Progress,
+        session: Session,
+        extra_tools: frozenset[str] = frozenset(),
     ) -> Agent:
-        """A task's agent; the project memory is read now, so each task sees its changes."""
+        """The task's agent, offered the core tools and those of `extra_tools` (names from
+        `tools.OPTIONAL_TOOLS`) that the front end can serve. The project memory is read now,
+        so each task sees its changes."""
         tools = ToolContext(
-            workspace, self.shell, approver, self.settings, self.secrets, progress=progress
+            workspace,
+            self.shell,
+            approver,
+            self.settings,
+            self.secrets,
+            extra_tools=extra_tools,
+            progress=progress,
         )
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
         return Agent(self.model, tools, progress, session, memory)

@@ -7,7 +7,6 @@ from typing import Any
 
 from ..files import NotText
 from ..paths import PathError
-from ..settings import Settings
 from ..shell import cut_middle
 from .base import Tool, ToolContext, ToolError, validate
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
@@ -15,26 +14,32 @@ from .plan_tool import TODO_WRITE
 from .search_tools import GREP, LIST_FILES
 from .shell_tool import BASH
 
-__all__ = ["TOOLS", "Tool", "ToolContext", "ToolError", "offered", "run_tool"]
+__all__ = ["OPTIONAL_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError", "offered", "run_tool"]
 
 log = logging.getLogger(__name__)
 
-TOOLS: dict[str, Tool] = {
-    tool.name: tool
-    for tool in (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP, TODO_WRITE)
-}
+_CORE = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP, TODO_WRITE)
+_OPTIONAL: tuple[Tool, ...] = ()
+
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in (*_CORE, *_OPTIONAL)}
+OPTIONAL_TOOLS = frozenset(tool.name for tool in _OPTIONAL)
+"""Tools offered only in a task whose front end can serve them (`ToolContext.extra_tools`)."""
 
 
-def offered(settings: Settings) -> dict[str, Tool]:
-    """The tools a task offers its model: the table, less what the settings leave out."""
+def offered(context: ToolContext) -> dict[str, Tool]:
+    """The tools the model is offered in this task, in the table's order: todo_write unless
+    the planTool setting leaves it out."""
     return {
-        name: tool for name, tool in TOOLS.items() if settings.plan_tool or tool is not TODO_WRITE
+        name: tool
+        for name, tool in TOOLS.items()
+        if (name not in OPTIONAL_TOOLS or name in context.extra_tools)
+        and (tool is not TODO_WRITE or context.settings.plan_tool)
     }
 
 
 async def run_tool(context: ToolContext, name: str, arguments: Any) -> tuple[str, bool]:
     """The tool's answer and whether it is an error. Never raises but for cancellation."""
-    tools = offered(context.settings)
+    tools = offered(context)
     tool = tools.get(name)
     try:
         if tool is None:

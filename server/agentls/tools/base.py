@@ -32,6 +32,9 @@ class ToolContext:
     commands_allowed_for_task: bool = False
     progress: Progress | None = None
     """Where todo_write shows the plan; None when nobody watches."""
+    extra_tools: frozenset[str] = frozenset()
+    """The optional tools (`tools.OPTIONAL_TOOLS`) the front end can serve in this task: the
+    model is offered these and the core tools, and no other."""
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
