@@ -1,16 +1,9 @@
-"""The fake Messages API of the test suite (tests/fake_api/), shared by the benchmarks."""
+"""The fake APIs of the test suite (tests/fake_api/), shared by the benchmarks."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parent.parent
-# tests/ is not a package: the fake is a standalone package, also run with -m.
-if str(REPO / "tests") not in sys.path:
-    sys.path.insert(0, str(REPO / "tests"))
-
-from fake_api import (  # noqa: E402
+# `python -m bench` runs from the repository root, where tests/ is a namespace package.
+from tests.fake_api import (
     FakeAnthropic,
     Recorded,
     Turn,
@@ -19,10 +12,11 @@ from fake_api import (  # noqa: E402
     text,
     tool_use,
 )
+from tests.fake_api.chat import FakeOpenAI
 
 __all__ = [
-    "REPO",
     "FakeAnthropic",
+    "FakeOpenAI",
     "Recorded",
     "Turn",
     "compute_input_usage",

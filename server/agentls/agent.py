@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .context import ContextBudget, prompt_chars
+from .environment import redact
 from .interfaces import Block, Model, ModelError, Progress, PromptTooLong, Turn, Usage
 from .memory import ProjectMemory
 from .paths import PathError, resolve
@@ -160,7 +161,9 @@ class Agent:
             return TaskResult(status, summary, steps, edits.applied, edits.rejected, usage, hint)
 
         start = self.session.checkpoint()
-        self.session.add_user([{"type": "text", "text": task}])
+        # The task may carry the editor's selection, which may hold a secret (a .env line).
+        shown = redact(task, self.tools.secrets)
+        self.session.add_user([{"type": "text", "text": shown}])
         try:
             while steps < max_steps:
                 steps += 1
@@ -237,7 +240,8 @@ class Agent:
         """The model's next turn, the conversation first brought within its context budget."""
         system, schemas = self.system, self.schemas
         settings = self.tools.settings
-        limit = int(settings.context_window * settings.context_budget)
+        # A front end resolves the window by model (wiring.prepare_task); 200k for a bare loop.
+        limit = int((settings.context_window or 200_000) * settings.context_budget)
         budget, messages = self.session.budget, self.session.messages
         chars = prompt_chars(system, schemas, messages)
         chars -= self._fit(chars, limit)
@@ -299,5 +303,5 @@ class Agent:
             note = "" if is_error else self._memory_note(call)
             text = f"{text}\n\n{note}" if note else text
         first_line = text.splitlines()[0] if text else ""
-        self.progress.step_done(call["name"], summary, not is_error, first_line)
+        self.progress.step_done(call["name"], summary, not is_error, first_line, text)
         return _tool_result(call["id"], text, is_error)

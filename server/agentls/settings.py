@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .costs import Price
+from .providers import PROFILES
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 """A current Claude Sonnet id, as listed by the anthropic SDK's ModelParam."""
@@ -14,6 +15,9 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 
 @dataclass(frozen=True)
 class Settings:
+    provider: str | None = None
+    """None: AGENTLS_PROVIDER, else anthropic (providers.endpoint)."""
+    base_url: str | None = None
     model: str | None = None
     max_steps: int = 50
     max_tokens: int = 16000
@@ -22,9 +26,13 @@ class Settings:
     bash_timeout: float = 120.0
     output_limit: int = 30000
     request_timeout: float = 120.0
-    context_window: int = 200_000
+    context_window: int | None = None
+    """None: the model's known window (providers.context_window)."""
     context_budget: float = 0.7
     prices: tuple[tuple[str, Price], ...] = ()
+    sandbox: Literal["auto", "required", "off"] = "auto"
+    sandbox_network: bool = False
+    approved_commands_unsandboxed: bool = False
     plan_tool: bool = True
 
 
@@ -35,6 +43,11 @@ def _int_in(low: int, high: int) -> Callable[[Any], int]:
         return value
 
     return check
+
+
+def _optional(check: Callable[[Any], int]) -> Callable[[Any], int | None]:
+    """`check`, with null meaning the default."""
+    return lambda value: None if value is None else check(value)
 
 
 def _seconds(value: Any) -> float:
@@ -61,10 +74,29 @@ def _model(value: Any) -> str | None:
     raise ValueError("expected a model id such as " + DEFAULT_MODEL)
 
 
-def _approve(value: Any) -> str:
-    if value not in ("ask", "always"):
-        raise ValueError('expected "ask" or "always"')
-    return value
+def _provider(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value in PROFILES):
+        return None if value is None else str(value)
+    raise ValueError(f"expected one of {', '.join(PROFILES)}")
+
+
+def _base_url(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value.startswith(("http://", "https://"))):
+        return value.rstrip("/") if value else None
+    raise ValueError("expected an http:// or https:// URL")
+
+
+def _approve(value: Any) -> Literal["ask", "always"]:
+    if value == "ask" or value == "always":
+        return "ask" if value == "ask" else "always"
+    raise ValueError('expected "ask" or "always"')
+
+
+def _sandbox(value: Any) -> Literal["auto", "required", "off"]:
+    for choice in ("auto", "required", "off"):
+        if value == choice:
+            return choice
+    raise ValueError('expected "auto", "required" or "off"')
 
 
 def _flag(value: Any) -> bool:
@@ -79,30 +111,235 @@ def _prefixes(value: Any) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
-_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
-    "model": ("model", _model),
-    "maxSteps": ("max_steps", _int_in(1, 1000)),
-    "maxTokens": ("max_tokens", _int_in(1, 128000)),
-    "approveCommands": ("approve_commands", _approve),
-    "allowedCommands": ("allowed_commands", _prefixes),
-    "bashTimeout": ("bash_timeout", _seconds),
-    "outputLimit": ("output_limit", _int_in(1000, 1_000_000)),
-    "requestTimeout": ("request_timeout", _seconds),
-    "contextWindow": ("context_window", _int_in(8_000, 2_000_000)),
-    "contextBudget": ("context_budget", _share),
-    "prices": ("prices", _prices),
-    "planTool": ("plan_tool", _flag),
-}
+@dataclass(frozen=True)
+class Setting:
+    """One setting, defined once: what parses it, and what every editor and document shows
+    of it (the VS Code contribution, the vimdoc and the README are checked against this by
+    tests/test_settings_contract.py)."""
+
+    key: str
+    """The name in the settings object (camelCase)."""
+    field: str
+    """The attribute of `Settings`."""
+    check: Callable[[Any], Any]
+    """The value as `Settings` holds it, from the JSON value; raises ValueError."""
+    schema: dict[str, Any]
+    """JSON schema of the value, as VS Code's `contributes.configuration` takes it."""
+    default: Any
+    """The default as JSON (it checks to the `Settings` default)."""
+    description: str
+    """One or two sentences (markdown)."""
+    user_only: bool = False
+    """Whether only the user may set it, never a folder: it starts a program, lets commands run
+    unasked, or chooses where requests or commands go (VS Code scopes it to the application
+    and ignores it in an untrusted folder)."""
 
 
-_CLIENT_ONLY = {"trace", "server"}
+_COMMAND_PREFIXES = "`;`, `&`, `|`, `` ` ``, `$`, `<`, `>`, brackets, a backslash or a line break"
+
+_USER_ONLY = " User settings only: a workspace never chooses where your key goes."
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "provider",
+        "provider",
+        _provider,
+        {"type": ["string", "null"], "enum": [None, *PROFILES]},
+        None,
+        "Where the model runs: `anthropic` or `openai` (the wire format), or a named profile "
+        "(the README's Models section). `null` (default): the server's environment variable "
+        "`AGENTLS_PROVIDER`, else `anthropic`." + _USER_ONLY,
+        user_only=True,
+    ),
+    Setting(
+        "baseUrl",
+        "base_url",
+        _base_url,
+        {"type": ["string", "null"]},
+        None,
+        "The provider's endpoint, e.g. `http://localhost:11434` for Ollama. `null` (default): "
+        "the profile's (for `anthropic` and `openai`, `ANTHROPIC_BASE_URL` or "
+        "`OPENAI_BASE_URL` first)." + _USER_ONLY,
+        user_only=True,
+    ),
+    Setting(
+        "model",
+        "model",
+        _model,
+        {"type": ["string", "null"]},
+        None,
+        "Model id. `null` (default): the server's environment variable `AGENTLS_MODEL`, "
+        f"else `{DEFAULT_MODEL}` for the `anthropic` provider; every other provider needs one.",
+    ),
+    Setting(
+        "maxSteps",
+        "max_steps",
+        _int_in(1, 1000),
+        {"type": "integer", "minimum": 1, "maximum": 1000},
+        50,
+        "Model turns per task; reaching it ends the task with `step_limit`.",
+    ),
+    Setting(
+        "maxTokens",
+        "max_tokens",
+        _int_in(1, 128000),
+        {"type": "integer", "minimum": 1, "maximum": 128000},
+        16000,
+        "Output tokens per model turn.",
+    ),
+    Setting(
+        "approveCommands",
+        "approve_commands",
+        _approve,
+        {
+            "type": "string",
+            "enum": ["ask", "always"],
+            "enumDescriptions": [
+                "Put each bash command to you: Allow / Allow for this task / Deny.",
+                "Run commands without asking.",
+            ],
+        },
+        "ask",
+        "Whether the agent's bash commands need your approval.",
+        user_only=True,
+    ),
+    Setting(
+        "allowedCommands",
+        "allowed_commands",
+        _prefixes,
+        {"type": "array", "items": {"type": "string"}},
+        [],
+        'Command prefixes that never ask, e.g. `["git status", "pytest"]`. Matched word by '
+        f"word; a command with {_COMMAND_PREFIXES} always asks, and so does one naming a path "
+        "outside the workspace or with an option that writes or deletes (`--output`, `-o`, "
+        "`--junitxml`, `-delete`, `-exec`, ...). They always run in the sandbox.",
+        user_only=True,
+    ),
+    Setting(
+        "bashTimeout",
+        "bash_timeout",
+        _seconds,
+        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        120,
+        "Seconds before a command's whole process group is killed.",
+    ),
+    Setting(
+        "outputLimit",
+        "output_limit",
+        _int_in(1000, 1_000_000),
+        {"type": "integer", "minimum": 1000, "maximum": 1000000},
+        30000,
+        "Characters of a tool result the model sees; longer output is cut in the middle.",
+    ),
+    Setting(
+        "requestTimeout",
+        "request_timeout",
+        _seconds,
+        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        120,
+        "Seconds a model request may stay silent before it is abandoned and retried.",
+    ),
+    Setting(
+        "contextWindow",
+        "context_window",
+        _optional(_int_in(8_000, 2_000_000)),
+        {"type": ["integer", "null"], "minimum": 8000, "maximum": 2000000},
+        None,
+        "The model's context window in tokens. `null` (default): the known model's (200000 "
+        "for Claude), else 128000 for an OpenAI-format provider; set it for a local model "
+        "served with a smaller one.",
+    ),
+    Setting(
+        "contextBudget",
+        "context_budget",
+        _share,
+        {"type": "number", "minimum": 0.1, "maximum": 0.95},
+        0.7,
+        "Share of the context window the prompt may fill before the oldest tool results are "
+        "replaced by a one-line note.",
+    ),
+    Setting(
+        "prices",
+        "prices",
+        _prices,
+        {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "input": {"type": "number"},
+                    "output": {"type": "number"},
+                    "cacheWrite": {"type": "number"},
+                    "cacheRead": {"type": "number"},
+                },
+                "required": ["input", "output"],
+            },
+        },
+        {},
+        "Dollars per million tokens by model-id prefix, consulted before the built-in table, "
+        'e.g. `{"claude-sonnet-5-5": {"input": 2, "output": 10}}`.',
+    ),
+    Setting(
+        "sandbox",
+        "sandbox",
+        _sandbox,
+        {
+            "type": "string",
+            "enum": ["auto", "required", "off"],
+            "enumDescriptions": [
+                "Sandboxed where bubblewrap works, else unsandboxed with a warning.",
+                "Refuse to run bash without the sandbox.",
+                "No sandbox.",
+            ],
+        },
+        "auto",
+        "Whether bash runs in a sandbox (bubblewrap on Linux): only the workspace writable (not "
+        "`.git/hooks`, `.git/config`), private `/tmp`, no network, nothing it starts outlives "
+        "it, no secret in its environment.",
+        user_only=True,
+    ),
+    Setting(
+        "sandboxNetwork",
+        "sandbox_network",
+        _flag,
+        {"type": "boolean"},
+        False,
+        "Let sandboxed commands reach the network.",
+        user_only=True,
+    ),
+    Setting(
+        "approvedCommandsUnsandboxed",
+        "approved_commands_unsandboxed",
+        _flag,
+        {"type": "boolean"},
+        False,
+        "Run a command you allowed when shown it outside the sandbox. Commands that run "
+        "without asking (`allowedCommands`, `approveCommands: always`, the rest of a task "
+        "allowed as a whole) stay sandboxed.",
+        user_only=True,
+    ),
+    Setting(
+        "planTool",
+        "plan_tool",
+        _flag,
+        {"type": "boolean"},
+        True,
+        "Offer the model the `todo_write` tool, so it shows its plan for a task as a checklist "
+        "(`agent/plan`); turn it off for a model that does not need one.",
+    ),
+)
+
+_BY_KEY = {setting.key: setting for setting in SETTINGS}
+
+
+CLIENT_ONLY = {"trace", "server"}
 """Settings of the editor clients under the same section (`agentls.trace.server`, the
 server command), none of the server's business."""
 
 
 def checked(key: str, value: Any) -> Any:
     """`value` for the setting `key`, as the settings object would take it; raises ValueError."""
-    return _FIELDS[key][1](value)
+    return _BY_KEY[key].check(value)
 
 
 def parse(raw: Any) -> tuple[Settings, list[str]]:
@@ -115,12 +352,12 @@ def parse(raw: Any) -> tuple[Settings, list[str]]:
     problems = []
     values: dict[str, Any] = {}
     for key, value in raw.items():
-        if key in _CLIENT_ONLY:
+        if key in CLIENT_ONLY:
             continue
-        if key not in _FIELDS:
+        if key not in _BY_KEY:
             problems.append(f"unknown setting agentls.{key} is ignored")
             continue
-        name = _FIELDS[key][0]
+        name = _BY_KEY[key].field
         try:
             values[name] = checked(key, value)
         except ValueError as error:

@@ -1,4 +1,5 @@
-"""Running bash in the workspace root, in its own process group, with bounded output."""
+"""Running bash in the workspace root, in its own process group (in a sandbox where there is
+one), with bounded output."""
 
 from __future__ import annotations
 
@@ -6,16 +7,22 @@ import asyncio
 import codecs
 import contextlib
 import os
-from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
 
-from .environment import redact
-from .interfaces import ShellResult
-from .process_groups import GROUPS, kill_group
+from . import sandbox
+from .bounded_output import BoundedOutput
+from .interfaces import ShellRefused, ShellResult
+from .process_groups import GROUPS
 
 _DRAIN_AFTER_EXIT = 0.5
 """Seconds to keep reading after bash exits: a background child may hold the pipe open."""
+
+_BACKGROUND_CHUNK = 65536
+_BACKGROUND_PAUSE = 0.1
+"""What a background job still writes after its step is read (and dropped) one chunk per
+pause, 640 KB/s at most: a job that writes a little never blocks, one that writes without
+end (`yes &`) waits on a full pipe instead of keeping the server busy."""
 
 _GATE = 'read -r go && exec bash -c "$0" </dev/null'
 """Bash waits for a go from the server, then becomes `bash -c command` in the same process
@@ -23,92 +30,52 @@ group. The go comes once the group is recorded, so no command runs that a SIGKIL
 server could leave behind; if the server dies first, the read ends and nothing runs."""
 
 
-class BoundedOutput:
-    """Keeps the head and the tail of a stream within `limit` characters, counting the rest.
+class SubprocessShell:
+    """`bash -c` in `root`, stdin closed, stdout and stderr merged in order of arrival;
+    confined by `box` when given one (with the network if `network`).
 
-    Both ends are kept a margin longer (the longest secret), so a secret at a cut is seen
-    whole: the cut moves to its edge and no part of it is shown.
+    `env` is all a command sees, in the sandbox too (and as the sandbox's own environment,
+    which its /proc shows): it must hold no secret.
     """
 
-    def __init__(self, limit: int, secrets: tuple[str, ...] = ()) -> None:
-        self.limit = limit
-        self.secrets = secrets
-        self.margin = max(map(len, secrets), default=0)
-        self._head: list[str] = []
-        self._head_size = 0
-        self._tail: deque[str] = deque()
-        self._tail_size = 0
-        self.total = 0
-
-    def add(self, chunk: str) -> None:
-        self.total += len(chunk)
-        room = self.limit // 2 + self.margin - self._head_size
-        if room > 0:
-            self._head.append(chunk[:room])
-            self._head_size += len(chunk[:room])
-            chunk = chunk[room:]
-        if not chunk:
-            return
-        self._tail.append(chunk)
-        self._tail_size += len(chunk)
-        keep = self.limit - self.limit // 2 + self.margin
-        while self._tail_size - len(self._tail[0]) >= keep:
-            self._tail_size -= len(self._tail.popleft())
-
-    def text(self) -> str:
-        head = "".join(self._head)
-        tail = "".join(self._tail)
-        if self.total <= self.limit:
-            return redact(head + tail, self.secrets)
-        if self._head_size + self._tail_size == self.total:
-            head = tail = head + tail  # nothing dropped yet: both ends cut the same text
-        head_end = self._secret_free_cut(head, self.limit // 2, backwards=True)
-        tail_start = self._secret_free_cut(
-            tail, len(tail) - (self.limit - self.limit // 2), backwards=False
-        )
-        cut = self.total - head_end - (len(tail) - tail_start)
-        shown_head = redact(head[:head_end], self.secrets)
-        shown_tail = redact(tail[tail_start:], self.secrets)
-        return f"{shown_head}\n[... {cut} characters cut from the middle ...]\n{shown_tail}"
-
-    def _secret_free_cut(self, text: str, at: int, backwards: bool) -> int:
-        """`at`, moved off any secret it would split: back to its start, or on to its end."""
-        at = max(at, 0)
-        moved = True
-        while moved:
-            moved = False
-            for secret in self.secrets:
-                start = text.find(secret, max(at - len(secret) + 1, 0))
-                if start != -1 and start < at < start + len(secret):
-                    at = start if backwards else start + len(secret)
-                    moved = True
-        return at
-
-
-def cut_middle(text: str, limit: int, secrets: tuple[str, ...] = ()) -> str:
-    output = BoundedOutput(limit, secrets)
-    output.add(text)
-    return output.text()
-
-
-class SubprocessShell:
-    """`bash -c` in `root`, stdin closed, stdout and stderr merged in order of arrival."""
-
-    def __init__(self, root: Path, env: Mapping[str, str], secrets: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        root: Path,
+        env: Mapping[str, str],
+        secrets: tuple[str, ...] = (),
+        box: sandbox.Sandbox | None = None,
+        network: bool = False,
+    ) -> None:
         self.root = root
         self.env = dict(env)
         self.secrets = secrets
+        self.box = box
+        self.network = network
 
-    async def run(self, command: str, timeout: float, output_limit: int) -> ShellResult:
+    @property
+    def sandboxed(self) -> bool:
+        return self.box is not None
+
+    async def run(
+        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+    ) -> ShellResult:
+        argv = ["bash", "-c", _GATE, command]
+        box = self.box if sandboxed else None
+        if box is not None:
+            # Made again for each command: a `.git` made by the last one is protected too.
+            argv = box.command(argv, sandbox.confinement(self.root, self.network))
+        result = await self._run(argv, timeout, output_limit)
+        if box is not None:
+            result.sandbox_note = sandbox.blocked_note(result.output, self.network)
+        return result
+
+    async def _run(self, argv: list[str], timeout: float, output_limit: int) -> ShellResult:
         # The output pipe is ours, not asyncio's: asyncio would count bash as running until
         # every process holding the pipe has closed it, so `server &` would never finish.
         read_end, write_end = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                _GATE,
-                command,
+                *argv,
                 cwd=self.root,
                 env=self.env,
                 stdin=asyncio.subprocess.PIPE,
@@ -134,21 +101,25 @@ class SubprocessShell:
                 reading = asyncio.ensure_future(_read(reader, output))
                 await asyncio.wait_for(process.wait(), timeout)
             except asyncio.TimeoutError:
-                kill_group(process.pid)
+                assert reading is not None  # only the wait times out, after reading began
+                GROUPS.kill(process.pid)
                 await process.wait()
                 await _drain(reading)
                 return ShellResult(None, output.text(), timed_out=True)
             except BaseException:
                 # Cancelled: kill, and reap the process so nothing outlives the loop.
-                kill_group(process.pid)
+                GROUPS.kill(process.pid)
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(process.wait()), 1)
                 raise
             complete = await _drain(reading)
             text = output.text()
-            if not complete:
+            if complete:
+                GROUPS.forget_if_empty(process.pid)
+            else:
                 # The job lives on; it may still write, so its pipe must stay open and read.
-                _keep_reading(reading, pipe)
+                reading.cancel()
+                _keep_reading(reader, pipe)
                 reading = pipe = None
                 note = "[background processes still hold the output; the rest is not shown]"
                 text = text.rstrip("\n") + "\n" + note
@@ -158,6 +129,23 @@ class SubprocessShell:
                 reading.cancel()
             if pipe is not None:
                 pipe.close()
+
+
+class RefusingShell:
+    """Runs nothing: the settings require a sandbox and there is none (`reason` says why)."""
+
+    sandboxed = False
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    async def run(
+        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+    ) -> ShellResult:
+        raise ShellRefused(
+            f'bash is off: the setting sandbox is "required" and there is no sandbox here '
+            f"({self.reason}). Do not retry; tell the user."
+        )
 
 
 async def _reader(descriptor: int) -> tuple[asyncio.ReadTransport, asyncio.StreamReader]:
@@ -181,8 +169,10 @@ _background: set[asyncio.Future[None]] = set()
 """Readers of the output of background jobs, kept referenced until the jobs close it."""
 
 
-def _keep_reading(reading: asyncio.Future[None], pipe: asyncio.ReadTransport) -> None:
-    """Go on reading (and dropping) a background job's output until it closes the pipe."""
+def _keep_reading(reader: asyncio.StreamReader, pipe: asyncio.ReadTransport) -> None:
+    """Go on reading (and dropping) a background job's output, slowly, until it closes the
+    pipe."""
+    reading = asyncio.ensure_future(_drop_slowly(reader))
     _background.add(reading)
 
     def done(_: asyncio.Future[None]) -> None:
@@ -190,6 +180,11 @@ def _keep_reading(reading: asyncio.Future[None], pipe: asyncio.ReadTransport) ->
         pipe.close()
 
     reading.add_done_callback(done)
+
+
+async def _drop_slowly(reader: asyncio.StreamReader) -> None:
+    while await reader.read(_BACKGROUND_CHUNK):
+        await asyncio.sleep(_BACKGROUND_PAUSE)
 
 
 async def _drain(reading: asyncio.Future[None]) -> bool:

@@ -12,6 +12,7 @@ from . import files
 from .edits import unified_diff
 from .interfaces import Change, Decision, Landed, PlanItem
 from .paths import relative
+from .visible import visible
 
 
 class Style:
@@ -57,29 +58,30 @@ class Answers:
             return None
         return line.decode("utf-8", "replace")
 
-    def _read(self) -> None:
-        data = os.read(self.descriptor, 4096)
+    def _read(self, descriptor: int) -> None:
+        data = os.read(descriptor, 4096)
         self._pending += data
         self._ended = not data
 
     async def text(self) -> str | None:
         """The next line as typed, or None when the input has ended (Ctrl-D, stdin closed)."""
-        if self.descriptor is None or (self._ended and not self._pending):
+        descriptor = self.descriptor
+        if descriptor is None or (self._ended and not self._pending):
             return None
         loop = asyncio.get_running_loop()
         while (line := self._take_line()) is None:
             ready: asyncio.Future[None] = loop.create_future()
             try:
-                loop.add_reader(self.descriptor, _wake, ready)
+                loop.add_reader(descriptor, _wake, ready)
             except (OSError, ValueError):
                 # A regular file (or /dev/null) cannot be polled, and never makes us wait.
-                self._read()
+                self._read(descriptor)
                 continue
             try:
                 await ready
             finally:
-                loop.remove_reader(self.descriptor)
-            self._read()
+                loop.remove_reader(descriptor)
+            self._read(descriptor)
         return line
 
     async def line(self) -> str:
@@ -101,26 +103,30 @@ class TerminalWorkspace:
         self.style = Style(stream)
 
     async def read_text(self, path: Path) -> str:
-        return files.read_text(path)
+        return files.read_text(self.root, path)
 
     async def propose(self, change: Change) -> Landed:
         name = relative(self.root, change.path)
-        self.stream.write(
-            self.style.diff(unified_diff(change.old_text or "", change.new_text, name))
-        )
-        question = f"Apply this change to {name}? [y/N] "
+        diff = unified_diff(change.old_text or "", change.new_text, name)
+        self.stream.write(self.style.diff(visible(diff)))
+        question = f"Apply this change to {visible(name, lines=False)}? [y/N] "
         if not self.yes and await self.answers.ask(question, self.stream) != "y":
             return Landed(False, rejected_reason="declined in the terminal")
         try:
-            current = files.read_text(change.path)
+            current = files.read_text(self.root, change.path)
         except FileNotFoundError:
             current = None
+        except (OSError, files.NotText) as error:
+            return Landed(False, rejected_reason=f"it cannot be read any more: {error}")
         if current != change.old_text:
             # Changed by someone else while the question waited: writing would lose that.
             return Landed(
                 False, rejected_reason="the file changed on disk meanwhile; read it again"
             )
-        files.write_atomic(change.path, change.new_text)
+        try:
+            files.write_atomic(self.root, change.path, change.new_text)
+        except (OSError, ValueError) as error:
+            return Landed(False, rejected_reason=f"it could not be written: {error}")
         return Landed(True, change.new_text)
 
 
@@ -130,7 +136,7 @@ class TerminalApprover:
         self.answers = answers
 
     async def approve(self, command: str) -> Decision:
-        question = f"Run `{command}`? [y]es / [a]ll this task / [N]o "
+        question = f"Run `{visible(command)}`? [y]es / [a]ll this task / [N]o "
         answer = await self.answers.ask(question, self.stream)
         return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
@@ -141,24 +147,26 @@ class TerminalProgress:
         self.style = Style(stream)
 
     def step(self, tool: str, summary: str) -> None:
-        self.stream.write("\n" + self.style("1;34", f"▸ {tool}: {summary}") + "\n")
+        shown = visible(summary, lines=False)
+        self.stream.write("\n" + self.style("1;34", f"▸ {tool}: {shown}") + "\n")
         self.stream.flush()
 
-    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
         mark = self.style("32", "✓") if ok else self.style("31", "✗")
-        self.stream.write(f"  {mark} {detail}\n")
+        self.stream.write(f"  {mark} {visible(detail, lines=False)}\n")
         self.stream.flush()
 
     def text(self, delta: str) -> None:
-        self.stream.write(delta)
+        self.stream.write(visible(delta))
         self.stream.flush()
 
     def plan(self, items: list[PlanItem]) -> None:
         boxes = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
-        lines = [f"  {boxes[item.status]} {item.content}" for item in items]
+        lines = [f"  {boxes[item.status]} {visible(item.content, lines=False)}" for item in items]
         self.stream.write("\n" + self.style("1", "Plan:") + "\n" + "\n".join(lines) + "\n")
         self.stream.flush()
 
     def steered(self, text: str) -> None:
-        self.stream.write("\n" + self.style("1;35", f"+ added to the task: {text}") + "\n")
+        added = f"+ added to the task: {visible(text, lines=False)}"
+        self.stream.write("\n" + self.style("1;35", added) + "\n")
         self.stream.flush()

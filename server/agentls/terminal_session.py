@@ -14,13 +14,14 @@ import sys
 from collections.abc import Awaitable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, Literal, TextIO, TypeVar
 
 from .agent import Session, TaskResult
 from .interfaces import ModelError
 from .model import ClientCache
 from .settings import Settings
 from .terminal import Answers, TerminalApprover, TerminalProgress, TerminalWorkspace
+from .visible import visible
 from .wiring import TaskSetup, prepare_task
 
 EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
@@ -75,7 +76,7 @@ class TerminalSession:
         result = await self._stoppable(agent.run(text))
         self.stream.write(f"\n\n{self.setup.outcome(result)}\n")
         if result.status == "failed":
-            self.stream.write(f"{result.summary}\n{result.error_hint}\n")
+            self.stream.write(f"{visible(result.summary)}\n{result.error_hint}\n")
         self.stream.flush()
         return result
 
@@ -113,6 +114,8 @@ async def _run(
     except ModelError as error:
         stream.write(f"agentls: {error} {error.hint}\n")
         return EXIT_CODES["failed"]
+    if setup.warning:
+        stream.write(f"agentls: {setup.warning}\n")
     terminal = TerminalSession(setup, root, yes, stream, session)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, terminal.interrupt)
@@ -129,13 +132,21 @@ async def _run(
 def run_in_terminal(
     task: str | None,
     yes: bool,
+    provider: str | None,
     model: str | None,
     max_steps: int | None,
+    sandbox: Literal["auto", "required", "off"] = "auto",
+    sandbox_network: bool = False,
     session: Session | None = None,
 ) -> int:
     """Run `task`, or with None a conversation, in the current directory. `session` is the
     conversation to go on with (a saved one, to continue it); a new one by default."""
-    settings = Settings(approve_commands="always" if yes else "ask")
+    settings = Settings(
+        approve_commands="always" if yes else "ask",
+        provider=provider,
+        sandbox=sandbox,
+        sandbox_network=sandbox_network,
+    )
     if model:
         settings = replace(settings, model=model)
     if max_steps is not None:
