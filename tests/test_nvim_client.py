@@ -196,9 +196,7 @@ def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
     assert len(fake.requests) == 5
 
 
-def test_the_plan_shows_and_agent_adds_to_the_running_task(
-    fake: FakeAnthropic, root: Path
-) -> None:
+def test_the_plan_shows_and_agent_adds_to_the_running_task(fake: FakeAnthropic, root: Path) -> None:
     (root / "app.py").write_text("x = 1\n")
     plan = [
         {"content": "Look at app.py", "status": "completed"},
