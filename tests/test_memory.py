@@ -70,6 +70,10 @@ def test_a_link_to_anything_but_a_memory_file_is_not_read(tmp_path: Path) -> Non
     os.unlink(root / "CLAUDE.md")
     os.mkfifo(root / "AGENTS.md")  # would block a reader that does not check
     assert ProjectMemory.load(root, tmp_path / "none", ()).prompt() == ""
+    os.unlink(root / "AGENTS.md")
+    (root / "AGENTS.md").symlink_to(root / "CLAUDE.md")
+    (root / "CLAUDE.md").symlink_to(root / "AGENTS.md")  # a loop
+    assert ProjectMemory.load(root, tmp_path / "none", ()).prompt() == ""
 
 
 async def test_the_prompt_holds_memory_and_stays_the_same_through_a_task(tmp_path: Path) -> None:

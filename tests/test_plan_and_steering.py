@@ -85,14 +85,15 @@ async def test_text_added_during_a_tool_goes_with_its_results(tmp_path: Path) ->
 
     model = ScriptedModel(added_while_running, say("ok"))
     agent, progress = make_agent(tmp_path, model, session)
+    agent.tools.secrets = ("the README",)  # what the user adds is redacted like a task
     assert (await agent.run("tidy up")).status == "done"
     last = model.requests[1][-1]["content"]
     assert last[0]["type"] == "tool_result"
     assert last[1] == {
         "type": "text",
-        "text": "(The user adds, while you work on this task:)\nalso update the README",
+        "text": "(The user adds, while you work on this task:)\nalso update [redacted]",
     }
-    assert ("steered", "also update the README") in progress.events
+    assert ("steered", "also update [redacted]") in progress.events
     assert session.steering == []
 
 

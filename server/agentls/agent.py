@@ -273,7 +273,7 @@ class Agent:
 
     def _steering(self) -> list[Block]:
         """The text the user added since the last step, as blocks for the next request."""
-        texts = list(self.session.steering)
+        texts = [redact(text, self.tools.secrets) for text in self.session.steering]
         self.session.steering.clear()
         for text in texts:
             self.progress.steered(text)

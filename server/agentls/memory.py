@@ -10,10 +10,10 @@ never settings: nothing here changes what the agent may do or what the user must
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import files
 from .environment import redact
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
@@ -39,28 +39,21 @@ class MemoryFile:
     """The path the model is shown: relative to the root inside it, else absolute."""
     text: str
     size: int
-    """The file's size on disk: only its first LIMIT bytes (and a little) are read."""
+    """The file's size in bytes."""
 
 
-def _read(path: Path) -> tuple[str, int] | None:
-    """A memory file's text (its first LIMIT bytes and a little), or None if there is none
-    to read: missing, not a regular file, binary, or a symlink to anything but a memory file
-    (a hostile repository's AGENTS.md linked to the user's keys must not reach the model)."""
+def _read(path: Path) -> str | None:
+    """A memory file's text, or None if there is none to read: missing, not a regular file,
+    not UTF-8 text, or a symlink to anything but a memory file (a hostile repository's
+    AGENTS.md linked to the user's keys must not reach the model)."""
     try:
-        if path.is_symlink() and path.resolve().name not in NAMES:
+        target = path.resolve() if path.is_symlink() else path
+        if target.name not in NAMES:
             return None
-        # Without blocking: opening a FIFO for reading would wait for a writer.
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-        with os.fdopen(descriptor, "rb") as stream:
-            status = os.fstat(stream.fileno())
-            if not stat.S_ISREG(status.st_mode):
-                return None
-            data = stream.read(LIMIT + 4)
-    except OSError:
+        # The target itself, following no further link: a swap after the look changes nothing.
+        return files.read_text(target.parent, target)
+    except (OSError, RuntimeError, files.NotText):  # RuntimeError: a symlink loop
         return None
-    if b"\0" in data:
-        return None
-    return data.decode("utf-8", "replace"), max(status.st_size, len(data))
 
 
 def memory_file(folder: Path) -> Path | None:
@@ -77,10 +70,10 @@ def _label(root: Path, path: Path) -> str:
 
 
 def _load(root: Path, path: Path, secrets: tuple[str, ...]) -> MemoryFile | None:
-    read = _read(path)
-    if read is None or not read[0].strip():
+    text = _read(path)
+    if text is None or not text.strip():
         return None
-    return MemoryFile(_label(root, path), redact(read[0], secrets), read[1])
+    return MemoryFile(_label(root, path), redact(text, secrets), len(text.encode("utf-8")))
 
 
 def _fenced(file: MemoryFile) -> str:
