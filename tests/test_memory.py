@@ -124,3 +124,22 @@ async def test_a_subfolders_memory_joins_the_first_result_under_it(tmp_path: Pat
     agent, _ = make_agent(root, model, session, memory)
     await agent.run("again")
     assert "web: run pnpm test" in results(model.requests[1])[0]["content"]
+
+
+async def test_after_a_compaction_a_subfolders_memory_is_noted_again(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / "api").mkdir(parents=True)
+    (root / "api" / "AGENTS.md").write_text("api: keep it async\n")
+    (root / "api" / "app.py").write_text("pass\n")
+    session = Session()
+    memory = ProjectMemory.load(root, tmp_path / "none", ())
+    read = call("read_file", path="api/app.py")
+    model = ScriptedModel(
+        read, say("ok"), say("the summary"), call("read_file", path="api/app.py"), say("ok")
+    )
+    agent, _ = make_agent(root, model, session, memory)
+    await agent.run("look")
+    assert "api: keep it async" in results(model.requests[1])[0]["content"]
+    assert (await agent.compact()).status == "done"
+    await agent.run("look again")
+    assert "api: keep it async" in results(model.requests[4])[0]["content"]

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from doubles import is_running
+from doubles import running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 
 
@@ -80,11 +80,12 @@ def test_each_line_is_a_task_in_one_conversation(
     tmp_path: Path, fake: FakeAnthropic, terminal: Terminal
 ) -> None:
     (tmp_path / "app.py").write_text("x = 1\n")
+    seconds = unique_seconds()
     fake.script(
         reply(tool_use("todo_write", {"todos": [{"content": "Edit", "status": "in_progress"}]})),
         reply(tool_use("edit_file", {"path": "app.py", "old_text": "1", "new_text": "2"})),
         reply(text("Set x to 2.")),
-        reply(tool_use("bash", {"command": "echo $$ > pid; sleep 60"})),
+        reply(tool_use("bash", {"command": f"sleep {seconds}"})),
         reply(text("Here again.")),
     )
     assert "Ctrl-D leaves" in terminal.expect("agentls> ")
@@ -98,13 +99,16 @@ def test_each_line_is_a_task_in_one_conversation(
 
     # Ctrl-C cancels the running task (its command killed), and the conversation goes on.
     terminal.type("wait a while\n")
-    terminal.expect("Run `echo $$ > pid; sleep 60`? [y]es / [a]ll this task / [N]o ")
+    terminal.expect(f"Run `sleep {seconds}`? [y]es / [a]ll this task / [N]o ")
     terminal.type("y\n")
-    while not (tmp_path / "pid").exists() or not (tmp_path / "pid").read_text().strip():
+    while not running_argv("sleep", seconds):
         time.sleep(0.02)
     terminal.type("\x03")
     assert "cancelled: " in terminal.expect("agentls> ")
-    assert not is_running(int((tmp_path / "pid").read_text()))
+    killed_by = time.monotonic() + 2  # the sandbox's processes die as the kernel gets to it
+    while running_argv("sleep", seconds):
+        assert time.monotonic() < killed_by, "the cancelled command still runs"
+        time.sleep(0.02)
     assert terminal.process.poll() is None
 
     # Ctrl-C at the prompt starts the line over.
