@@ -94,7 +94,7 @@ def test_each_line_is_a_task_in_one_conversation(
     assert "Plan:\n  [>] Edit" in shown.replace("\r\n", "\n")
     assert "-x = 1\r\n+x = 2" in shown
     terminal.type("y\n")
-    assert "done: 3 steps, 1 edits applied" in terminal.expect("agentls> ")
+    assert "done: 3 steps, 1 edit applied" in terminal.expect("agentls> ")
     assert (tmp_path / "app.py").read_text() == "x = 2\n"
 
     # Ctrl-C cancels the running task (its command killed), and the conversation goes on.

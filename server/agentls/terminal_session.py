@@ -20,7 +20,13 @@ from .agent import Session, TaskResult
 from .interfaces import ModelError
 from .model import ClientCache
 from .settings import Settings
-from .terminal import Answers, TerminalApprover, TerminalProgress, TerminalWorkspace
+from .terminal import (
+    Answers,
+    ShowingShell,
+    TerminalApprover,
+    TerminalProgress,
+    TerminalWorkspace,
+)
 from .visible import visible
 from .wiring import TaskSetup, prepare_task
 
@@ -47,6 +53,8 @@ class TerminalSession:
         self.stream = stream
         self.session = session
         self.answers = Answers(sys.stdin.fileno() if sys.stdin else None)
+        self.progress = TerminalProgress(stream)
+        setup.shell = ShowingShell(setup.shell, self.progress)
         self._current: asyncio.Future[Any] | None = None
         self._interrupted = False
 
@@ -69,7 +77,7 @@ class TerminalSession:
         agent = self.setup.agent(
             TerminalWorkspace(self.root, self.yes, self.stream, self.answers),
             TerminalApprover(self.stream, self.answers),
-            TerminalProgress(self.stream),
+            self.progress,
             self.session,
         )
         # The loop answers a cancel itself, with a `cancelled` result.
