@@ -178,9 +178,11 @@ class Approver:
     def __init__(self, *answers: Decision) -> None:
         self.answers = list(answers)
         self.asked: list[str] = []
+        self.unsandboxed: list[bool] = []
 
-    async def approve(self, command: str) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
         self.asked.append(command)
+        self.unsandboxed.append(unsandboxed)
         return self.answers.pop(0) if self.answers else "deny"
 
 

@@ -167,7 +167,10 @@ Decision = Literal["allow", "allow_task", "deny"]
 
 
 class Approver(Protocol):
-    async def approve(self, command: str) -> Decision: ...
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+        """Ask the user; `unsandboxed`: an allowed command runs outside the sandbox, which
+        the question must say."""
+        ...
 
 
 PlanStatus = Literal["pending", "in_progress", "completed"]

@@ -135,8 +135,9 @@ class TerminalApprover:
         self.stream = stream
         self.answers = answers
 
-    async def approve(self, command: str) -> Decision:
-        question = f"Run `{visible(command)}`? [y]es / [a]ll this task / [N]o "
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+        where = " outside the sandbox" if unsandboxed else ""
+        question = f"Run `{visible(command)}`{where}? [y]es / [a]ll this task / [N]o "
         answer = await self.answers.ask(question, self.stream)
         return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
@@ -204,6 +205,10 @@ class ShowingShell:
     def __init__(self, shell: Shell, progress: TerminalProgress) -> None:
         self.shell = shell
         self.progress = progress
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.shell.sandboxed
 
     async def run(
         self, command: str, timeout: float, output_limit: int, sandboxed: bool = True

@@ -47,10 +47,11 @@ class LspApprover:
         )
         return answer.title if answer else None
 
-    async def approve(self, command: str) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
         if not self.cannot_ask:
             try:
-                message = f"The agent wants to run:\n{visible(command)}"
+                where = " outside the sandbox" if unsandboxed else ""
+                message = f"The agent wants to run{where}:\n{visible(command)}"
                 title = await self._ask(message, list(_DECISIONS))
                 # A dismissed prompt (null) denies.
                 return _DECISIONS.get(title or DENY, "deny")
