@@ -217,3 +217,25 @@ def test_a_file_opened_outside_the_cwd_is_the_tasks_project(
     transcript = "\n".join(report["transcript"])
     assert "**done**: 3 steps, 1 edit applied, 0 rejected, " in transcript
     assert "% cached)" in transcript
+
+
+def test_the_plan_shows_and_agent_adds_to_the_running_task(fake: FakeAnthropic, root: Path) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    plan = [
+        {"content": "Look at app.py", "status": "completed"},
+        {"content": "Wait for go", "status": "in_progress"},
+    ]
+    fake.script(
+        reply(tool_use("todo_write", {"todos": plan})),
+        reply(tool_use("bash", {"command": "while [ ! -e go ]; do sleep 0.02; done"})),
+        reply(text("ok")),
+    )
+    report = run_spec("steer_spec.lua", root, fake.url)
+    assert report["result"]["status"] == "done"
+    assert report["window"][1:] == ["[x] Look at app.py", "[>] Wait for go"]
+    assert report["offered"] == ['agentls: a task is running. Add "also add a test" to it?']
+    log = "\n".join(report["log"])
+    assert "**plan**\n  - [x] Look at app.py\n  - [>] Wait for go" in log
+    assert "**added to the task**: also add a test" in log
+    added = fake.requests[2].body["messages"][-1]["content"][-1]
+    assert added["text"].endswith("\nalso add a test")
