@@ -34,6 +34,21 @@ def resolve(root: Path, path: str) -> Path:
     return root / real.relative_to(real_root)
 
 
+def refuse_git_metadata(root: Path, target: Path) -> None:
+    """Refuse a path in a `.git` folder, or naming one, anywhere in the tree.
+
+    git runs programs its config names (fsmonitor, hooks), so a model that could write
+    `.git/config`, or create a `.git` that makes a folder a repository, could run commands
+    without approval. `target` is resolved, so a symlink to `.git` is refused too.
+    """
+    name = relative(root, target)
+    if any(part.casefold() == ".git" for part in name.split("/")):
+        raise PathError(
+            f"{name} is git's metadata (.git), which the tools never change; run git commands "
+            "with bash instead"
+        )
+
+
 def inside(real_root: Path, path: Path) -> bool:
     """Whether `path`, symlinks resolved, lies inside `real_root` (resolved by the caller,
     once for many paths)."""

@@ -10,7 +10,7 @@ from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines, unified_d
 from ..environment import REDACTED, redact
 from ..files import NotText
 from ..interfaces import Change, Landed
-from ..paths import relative, resolve
+from ..paths import refuse_git_metadata, relative, resolve
 from ..shell import cut_middle
 from .base import Tool, ToolContext, ToolError
 
@@ -18,9 +18,13 @@ READ_LINES = 2000
 LINE_CHARS = 2000
 
 
-async def _current_text(context: ToolContext, path: str) -> tuple[Path, str | None]:
+async def _current_text(
+    context: ToolContext, path: str, writing: bool = False
+) -> tuple[Path, str | None]:
     """The resolved path and its current text, or None if there is no such file."""
     target = resolve(context.workspace.root, path)
+    if writing:
+        refuse_git_metadata(context.workspace.root, target)
     try:
         return target, await context.workspace.read_text(target)
     except FileNotFoundError:
@@ -119,7 +123,7 @@ def _replacement_hunks(text: str, start: int, end: int, new_text: str) -> list[H
 
 
 async def edit_file(context: ToolContext, arguments: dict[str, Any]) -> str:
-    target, text = await _current_text(context, arguments["path"])
+    target, text = await _current_text(context, arguments["path"], writing=True)
     name = relative(context.workspace.root, target)
     if text is None:
         raise ToolError(f"{name} does not exist; create it with write_file")
@@ -155,7 +159,7 @@ async def edit_file(context: ToolContext, arguments: dict[str, Any]) -> str:
 
 
 async def write_file(context: ToolContext, arguments: dict[str, Any]) -> str:
-    target, text = await _current_text(context, arguments["path"])
+    target, text = await _current_text(context, arguments["path"], writing=True)
     content = arguments["content"]
     if text is None:
         hunk = Hunk(0, 0, content, 1, 0, len(text_lines(content)))
