@@ -38,8 +38,9 @@ def read_text(path: Path) -> str:
         ) from None
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` all at once: a crash leaves the old file or the new, never half.
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Replace `path` with `text` (bytes are written as they are) all at once: a crash leaves
+    the old file or the new, never half.
 
     The file keeps its permissions (a new one gets the umask's); missing folders are created.
     """
@@ -49,8 +50,9 @@ def write_atomic(path: Path, text: str) -> None:
     # os.open applies the umask to a new file's mode, without reading or changing it.
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
         if existing is not None:

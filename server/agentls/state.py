@@ -1,0 +1,30 @@
+"""Where agentls keeps what it remembers of a workspace between runs: private folders under
+`$XDG_STATE_HOME/agentls/` (default `~/.local/state/agentls/`), one per workspace."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+
+def workspace_key(root: Path) -> str:
+    """A short name for the workspace, the same for every spelling of its path."""
+    return hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+
+
+def private_dir(path: Path) -> Path:
+    """`path`, created with its missing parents readable by the user only (0700)."""
+    for folder in reversed([path, *path.parents]):
+        if not folder.exists():
+            # mkdir's mode is masked by the umask; chmod makes it exact.
+            folder.mkdir(mode=0o700)
+            os.chmod(folder, 0o700)
+    os.chmod(path, 0o700)
+    return path
+
+
+def state_dir(kind: str, root: Path) -> Path:
+    """The private folder of `kind` ("checkpoints", "sessions") for the workspace `root`."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return private_dir(Path(base) / "agentls" / kind / workspace_key(root))
