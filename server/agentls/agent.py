@@ -11,7 +11,18 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .context import ContextBudget, prompt_chars
-from .interfaces import Block, Model, ModelError, Progress, PromptTooLong, Turn, Usage
+from .interfaces import (
+    Block,
+    CheckpointKind,
+    Checkpoints,
+    Journal,
+    Model,
+    ModelError,
+    Progress,
+    PromptTooLong,
+    Turn,
+    Usage,
+)
 from .prompt import system_prompt
 from .tools import TOOLS, ToolContext, run_tool
 
@@ -37,6 +48,35 @@ class Session:
 
     messages: list[dict[str, Any]] = field(default_factory=list)
     budget: ContextBudget = field(default_factory=ContextBudget)
+    journal: Journal | None = None
+    """Where the conversation is saved as it goes (None: not saved)."""
+    tasks: int = 0
+    last_request: str = ""
+    """The user's last request, word for word: a compaction keeps it whole."""
+
+    @property
+    def id(self) -> str:
+        return self.journal.id if self.journal is not None else ""
+
+    def save(self) -> None:
+        """Write what changed since the last save; a full disk must not stop the task."""
+        if self.journal is not None:
+            try:
+                self.journal.sync(self.messages)
+            except OSError as error:
+                log.warning("the session could not be saved: %s", error)
+
+    def begin_task(self, request: str) -> str:
+        """Count a task in; its title (the request's first line) for lists and checkpoints."""
+        self.tasks += 1
+        self.last_request = request
+        title = (request.strip().splitlines() or [""])[0][:80]
+        if self.journal is not None:
+            try:
+                self.journal.task(title, request)
+            except OSError as error:
+                log.warning("the session could not be saved: %s", error)
+        return title
 
     def add_user(self, blocks: list[Block]) -> None:
         # A task cancelled before the model answered leaves a user message last; the API
@@ -101,11 +141,13 @@ class TaskResult:
 
 _COMPACT = (
     "Summarise our conversation so far for yourself, so that the work can go on from your "
-    "summary alone: what the user asked for, the decisions made, the files read or changed and "
-    "their state now, what commands showed, and what is left to do. Write only the summary; "
-    "call no tools."
+    "summary alone: what the user asked for, the decisions made, the plan (your todo list, "
+    "each item with its status, if you keep one), the files read or changed and their state "
+    "now, what commands showed, and what is left to do. Write only the summary; call no tools."
 )
 COMPACTED = "(Our conversation so far, summarised to save context:)\n\n"
+_LAST_REQUEST = "\n\nThe user's last request, word for word:\n"
+_CHANGED = "\n\nFiles changed in this session (from agentls's checkpoints):\n"
 
 
 def _tool_result(tool_use_id: str, text: str, is_error: bool) -> Block:
@@ -129,14 +171,33 @@ class Agent:
         tools: ToolContext,
         progress: Progress,
         session: Session,
+        checkpoints: Checkpoints | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
         self.progress = progress
         self.session = session
+        self.checkpoints = checkpoints
 
-    async def run(self, task: str) -> TaskResult:
-        """Run one task to its end; cancelling the awaiting task ends it as `cancelled`."""
+    async def run(self, task: str, request: str | None = None) -> TaskResult:
+        """Run one task to its end; cancelling the awaiting task ends it as `cancelled`.
+
+        `task` is the message to the model, `request` the user's own words (default: the
+        task). The workspace is recorded before the task, before each step that may change
+        files, and after it, so the task can be undone."""
+        title = self.session.begin_task(request if request is not None else task)
+        await self._checkpoint("task", None, title)
+        try:
+            return await self._run(task)
+        finally:
+            self.session.save()
+            await self._checkpoint("end", None, title)
+
+    async def _checkpoint(self, kind: CheckpointKind, step: int | None, label: str) -> None:
+        if self.checkpoints is not None:
+            await self.checkpoints.record(kind, self.session.id, self.session.tasks, step, label)
+
+    async def _run(self, task: str) -> TaskResult:
         usage = Usage()
         steps = 0
         system = system_prompt(self.tools.workspace.root)
@@ -156,6 +217,7 @@ class Agent:
                 # The API refuses an empty assistant turn in the history of a later request.
                 content = turn.content or [{"type": "text", "text": "(empty reply)"}]
                 self.session.messages.append({"role": "assistant", "content": content})
+                self.session.save()
                 calls = [b for b in turn.content if b.get("type") == "tool_use"]
                 if turn.stop_reason == "refusal":
                     # A refused turn left in the history makes the next ones refused too.
@@ -169,7 +231,9 @@ class Agent:
                 cut_off = turn.stop_reason == "max_tokens"
                 self.session.add_user([])
                 for call in calls:
-                    self.session.messages[-1]["content"].append(await self._call(call, cut_off))
+                    block = await self._call(call, cut_off, steps)
+                    self.session.messages[-1]["content"].append(block)
+                    self.session.save()
             return result("step_limit", f"Stopped after {max_steps} steps (the maxSteps setting).")
         except asyncio.CancelledError:
             self._interrupted("The user cancelled this task; do not go on with it unless asked.")
@@ -209,10 +273,24 @@ class Agent:
             self.session.rewind(before)
             failure = "The model wrote no complete summary; nothing was compacted."
             return TaskResult("failed", failure, steps=1, usage=turn.usage)
+        kept = await self._working_state()
         self.session.messages[:] = [
-            {"role": "user", "content": [{"type": "text", "text": COMPACTED + summary}]}
+            {"role": "user", "content": [{"type": "text", "text": COMPACTED + summary + kept}]}
         ]
+        self.session.save()
         return TaskResult("done", summary, steps=1, usage=turn.usage)
+
+    async def _working_state(self) -> str:
+        """What a summary must not lose, taken from the record rather than the model's
+        memory: the files changed in this session and the user's last request."""
+        kept = ""
+        if self.checkpoints is not None:
+            changed = await self.checkpoints.changes_in_session(self.session.id)
+            if changed:
+                kept += _CHANGED + "\n".join(f"- {line}" for line in changed)
+        if self.session.last_request:
+            kept += _LAST_REQUEST + self.session.last_request
+        return kept
 
     async def _ask(self, system: str) -> Turn:
         """The model's next turn, the conversation first brought within its context budget."""
@@ -246,10 +324,12 @@ class Agent:
         self.session.close_open_tool_calls()
         self.session.add_user([{"type": "text", "text": f"({note})"}])
 
-    async def _call(self, call: Block, cut_off: bool) -> Block:
+    async def _call(self, call: Block, cut_off: bool, step: int) -> Block:
         tool = TOOLS.get(call["name"])
         summary = tool.summary(call.get("input")) if tool else ""
         self.progress.step(call["name"], summary)
+        if tool is not None and tool.mutates and not cut_off:
+            await self._checkpoint("step", step, f"{tool.name}: {summary}")
         if cut_off:
             text, is_error = _CUT_OFF_TOOL, True
         else:

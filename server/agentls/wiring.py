@@ -10,6 +10,7 @@ from typing import Any
 
 from . import environment
 from .agent import Agent, Session, TaskResult
+from .checkpoints import checkpoints_for
 from .costs import Price, describe, price_of, report
 from .interfaces import Approver, Progress, Workspace
 from .model import AnthropicModel, ClientCache
@@ -31,7 +32,7 @@ class TaskSetup:
         self, workspace: Workspace, approver: Approver, progress: Progress, session: Session
     ) -> Agent:
         tools = ToolContext(workspace, self.shell, approver, self.settings, self.secrets)
-        return Agent(self.model, tools, progress, session)
+        return Agent(self.model, tools, progress, session, checkpoints_for(workspace.root))
 
     @property
     def price(self) -> Price | None:

@@ -43,6 +43,8 @@ class Tool:
     required: tuple[str, ...]
     handler: Handler
     summary_field: str
+    mutates: bool = False
+    """Whether it may change files: the workspace is recorded before each call."""
 
     def schema(self) -> dict[str, Any]:
         return {

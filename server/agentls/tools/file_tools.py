@@ -264,6 +264,7 @@ WRITE_FILE = Tool(
     ("path", "content"),
     write_file,
     "path",
+    mutates=True,
 )
 
 EDIT_FILE = Tool(
@@ -280,4 +281,5 @@ EDIT_FILE = Tool(
     ("path", "old_text", "new_text"),
     edit_file,
     "path",
+    mutates=True,
 )

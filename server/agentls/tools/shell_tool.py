@@ -45,4 +45,5 @@ BASH = Tool(
     ("command",),
     bash,
     "command",
+    mutates=True,
 )

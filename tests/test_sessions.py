@@ -1,0 +1,117 @@
+"""The session store, and the loop saving as it goes and recording checkpoints."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from agentls.agent import COMPACTED, Session
+from agentls.checkpoints import ShadowRepository, WorkspaceCheckpoints
+from agentls.sessions import SessionStore
+from agentls.undo import undo
+from doubles import MemoryEditor, ScriptedModel, call, say
+from test_agent import make_agent
+
+
+@pytest.fixture
+def store(root: Path, tmp_path: Path) -> SessionStore:
+    return SessionStore(root, tmp_path / "sessions")
+
+
+def test_a_session_is_listed_loaded_and_continued(store: SessionStore) -> None:
+    log = store.create()
+    log.task("fix the bug", "fix the bug\nin app.py")
+    messages = [{"role": "user", "content": [{"type": "text", "text": "fix the bug"}]}]
+    log.sync(messages)
+    messages.append({"role": "assistant", "content": [{"type": "text", "text": "done"}]})
+    log.sync(messages)
+    log.sync(messages)  # nothing changed: nothing written
+
+    [info] = store.list_sessions()
+    assert (info.id, info.title, info.tasks) == (log.id, "fix the bug", 1)
+    assert len(log.path.read_text().splitlines()) == 4
+    again, stored = store.open(log.id)
+    assert stored.messages == messages and stored.last_request == "fix the bug\nin app.py"
+    stored.messages[-1]["content"].append({"type": "text", "text": "more"})
+    again.sync(stored.messages)
+    assert store.load(log.id).messages[-1]["content"][-1]["text"] == "more"
+    assert store.latest() == log.id
+
+
+def test_files_are_private_and_a_line_cut_by_a_crash_is_skipped(
+    store: SessionStore,
+) -> None:
+    log = store.create()
+    log.sync([{"role": "user", "content": [{"type": "text", "text": "one"}]}])
+    with open(log.path, "a") as stream:
+        stream.write('{"type": "messages", "keep": 0, "app')
+    assert store.load(log.id).messages[0]["content"][0]["text"] == "one"
+    assert os.stat(log.path).st_mode & 0o777 == 0o600
+    assert os.stat(store.folder).st_mode & 0o777 == 0o700
+    assert os.stat(store.folder.parent).st_mode & 0o777 == 0o700
+
+
+def test_secrets_are_redacted_before_anything_is_written(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEPLOY_TOKEN", "s3cr3t-deploy-value")
+    log = store.create()
+    log.task("use s3cr3t-deploy-value", "use s3cr3t-deploy-value")
+    log.sync([{"role": "user", "content": [{"type": "text", "text": 'x "s3cr3t-deploy-value"'}]}])
+    text = log.path.read_text()
+    assert "s3cr3t" not in text and "[redacted]" in text
+
+
+def test_unknown_or_crafted_ids_are_refused(store: SessionStore) -> None:
+    for bad in ("nope", "../sessions", "", ".hidden"):
+        with pytest.raises(KeyError):
+            store.load(bad)
+
+
+async def test_the_loop_saves_each_step_and_a_compaction_rewrites_the_file(
+    root: Path, store: SessionStore
+) -> None:
+    (root / "a.txt").write_text("hello\n")
+    log = store.create()
+    session = Session(journal=log)
+    model = ScriptedModel(call("read_file", path="a.txt"), say("read it"), say("the summary"))
+    agent, _ = make_agent(root, model, session)
+    await agent.run("read a.txt", "read a.txt")
+    assert store.load(log.id).messages == session.messages
+    assert len(session.messages) == 4
+
+    assert (await agent.compact()).status == "done"
+    [message] = store.load(log.id).messages
+    text = message["content"][0]["text"]
+    assert text.startswith(COMPACTED + "the summary")
+    assert text.endswith("The user's last request, word for word:\nread a.txt")
+
+
+async def test_a_task_is_recorded_and_undone_bash_included(
+    root: Path, tmp_path: Path, store: SessionStore
+) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    repository = ShadowRepository(root, tmp_path / "shadow")
+    model = ScriptedModel(
+        call("edit_file", path="app.py", old_text="x = 1", new_text="x = 2"),
+        call("bash", command="echo made > made.txt"),
+        say("done"),
+        say("the summary"),
+    )
+    session = Session(journal=store.create())
+    agent, _ = make_agent(root, model, session)
+    agent.checkpoints = WorkspaceCheckpoints(repository)
+    await agent.run("change things")
+    assert (root / "made.txt").exists()
+    kinds = [(c.kind, c.step) for c in repository.checkpoints()]
+    assert kinds == [("task", None), ("step", 1), ("step", 2), ("end", None)]
+
+    await agent.compact()
+    summary = agent.session.messages[0]["content"][0]["text"]
+    assert "- app.py (modified)\n- made.txt (created)" in summary
+
+    result = await undo(repository, MemoryEditor(root), None, (), session.id, 1)
+    assert (root / "app.py").read_text() == "x = 1\n" and not (root / "made.txt").exists()
+    assert result.restored == ["app.py"] and result.removed == ["made.txt"]
+
