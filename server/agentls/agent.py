@@ -54,6 +54,16 @@ class Session:
     last_request: str = ""
     """The user's last request, word for word: a compaction keeps it whole."""
 
+    @classmethod
+    def resumed(
+        cls, messages: list[dict[str, Any]], journal: Journal, tasks: int, last_request: str
+    ) -> Session:
+        """A saved session, to go on with. A server killed during a step left that step's
+        tool calls unanswered; the API refuses such a conversation, so they are answered."""
+        session = cls(messages, journal=journal, tasks=tasks, last_request=last_request)
+        session.close_open_tool_calls()
+        return session
+
     @property
     def id(self) -> str:
         return self.journal.id if self.journal is not None else ""

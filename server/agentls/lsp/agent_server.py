@@ -27,7 +27,7 @@ REQUEST_FAILED = -32803
 
 @dataclass
 class RunningTask:
-    task: asyncio.Future[dict[str, Any]]
+    task: asyncio.Future[Any]
     request_id: Any
 
 
