@@ -1,4 +1,4 @@
-"""The fake Messages API of the test suite (tests/fake_api.py), shared by the benchmarks."""
+"""The fake Messages API of the test suite (tests/fake_api/), shared by the benchmarks."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-# tests/ is not a package: the fake is a standalone module, also run as a script.
+# tests/ is not a package: the fake is a standalone package, also run with -m.
 if str(REPO / "tests") not in sys.path:
     sys.path.insert(0, str(REPO / "tests"))
 
