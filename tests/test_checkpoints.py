@@ -272,3 +272,14 @@ async def test_a_path_that_now_leads_out_of_the_root_is_not_written(
     undo_plan = plan(repository, None)
     result = await apply(repository, undo_plan, MemoryEditor(root))
     assert result.declined == ["sub", "sub/a.py"] and list(outside.iterdir()) == []
+
+
+def test_state_kept_inside_the_workspace_is_not_recorded(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(root / ".local" / "state"))
+    (root / "a.py").write_text("a\n")
+    repository = ShadowRepository(root)
+    repository.record("task", "s1", 1, None, "t")
+    repository.record("step", "s1", 1, 1, "t")
+    assert repository.git("ls-files").decode().split() == ["a.py"]

@@ -199,3 +199,47 @@ def test_run_with_stdin_closed(tmp_path: Path, fake: FakeAnthropic) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "made").exists()  # nobody could approve it
+
+
+def agentls(root: Path, fake: FakeAnthropic, *arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentls", *arguments],
+        cwd=root,
+        env=_env(root, fake),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_undo_from_the_terminal_and_continue_the_session(root: Path, fake: FakeAnthropic) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    fake.script(
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "x = 1", "new_text": "x = 2"})),
+        reply(tool_use("bash", {"command": "echo made > made.txt"})),
+        reply(text("Changed.")),
+        reply(text("Noted.")),
+    )
+    assert run(root, fake, "--yes", "change x").returncode == 0
+    assert (root / "made.txt").exists()
+
+    listed = agentls(root, fake, "undo", "--list")
+    assert "change x" in listed.stdout and "step 2: bash: echo made > made.txt" in listed.stdout
+    undone = agentls(root, fake, "undo", "--yes")
+    assert undone.returncode == 0, undone.stderr
+    assert "put back  app.py" in undone.stdout and "removed   made.txt" in undone.stdout
+    assert (root / "app.py").read_text() == "x = 1\n" and not (root / "made.txt").exists()
+
+    sessions = agentls(root, fake, "sessions")
+    assert "1 tasks  change x" in sessions.stdout
+    assert run(root, fake, "--continue", "--yes", "and now?").returncode == 0
+    told = [
+        b.get("text", "") for m in fake.requests[-1].body["messages"] for b in m["content"]
+    ]
+    assert told[0] == "change x" and told[-1] == "and now?"
+    assert any("The user undid" in t for t in told)
+
+
+def test_resume_with_an_unknown_id_fails(root: Path, fake: FakeAnthropic) -> None:
+    done = run(root, fake, "--resume", "nope", "task")
+    assert done.returncode == 1 and "no saved session 'nope'" in done.stdout

@@ -148,6 +148,12 @@ class ShadowRepository:
         info = self.git_dir / "info"
         info.mkdir(exist_ok=True)
         (info / "attributes").write_text(_ATTRIBUTES)
+        # A workspace holding agentls's own state (a home folder opened as the workspace)
+        # must not record the checkpoints themselves.
+        state = self.git_dir.resolve().parent.parent
+        if state.is_relative_to(self.root):
+            relative = state.relative_to(self.root).as_posix()
+            (info / "exclude").write_text(f"/{_glob_escaped(relative)}/\n")
 
     def record(
         self,
@@ -320,6 +326,10 @@ def _how(difference: Difference) -> str:
     if difference.before is None:
         return "created"
     return "deleted" if difference.after is None else "modified"
+
+
+def _glob_escaped(path: str) -> str:
+    return "".join(f"\\{c}" if c in "*?[]\\!#" else c for c in path)
 
 
 def _z(paths: list[str]) -> bytes:

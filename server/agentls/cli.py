@@ -35,6 +35,23 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument("--model", help="model id (default: AGENTLS_MODEL or a current Sonnet)")
     run.add_argument("--max-steps", type=_max_steps, help="stop after this many model turns")
+    resume = run.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue", dest="continue_last", action="store_true",
+        help="go on with this folder's last session",
+    )  # fmt: skip
+    resume.add_argument("--resume", metavar="ID", help="go on with a saved session")
+    commands.add_parser("sessions", help="list this folder's saved sessions, newest first")
+    undo = commands.add_parser(
+        "undo", help="undo the agent's changes back to a checkpoint (default: the last task)"
+    )
+    undo.add_argument("id", nargs="?", type=int, help="the checkpoint (see --list)")
+    undo.add_argument("--list", action="store_true", help="list the checkpoints, newest first")
+    undo.add_argument("--yes", action="store_true", help="do not ask before changing files")
+    undo.add_argument(
+        "--overwrite", nargs="+", default=[], metavar="PATH",
+        help="put these files back even though they changed since",
+    )  # fmt: skip
     check = commands.add_parser(
         "check-settings", help="check an agentls settings object (JSON) as the server would"
     )
@@ -64,7 +81,22 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.command == "run":
         from .terminal import run_in_terminal
 
-        return run_in_terminal(arguments.task, arguments.yes, arguments.model, arguments.max_steps)
+        return run_in_terminal(
+            arguments.task,
+            arguments.yes,
+            arguments.model,
+            arguments.max_steps,
+            arguments.resume,
+            arguments.continue_last,
+        )
+    if arguments.command in ("sessions", "undo"):
+        from .terminal_state import list_sessions, undo_in_terminal
+
+        if arguments.command == "sessions":
+            return list_sessions()
+        return undo_in_terminal(
+            arguments.id, arguments.list, arguments.yes, arguments.overwrite
+        )
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
     # Logs go to a file or stderr, never stdout: stdout is the LSP channel.

@@ -18,6 +18,7 @@ from .edits import unified_diff
 from .interfaces import Change, Decision, Landed, ModelError
 from .model import ClientCache
 from .paths import relative
+from .sessions import SessionStore
 from .settings import Settings
 from .wiring import prepare_task
 
@@ -165,7 +166,18 @@ def _report(result: TaskResult, outcome: str, stream: TextIO) -> None:
         stream.write(f"{result.summary}\n{result.error_hint}\n")
 
 
-async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
+def terminal_session(root: Path, resume: str | None, continue_last: bool) -> Session:
+    """A new saved session, or the one `--resume ID` names, or with `--continue` this
+    folder's last one. Raises KeyError for an unknown id."""
+    store = SessionStore(root)
+    chosen = resume or (store.latest() if continue_last else None)
+    if chosen is None:
+        return Session(journal=store.create())
+    journal, stored = store.open(chosen)
+    return Session.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
+
+
+async def _run(task: str, settings: Settings, yes: bool, stream: TextIO, session: Session) -> int:
     root = Path.cwd()
     try:
         setup = prepare_task(root, settings, ClientCache())
@@ -177,7 +189,7 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
         TerminalWorkspace(root, yes, stream, answers),
         TerminalApprover(stream, answers),
         TerminalProgress(stream),
-        Session(),
+        session,
     )
     job = asyncio.ensure_future(agent.run(task))
     loop = asyncio.get_running_loop()
@@ -192,10 +204,22 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     return EXIT_CODES[result.status]
 
 
-def run_in_terminal(task: str, yes: bool, model: str | None, max_steps: int | None) -> int:
+def run_in_terminal(
+    task: str,
+    yes: bool,
+    model: str | None,
+    max_steps: int | None,
+    resume: str | None = None,
+    continue_last: bool = False,
+) -> int:
+    try:
+        session = terminal_session(Path.cwd(), resume, continue_last)
+    except KeyError:
+        sys.stdout.write(f"agentls: no saved session {resume!r} here (see `agentls sessions`)\n")
+        return EXIT_CODES["failed"]
     settings = Settings(approve_commands="always" if yes else "ask")
     if model:
         settings = replace(settings, model=model)
     if max_steps is not None:
         settings = replace(settings, max_steps=max_steps)
-    return asyncio.run(_run(task, settings, yes, sys.stdout))
+    return asyncio.run(_run(task, settings, yes, sys.stdout, session))
