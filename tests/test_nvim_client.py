@@ -195,3 +195,25 @@ def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
     assert report["buffer"] == ["# typed by the user", *SOURCE.splitlines()]
     assert (root / "app.py").read_text() == SOURCE
     assert len(fake.requests) == 5
+
+
+def test_agent_undo_and_agent_resume(fake: FakeAnthropic, root: Path) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    fake.script(
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "x = 1", "new_text": "x = 2"})),
+        reply(tool_use("bash", {"command": "echo made > made.txt"})),
+        reply(text("Changed.")),
+        reply(text("Noted.")),
+    )
+    report = run_spec("undo_resume_spec.lua", root, fake.url)
+    assert report["first"] == "done" and report["after_task"] == ["x = 2"]
+    assert report["made_after_task"] and not report["made_after_undo"]
+    undo = report["undo"]
+    assert (undo["restored"], undo["removed"], undo["conflicts"]) == (["app.py"], ["made.txt"], [])
+    assert report["buffer"] == ["x = 1"] and not report["modified"]
+    assert (root / "app.py").read_text() == "x = 1\n"
+    assert "change x and make a file  (1 tasks)" in report["picked"][0]
+    assert report["resumed"]["title"] == "change x and make a file"
+    assert report["second"] == "done"
+    told = json.dumps(fake.requests[-1].body["messages"])
+    assert "change x and make a file" in told and "The user undid" in told

@@ -18,8 +18,9 @@ def texts(body: dict[str, Any]) -> list[str]:
     return [b["text"] for m in body["messages"] for b in m["content"] if b.get("type") == "text"]
 
 
+@pytest.mark.parametrize("flavour", ["vscode", "neovim"])
 async def test_undo_restores_an_edit_and_removes_a_file_bash_created(
-    fake: FakeAnthropic, root: Path
+    fake: FakeAnthropic, root: Path, flavour: str
 ) -> None:
     path = root / "app.py"
     path.write_text("x = 1\n")
@@ -29,7 +30,7 @@ async def test_undo_restores_an_edit_and_removes_a_file_bash_created(
         reply(text("changed")),
         reply(text("next")),
     )
-    async with editor(root, fake.url) as client:
+    async with editor(root, fake.url, flavour=flavour) as client:
         uri = client.open(path)
         await client.run_task("change x and make a file")
         assert path.read_text() == "x = 2\n" and (root / "made.txt").exists()
