@@ -90,7 +90,9 @@ async def test_edit_applied_and_saved_before_the_answer_settles_at_once(
     assert result["summary"] == "told: Edited app.py: 1 hunk accepted."
 
 
-async def test_edit_rejected_leaves_the_file_alone(fake: FakeAnthropic, root: Path) -> None:
+async def test_edit_rejected_leaves_the_file_alone(
+    fake: FakeAnthropic, root: Path, lsp_editor: EditorClient
+) -> None:
     path = root / "app.py"
     path.write_text(SOURCE)
     fake.script(
@@ -101,10 +103,9 @@ async def test_edit_rejected_leaves_the_file_alone(fake: FakeAnthropic, root: Pa
         ),
         echo_result,
     )
-    async with editor(root, fake.url) as client:
-        client.review = lambda uri, edits: [False] * len(edits)
-        uri = client.open(path)
-        result = await client.run_task("change it", uri=uri)
+    lsp_editor.review = lambda uri, edits: [False] * len(edits)
+    uri = lsp_editor.open(path)
+    result = await lsp_editor.run_task("change it", uri=uri)
     assert result["edits"] == {"applied": 0, "rejected": 1}
     assert path.read_text() == SOURCE
     (told,) = results(fake.requests[-1].body["messages"])
@@ -162,12 +163,13 @@ async def test_write_file_new_and_existing_closed_files(fake: FakeAnthropic, roo
 
 
 async def test_changes_without_document_changes_support(fake: FakeAnthropic, root: Path) -> None:
+    """`changes` holds plain TextEdits (the LSP annotates only documentChanges), even for a
+    client that supports change annotations."""
     path = root / "a.txt"
     path.write_text("x\n")
 
     def plain(capabilities: types.ClientCapabilities) -> None:
         capabilities.workspace.workspace_edit.document_changes = False  # type: ignore[union-attr]
-        without_annotations(capabilities)
 
     fake.script(
         reply(tool_use("edit_file", {"path": "a.txt", "old_text": "x", "new_text": "y"})),
@@ -180,6 +182,7 @@ async def test_changes_without_document_changes_support(fake: FakeAnthropic, roo
         assert request.edit.document_changes is None
         ((_uri, (edit,)),) = request.edit.changes.items()
         assert isinstance(edit, types.TextEdit) and not isinstance(edit, types.AnnotatedTextEdit)
+        assert request.edit.change_annotations is None
     assert path.read_text() == "y\n"
 
 
@@ -562,7 +565,7 @@ async def test_cancel_during_the_review_withdraws_the_edit(fake: FakeAnthropic, 
 
 async def test_shutdown_during_a_task_cancels_it_cleanly(fake: FakeAnthropic, root: Path) -> None:
     fake.script(reply(tool_use("bash", LONG_BASH)))
-    async with editor(root, fake.url) as client:
+    async with editor(root, fake.url, process=True) as client:  # `exit` ends the process
         _, answer, pid = await _start_long_bash(client, root)
         await client.shutdown_session()  # answered without error, the task cancelled
         with pytest.raises(JsonRpcException):

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 from agentls import environment, files, shell
+from agentls.bounded_output import BoundedOutput
 from agentls.command_rules import is_allowed
 from agentls.files import write_atomic
 from agentls.settings import Settings
-from agentls.shell import BoundedOutput, SubprocessShell
+from agentls.shell import SubprocessShell
 from agentls.tools import ToolContext, run_tool, search_tools
 from doubles import Approver, MemoryEditor, is_running
 

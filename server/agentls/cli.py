@@ -15,7 +15,8 @@ def _max_steps(text: str) -> int:
     from .settings import checked
 
     try:
-        return checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
+        steps: int = checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
+        return steps
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 

@@ -68,28 +68,29 @@ class Answers:
             return None
         return line.decode("utf-8", "replace").strip().lower()
 
-    def _read(self) -> None:
-        data = os.read(self.descriptor, 4096)
+    def _read(self, descriptor: int) -> None:
+        data = os.read(descriptor, 4096)
         self._pending += data
         self._ended = not data
 
     async def line(self) -> str:
-        if self.descriptor is None:  # stdin closed: every question is answered no
+        descriptor = self.descriptor
+        if descriptor is None:  # stdin closed: every question is answered no
             return ""
         loop = asyncio.get_running_loop()
         while (line := self._take_line()) is None:
             ready: asyncio.Future[None] = loop.create_future()
             try:
-                loop.add_reader(self.descriptor, _wake, ready)
+                loop.add_reader(descriptor, _wake, ready)
             except (OSError, ValueError):
                 # A regular file (or /dev/null) cannot be polled, and never makes us wait.
-                self._read()
+                self._read(descriptor)
                 continue
             try:
                 await ready
             finally:
-                loop.remove_reader(self.descriptor)
-            self._read()
+                loop.remove_reader(descriptor)
+            self._read(descriptor)
         return line
 
     async def ask(self, question: str, stream: TextIO) -> str:

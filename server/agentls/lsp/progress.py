@@ -32,7 +32,7 @@ class LspProgress:
         server: LanguageServer,
         client_token: types.ProgressToken | None,
         title: str,
-        on_cancel: Callable[[], None],
+        on_cancel: Callable[[], object],
     ) -> LspProgress:
         token = client_token
         if token is None and client_supports_progress(server):

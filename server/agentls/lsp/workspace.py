@@ -17,7 +17,7 @@ from pygls.workspace import TextDocument
 from .. import files
 from ..interfaces import Change, Landed
 from ..paths import relative
-from .positions import text_edits
+from .positions import annotated, text_edits
 
 SETTLE_SECONDS = 2.0
 """How long to wait after an accepted edit for the client's didChange and save to arrive."""
@@ -38,7 +38,8 @@ class LspWorkspace:
         self.root = root
 
     def _open_document(self, path: Path) -> TextDocument | None:
-        return self.server.workspace.text_documents.get(unquote(uri_of(path)))
+        documents: dict[str, TextDocument] = self.server.workspace.text_documents
+        return documents.get(unquote(uri_of(path)))
 
     def open_text(self, path: Path) -> str | None:
         document = self._open_document(path)
@@ -78,8 +79,13 @@ class LspWorkspace:
         capabilities = self._capabilities()
         uri = uri_of(change.path)
         name = relative(self.root, change.path)
+        codec = self.server.workspace.position_codec
+        edits = text_edits(change.old_text or "", change.hunks, codec)
+        if not capabilities.document_changes:
+            # `changes` holds plain TextEdits: the LSP annotates edits in documentChanges only.
+            return types.WorkspaceEdit(changes={uri: edits})
         annotations = None
-        ids = None
+        reviewed: list[types.TextEdit | types.AnnotatedTextEdit] = list(edits)
         if capabilities.change_annotation_support is not None:
             total = len(change.hunks)
             ids = [f"{change.tool}:{name}:{i + 1}" for i in range(total)]
@@ -91,16 +97,13 @@ class LspWorkspace:
                 )
                 for i, hunk in enumerate(change.hunks)
             }
-        codec = self.server.workspace.position_codec
-        edits = text_edits(change.old_text or "", change.hunks, codec, ids)
-        if not capabilities.document_changes:
-            return types.WorkspaceEdit(changes={uri: edits}, change_annotations=annotations)
+            reviewed = annotated(edits, ids)
         version = document.version if document is not None else None
         document_edit = types.TextDocumentEdit(
             text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-            edits=edits,
+            edits=reviewed,
         )
-        operations: list = [document_edit]
+        operations: list[types.CreateFile | types.TextDocumentEdit] = [document_edit]
         if change.old_text is None:
             operations.insert(
                 0,

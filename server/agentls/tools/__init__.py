@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ..bounded_output import cut_middle
 from ..files import NotText
 from ..paths import PathError
-from ..shell import cut_middle
 from .base import Tool, ToolContext, ToolError, validate
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
 from .search_tools import GREP, LIST_FILES

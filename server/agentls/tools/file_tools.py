@@ -6,12 +6,12 @@ import difflib
 from pathlib import Path
 from typing import Any
 
+from ..bounded_output import cut_middle
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines, unified_diff
 from ..environment import REDACTED, redact
 from ..files import NotText
 from ..interfaces import Change, Landed
 from ..paths import refuse_git_metadata, relative, resolve
-from ..shell import cut_middle
 from .base import Tool, ToolContext, ToolError
 
 READ_LINES = 2000
@@ -48,7 +48,7 @@ async def read_file(context: ToolContext, arguments: dict[str, Any]) -> str:
     count = arguments.get("limit", READ_LINES)
     if first > len(lines):
         raise ToolError(f"offset {first} is past the end: {name} has {len(lines)} lines")
-    shown = []
+    shown: list[str] = []
     budget = context.settings.output_limit
     last = first - 1
     for number in range(first, min(first + count, len(lines) + 1)):
@@ -139,7 +139,7 @@ async def edit_file(context: ToolContext, arguments: dict[str, Any]) -> str:
     if old_text == new_text:
         raise ToolError("old_text and new_text are the same: nothing to change")
     if count > 1 and not arguments.get("replace_all", False):
-        lines = []
+        lines: list[str] = []
         at = text.find(old_text)
         while at != -1 and len(lines) < 20:
             lines.append(str(_line_of(text, at)))

@@ -51,7 +51,7 @@ async def _git_files(root: Path, folder: Path) -> list[Path] | None:
 
 
 def _walked_files(folder: Path) -> list[Path]:
-    found = []
+    found: list[Path] = []
     for directory, subdirectories, names in os.walk(folder):
         subdirectories[:] = sorted(d for d in subdirectories if d not in _SKIPPED_DIRS)
         found.extend(Path(directory, name) for name in sorted(names))
