@@ -114,4 +114,3 @@ async def test_a_task_is_recorded_and_undone_bash_included(
     result = await undo(repository, MemoryEditor(root), None, (), session.id, 1)
     assert (root / "app.py").read_text() == "x = 1\n" and not (root / "made.txt").exists()
     assert result.restored == ["app.py"] and result.removed == ["made.txt"]
-

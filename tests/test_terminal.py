@@ -233,9 +233,7 @@ def test_undo_from_the_terminal_and_continue_the_session(root: Path, fake: FakeA
     sessions = agentls(root, fake, "sessions")
     assert "1 tasks  change x" in sessions.stdout
     assert run(root, fake, "--continue", "--yes", "and now?").returncode == 0
-    told = [
-        b.get("text", "") for m in fake.requests[-1].body["messages"] for b in m["content"]
-    ]
+    told = [b.get("text", "") for m in fake.requests[-1].body["messages"] for b in m["content"]]
     assert told[0] == "change x" and told[-1] == "and now?"
     assert any("The user undid" in t for t in told)
 

@@ -90,24 +90,13 @@ async def test_a_session_resumes_after_the_server_was_killed_mid_step(
         server.process.send_signal(signal.SIGKILL)
         await server.process.wait()
 
-    server = await ServerPipe.start(root, fake.url)
-    try:
-        [saved] = await server.request(
-            "workspace/executeCommand", {"command": "agent.sessions", "arguments": []}
-        )
+    # A new server (in this process: what matters is that it starts from the disk alone).
+    async with editor(root, fake.url) as client:
+        [saved] = await client.command("agent.sessions")
         assert (saved["title"], saved["tasks"], saved["current"]) == ("first task", 2, False)
-        resumed = await server.request(
-            "workspace/executeCommand",
-            {"command": "agent.resumeSession", "arguments": [{"id": saved["id"]}]},
-        )
+        resumed = await client.command("agent.resumeSession", {"id": saved["id"]})
         assert resumed["id"] == saved["id"]
-        answer = await server.request("workspace/executeCommand", _task("third task"))
-        assert answer["status"] == "done"
-        server.notify("exit", None)
-        await server.process.wait()
-    finally:
-        if server.process.returncode is None:
-            server.process.kill()
+        assert (await client.run_task("third task"))["status"] == "done"
     body = fake.requests[-1].body
     assert texts(body)[:3] == ["first task", "first answer", "second task"]
     assert texts(body)[-1] == "third task"

@@ -174,8 +174,16 @@ class ShadowRepository:
             previous = checkpoints[-1] if checkpoints else None
             checkpoint = Checkpoint(
                 (previous.id + 1) if previous else 1,
-                kind, session, task, step, label, time.time(), tree, skipped, target,
-            )  # fmt: skip
+                kind,
+                session,
+                task,
+                step,
+                label,
+                time.time(),
+                tree,
+                skipped,
+                target,
+            )
             if previous is None or previous.tree != tree:
                 self._commit(tree, checkpoint)
             with open(self.log_path, "a", encoding="utf-8") as log:
@@ -195,9 +203,7 @@ class ShadowRepository:
         paths = {p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p}
         paths = {p for p in paths if not p.endswith("/")}
         if len(paths) > MAX_CHANGED_FILES:
-            raise CheckpointError(
-                f"{len(paths)} new or changed files at once; no checkpoint taken"
-            )
+            raise CheckpointError(f"{len(paths)} new or changed files at once; no checkpoint taken")
         update, too_large, beyond_link = [], [], []
         real_parents: dict[str, bool] = {}
         for path in sorted(paths):
@@ -308,7 +314,6 @@ class ShadowRepository:
             contents[blob] = out[header_end + 1 : header_end + 1 + size]
             position = header_end + 1 + size + 1
         return contents
-
 
     def changed_in_session(self, session: str) -> list[str]:
         """The files changed since the session's first checkpoint, one line each."""

@@ -38,9 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-steps", type=_max_steps, help="stop after this many model turns")
     resume = run.add_mutually_exclusive_group()
     resume.add_argument(
-        "--continue", dest="continue_last", action="store_true",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
         help="go on with this folder's last session",
-    )  # fmt: skip
+    )
     resume.add_argument("--resume", metavar="ID", help="go on with a saved session")
     commands.add_parser("sessions", help="list this folder's saved sessions, newest first")
     undo = commands.add_parser(
@@ -50,9 +52,12 @@ def _parser() -> argparse.ArgumentParser:
     undo.add_argument("--list", action="store_true", help="list the checkpoints, newest first")
     undo.add_argument("--yes", action="store_true", help="do not ask before changing files")
     undo.add_argument(
-        "--overwrite", nargs="+", default=[], metavar="PATH",
+        "--overwrite",
+        nargs="+",
+        default=[],
+        metavar="PATH",
         help="put these files back even though they changed since",
-    )  # fmt: skip
+    )
     check = commands.add_parser(
         "check-settings", help="check an agentls settings object (JSON) as the server would"
     )
@@ -95,9 +100,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if arguments.command == "sessions":
             return list_sessions()
-        return undo_in_terminal(
-            arguments.id, arguments.list, arguments.yes, arguments.overwrite
-        )
+        return undo_in_terminal(arguments.id, arguments.list, arguments.yes, arguments.overwrite)
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
     # Logs go to a file or stderr, never stdout: stdout is the LSP channel.

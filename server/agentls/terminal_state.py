@@ -96,9 +96,15 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
         if not yes and input("Undo these changes? [y/N] ").strip().lower() != "y":
             return 1
         result = asyncio.run(
-            undo(repository, _Disk(root), undo_plan.target.id, overwrite,
-                 undo_plan.target.session, undo_plan.target.task)
-        )  # fmt: skip
+            undo(
+                repository,
+                _Disk(root),
+                undo_plan.target.id,
+                overwrite,
+                undo_plan.target.session,
+                undo_plan.target.task,
+            )
+        )
     except (CheckpointError, OSError, EOFError) as error:
         print(f"agentls: {error}", file=sys.stderr)
         return 1
@@ -109,6 +115,8 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
         print(f"removed   {path}")
     left = result.conflicts + result.declined
     if left:
-        print(f"Not undone: {', '.join(left)}. To put them back anyway: agentls undo "
-              f"{result.target.id} --overwrite {' '.join(left)}")  # fmt: skip
+        print(
+            f"Not undone: {', '.join(left)}. To put them back anyway: agentls undo "
+            f"{result.target.id} --overwrite {' '.join(left)}"
+        )
     return 1 if left else 0

@@ -81,14 +81,18 @@ class UndoResult:
 
     def note(self) -> str:
         """What the model is told at its next task."""
-        parts = [f"The user undid the changes made since checkpoint {self.target.id} "
-                 f"({self.target.label})."]  # fmt: skip
+        parts = [
+            f"The user undid the changes made since checkpoint {self.target.id} "
+            f"({self.target.label})."
+        ]
         for title, paths in (
             ("Files put back as they were", self.restored),
             ("Files removed (created after it)", self.removed),
-            ("Not undone (the user changed them since, or declined)", self.conflicts
-             + self.declined),
-        ):  # fmt: skip
+            (
+                "Not undone (the user changed them since, or declined)",
+                self.conflicts + self.declined,
+            ),
+        ):
             if paths:
                 parts.append(f"{title}: {', '.join(paths)}.")
         parts.append("Read files again before relying on what you remember of them.")
@@ -117,9 +121,7 @@ def plan(
     else:
         target = next((c for c in checkpoints if c.id == target_id), None)
     if target is None or target.kind == "end":
-        raise CheckpointError(
-            "no such checkpoint" if target_id is not None else "no task to undo"
-        )
+        raise CheckpointError("no such checkpoint" if target_id is not None else "no task to undo")
     later = checkpoints[checkpoints.index(target) :]
     now, too_large_now = repository.snapshot()
     trees = [c.tree for c in later] + [now]
@@ -135,9 +137,7 @@ def plan(
         path = difference.path
         if path not in left_by_agent:
             continue  # only the user changed it: not undo's to touch
-        if path in overwrite or (
-            path not in unsure and difference.after == left_by_agent[path]
-        ):
+        if path in overwrite or (path not in unsure and difference.after == left_by_agent[path]):
             result.restores.append(Restore(path, difference.before))
         else:
             result.conflicts.append(path)

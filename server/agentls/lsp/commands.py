@@ -111,9 +111,15 @@ async def undo_to(ls: AgentServer, *arguments: Any) -> dict[str, object]:
     root = ls.root()
     session = ls.session
     job = asyncio.ensure_future(
-        undo(ShadowRepository(root), LspWorkspace(ls, root), target, overwrite,
-             session.id, session.tasks)
-    )  # fmt: skip
+        undo(
+            ShadowRepository(root),
+            LspWorkspace(ls, root),
+            target,
+            overwrite,
+            session.id,
+            session.tasks,
+        )
+    )
     # Held as the running task: no task starts while files are put back, and
     # agent.cancel stops an undo whose reviews the user leaves open.
     ls.running = RunningTask(job, ls.protocol.msg_id)
@@ -153,9 +159,7 @@ def resume_session(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
         journal, stored = _store(ls).open(session_id)
     except KeyError:
         raise JsonRpcInvalidParams(f"no saved session {session_id!r}") from None
-    ls.session = Session.resumed(
-        stored.messages, journal, stored.info.tasks, stored.last_request
-    )
+    ls.session = Session.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
     info = stored.info
     return {**info.as_dict(), "messages": len(ls.session.messages)}
 
