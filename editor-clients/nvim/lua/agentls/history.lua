@@ -3,16 +3,9 @@
 -- this module asks, shows and passes the user's answers on.
 local server = require('agentls.server')
 local transcript = require('agentls.transcript')
+local notify = require('agentls.task').notify
 
 local M = {}
-
----@param message string
----@param level? integer
-local function notify(message, level)
-  vim.schedule(function()
-    vim.notify('agentls: ' .. message, level or vim.log.levels.INFO)
-  end)
-end
 
 ---@param pattern string
 ---@param data table

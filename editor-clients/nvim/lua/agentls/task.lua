@@ -18,11 +18,12 @@ local count = 0
 
 ---@param message string
 ---@param level? integer
-local function notify(message, level)
+function M.notify(message, level)
   vim.schedule(function()
     vim.notify('agentls: ' .. message, level or vim.log.levels.INFO)
   end)
 end
+local notify = M.notify
 
 ---@param err lsp.ResponseError?
 ---@param result agentls.TaskResult?
