@@ -75,16 +75,27 @@ async def test_the_loop_saves_each_step_and_a_compaction_rewrites_the_file(
     (root / "a.txt").write_text("hello\n")
     log = store.create()
     session = Session(journal=log)
-    model = ScriptedModel(call("read_file", path="a.txt"), say("read it"), say("the summary"))
+    plan = [
+        {"content": "read a.txt", "status": "completed"},
+        {"content": "fix", "status": "pending"},
+    ]
+    model = ScriptedModel(
+        call("read_file", path="a.txt"),
+        # The plan tool may not be offered here: its call in the record is what counts.
+        call("todo_write", todos=plan),
+        say("read it"),
+        say("the summary"),
+    )
     agent, _ = make_agent(root, model, session)
     await agent.run("read a.txt", "read a.txt")
     assert store.load(log.id).messages == session.messages
-    assert len(session.messages) == 4
+    assert len(session.messages) == 6
 
     assert (await agent.compact()).status == "done"
     [message] = store.load(log.id).messages
     text = message["content"][0]["text"]
     assert text.startswith(COMPACTED + "the summary")
+    assert "Your plan as you last wrote it (todo_write):\n- [completed] read a.txt\n" in text
     assert text.endswith("The user's last request, word for word:\nread a.txt")
 
 

@@ -158,6 +158,7 @@ _COMPACT = (
 COMPACTED = "(Our conversation so far, summarised to save context:)\n\n"
 _LAST_REQUEST = "\n\nThe user's last request, word for word:\n"
 _CHANGED = "\n\nFiles changed in this session (from agentls's checkpoints):\n"
+_PLAN = "\n\nYour plan as you last wrote it (todo_write):\n"
 
 
 def _tool_result(tool_use_id: str, text: str, is_error: bool) -> Block:
@@ -169,6 +170,21 @@ def _tool_result(tool_use_id: str, text: str, is_error: bool) -> Block:
 
 def _text_of(content: list[Block]) -> str:
     return "".join(b.get("text", "") for b in content if b.get("type") == "text").strip()
+
+
+def _last_plan(messages: list[dict[str, Any]]) -> list[str]:
+    """The items of the last todo_write call in the conversation, one line each."""
+    for message in reversed(messages):
+        for block in reversed(message["content"]):
+            if block.get("type") == "tool_use" and block.get("name") == "todo_write":
+                todos = block.get("input", {}).get("todos")
+                if isinstance(todos, list):
+                    return [
+                        f"- [{item.get('status', '')}] {item.get('content', '')}"
+                        for item in todos
+                        if isinstance(item, dict)
+                    ]
+    return []
 
 
 TOOL_SCHEMAS = [tool.schema() for tool in TOOLS.values()]
@@ -292,8 +308,11 @@ class Agent:
 
     async def _working_state(self) -> str:
         """What a summary must not lose, taken from the record rather than the model's
-        memory: the files changed in this session and the user's last request."""
+        memory: the plan, the files changed in this session and the user's last request."""
         kept = ""
+        plan = _last_plan(self.session.messages)
+        if plan:
+            kept += _PLAN + "\n".join(plan)
         if self.checkpoints is not None:
             changed = await self.checkpoints.changes_in_session(self.session.id)
             if changed:
