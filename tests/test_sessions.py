@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -125,3 +126,42 @@ async def test_a_task_is_recorded_and_undone_bash_included(
     result = await undo(repository, MemoryEditor(root), None, (), session.id, 1)
     assert (root / "app.py").read_text() == "x = 1\n" and not (root / "made.txt").exists()
     assert result.restored == ["app.py"] and result.removed == ["made.txt"]
+
+
+class SlowCheckpoints:
+    """Records in order what the loop asks for; the task's checkpoint takes a while."""
+
+    def __init__(self, model: ScriptedModel) -> None:
+        self.model = model
+        self.events: list[str] = []
+
+    async def record(
+        self, kind: str, session: str, task: int, step: int | None, label: str
+    ) -> None:
+        self.events.append(f"{kind} started")
+        await asyncio.sleep(0.2 if kind == "task" else 0)
+        self.events.append(f"{kind} done, {len(self.model.requests)} requests")
+
+    async def changes_in_session(self, session: str) -> list[str]:
+        return []
+
+
+async def test_the_task_checkpoint_overlaps_the_model_but_precedes_any_change(
+    root: Path,
+) -> None:
+    model = ScriptedModel(call("bash", command="touch made"), say("done"))
+    agent, _ = make_agent(root, model, Session())
+    checkpoints = SlowCheckpoints(model)
+    agent.checkpoints = checkpoints
+    await agent.run("make it")
+    # The model was asked while the task's checkpoint was being recorded, and the command
+    # ran only once it was done.
+    assert checkpoints.events == [
+        "task started",
+        "task done, 1 requests",
+        "step started",
+        "step done, 1 requests",
+        "end started",
+        "end done, 2 requests",
+    ]
+    assert (root / "made").exists()

@@ -204,6 +204,7 @@ class Agent:
         self.progress = progress
         self.session = session
         self.checkpoints = checkpoints
+        self._recording: asyncio.Future[None] | None = None
 
     async def run(self, task: str, request: str | None = None) -> TaskResult:
         """Run one task to its end; cancelling the awaiting task ends it as `cancelled`.
@@ -212,7 +213,13 @@ class Agent:
         task). The workspace is recorded before the task, before each step that may change
         files, and after it, so the task can be undone."""
         title = self.session.begin_task(request if request is not None else task)
-        await self._checkpoint("task", None, title)
+        if self.checkpoints is not None:
+            # Recorded while the model thinks; awaited before the first step that may change
+            # files (a first checkpoint of a big workspace takes seconds).
+            record = self.checkpoints.record(
+                "task", self.session.id, self.session.tasks, None, title
+            )
+            self._recording = asyncio.ensure_future(record)
         try:
             return await self._run(task)
         finally:
@@ -220,8 +227,13 @@ class Agent:
             await self._checkpoint("end", None, title)
 
     async def _checkpoint(self, kind: CheckpointKind, step: int | None, label: str) -> None:
-        if self.checkpoints is not None:
-            await self.checkpoints.record(kind, self.session.id, self.session.tasks, step, label)
+        if self.checkpoints is None:
+            return
+        if self._recording is not None:
+            # Shielded: a cancel while waiting must not lose the task's checkpoint.
+            await asyncio.shield(self._recording)
+            self._recording = None
+        await self.checkpoints.record(kind, self.session.id, self.session.tasks, step, label)
 
     async def _run(self, task: str) -> TaskResult:
         usage = Usage()

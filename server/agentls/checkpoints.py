@@ -337,13 +337,13 @@ class WorkspaceCheckpoints:
     ) -> None:
         try:
             await asyncio.to_thread(self.repository.record, kind, session, task, step, label)
-        except CheckpointError as error:
+        except (CheckpointError, OSError) as error:
             log.warning("no checkpoint taken: %s", error)
 
     async def changes_in_session(self, session: str) -> list[str]:
         try:
             return await asyncio.to_thread(self.repository.changed_in_session, session)
-        except CheckpointError as error:
+        except (CheckpointError, OSError) as error:
             log.warning("the session's changes are unknown: %s", error)
             return []
 
