@@ -65,6 +65,23 @@ async def test_undo_restores_an_edit_and_removes_a_file_bash_created(
     assert any("The user undid the changes" in t and "made.txt" in t for t in told)
 
 
+async def test_an_undo_after_a_restart_is_told_to_the_session_it_undid(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    edit_then_make_a_file(root, fake)
+    async with editor(root, fake.url) as client:
+        await client.run_task("change x and make a file")
+    async with editor(root, fake.url) as client:
+        result = await client.command("agent.undo")
+        assert result["removed"] == ["made.txt"]
+        [saved] = await client.command("agent.sessions")
+        await client.command("agent.resumeSession", {"id": saved["id"]})
+        await client.run_task("what now?")
+    told = texts(fake.requests[-1].body)
+    assert told[0] == "change x and make a file" and told[-1] == "what now?"
+    assert any("The user undid the changes" in t for t in told)
+
+
 async def test_undo_with_nothing_to_undo_and_bad_arguments_are_refused(
     fake: FakeAnthropic, root: Path
 ) -> None:

@@ -9,11 +9,10 @@ import time
 from pathlib import Path
 
 from . import files
-from .agent import Session
 from .checkpoints import CheckpointError, ShadowRepository
 from .interfaces import Change, Landed
 from .sessions import SessionStore
-from .undo import UndoPlan, UndoResult, listing, plan, undo
+from .undo import UndoPlan, listing, plan, tell_the_model, undo
 
 
 class _Disk:
@@ -68,19 +67,6 @@ def _describe(undo_plan: UndoPlan) -> str:
     return "\n".join(lines)
 
 
-def _tell_the_model(root: Path, result: UndoResult) -> None:
-    """The undone task's session hears of it at its next task (`--continue`)."""
-    store = SessionStore(root)
-    chosen = result.target.session or store.latest()
-    try:
-        journal, stored = store.open(chosen or "")
-    except KeyError:
-        return
-    session = Session.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
-    session.add_user([{"type": "text", "text": result.note()}])
-    session.save()
-
-
 def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: list[str]) -> int:
     root = Path.cwd()
     repository = ShadowRepository(root)
@@ -108,7 +94,10 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
     except (CheckpointError, OSError, EOFError) as error:
         print(f"agentls: {error}", file=sys.stderr)
         return 1
-    _tell_the_model(root, result)
+    try:
+        tell_the_model(result, None, SessionStore(root))
+    except OSError as error:  # the files are back; only the note is lost
+        print(f"agentls: the undo could not be noted in the session: {error}", file=sys.stderr)
     for path in result.restored:
         print(f"put back  {path}")
     for path in result.removed:

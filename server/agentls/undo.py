@@ -21,10 +21,12 @@ from pathlib import Path
 from typing import Protocol
 
 from . import files
+from .agent import Session
 from .checkpoints import Checkpoint, CheckpointError, Entry, ShadowRepository
 from .edits import line_hunks
 from .interfaces import Change, Landed
 from .paths import PathError, refuse_git_metadata, resolve
+from .sessions import SessionStore
 
 REGULAR_MODES = ("100644", "100755")
 
@@ -244,3 +246,23 @@ async def undo(
         repository.record, "undo", session, task, None, label, undo_plan.target.id
     )
     return await apply(repository, undo_plan, editor)
+
+
+def tell_the_model(result: UndoResult, current: Session | None, store: SessionStore) -> None:
+    """The model hears what was undone at its next task: in the conversation going on, or,
+    when none is (a restarted editor, the terminal), in the saved session of the undone
+    task, which a resume picks up."""
+    if not (result.restored or result.removed):
+        return
+    note = [{"type": "text", "text": result.note()}]
+    if current is not None and (current.messages or current.journal is not None):
+        current.add_user(note)
+        current.save()
+        return
+    try:
+        journal, stored = store.open(result.target.session or store.latest() or "")
+    except KeyError:
+        return
+    saved = Session.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
+    saved.add_user(note)
+    saved.save()

@@ -13,7 +13,7 @@ from ..agent import Agent, Session
 from ..checkpoints import CheckpointError, ShadowRepository
 from ..prompt import task_message
 from ..sessions import SessionStore
-from ..undo import listing, undo
+from ..undo import listing, tell_the_model, undo
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .file_context import file_context
 from .supervision import supervise
@@ -129,9 +129,10 @@ async def undo_to(ls: AgentServer, *arguments: Any) -> dict[str, object]:
         raise _failed(error) from None
     finally:
         ls.running = None
-    if result.restored or result.removed:
-        session.add_user([{"type": "text", "text": result.note()}])
-        session.save()
+    try:
+        tell_the_model(result, session, SessionStore(root))
+    except OSError as error:  # the files are back; only the note is lost
+        log.warning("the undo could not be noted in the session: %s", error)
     return result.as_dict()
 
 
