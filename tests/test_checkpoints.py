@@ -183,6 +183,22 @@ async def test_ignored_and_large_files_are_never_touched_and_a_later_ignore_rule
     assert (root / "big.bin").read_bytes()[:1] == b"y"
 
 
+async def test_files_a_gitignore_written_by_the_agent_hid_are_listed_after_undo(
+    root: Path, repository: ShadowRepository
+) -> None:
+    (root / "a.py").write_text("a\n")
+    task(repository, 1)
+    step(repository, 1, 1)
+    (root / ".gitignore").write_text("hidden.txt\n")
+    step(repository, 1, 2)
+    (root / "hidden.txt").write_text("made under the new rule\n")
+    end(repository, 1)
+    result = await undo(repository, MemoryEditor(root), None, (), "s1", 1)
+    assert result.removed == [".gitignore"]
+    assert result.unrecorded == ["hidden.txt"] and (root / "hidden.txt").exists()
+    assert "hidden.txt" in result.note()
+
+
 async def test_files_are_recorded_byte_for_byte_whatever_gitattributes_say(
     root: Path, repository: ShadowRepository
 ) -> None:

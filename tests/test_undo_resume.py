@@ -54,6 +54,7 @@ async def test_undo_restores_an_edit_and_removes_a_file_bash_created(
             "removed": ["made.txt"],
             "conflicts": [],
             "declined": [],
+            "unrecorded": [],
         }
         # The open file changed through the editor, as a reviewable edit.
         assert client.edit_requests[-1].label == "undo: app.py"

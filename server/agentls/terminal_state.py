@@ -102,6 +102,8 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
         print(f"put back  {path}")
     for path in result.removed:
         print(f"removed   {path}")
+    for path in result.unrecorded:
+        print(f"left      {path} (not recorded: a .gitignore the agent wrote hid it)")
     left = result.conflicts + result.declined
     if left:
         print(

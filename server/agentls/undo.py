@@ -61,6 +61,8 @@ class UndoPlan:
     target: Checkpoint
     restores: list[Restore] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    differing: set[str] = field(default_factory=set)
+    """Every recorded file that differed from the checkpoint before the undo."""
 
 
 @dataclass
@@ -71,6 +73,9 @@ class UndoResult:
     conflicts: list[str] = field(default_factory=list)
     declined: list[str] = field(default_factory=list)
     """Refused by the editor's review, or not restorable (a symlink, a path now outside)."""
+    unrecorded: list[str] = field(default_factory=list)
+    """Files that a `.gitignore` the agent changed kept out of the checkpoints: visible again
+    once it is put back, but nobody knows who made them, so they are left for the user."""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -79,6 +84,7 @@ class UndoResult:
             "removed": self.removed,
             "conflicts": self.conflicts,
             "declined": self.declined,
+            "unrecorded": self.unrecorded,
         }
 
     def note(self) -> str:
@@ -94,6 +100,7 @@ class UndoResult:
                 "Not undone (the user changed them since, or declined)",
                 self.conflicts + self.declined,
             ),
+            ("Not recorded, left as they are (hidden by a changed .gitignore)", self.unrecorded),
         ):
             if paths:
                 parts.append(f"{title}: {', '.join(paths)}.")
@@ -134,7 +141,7 @@ def plan(
     for changes in step_changes:
         left_by_agent.update((d.path, d.after) for d in changes)
     unsure = set(too_large_now) | set(target.skipped)
-    result = UndoPlan(target)
+    result = UndoPlan(target, differing={d.path for d in since})
     for difference in since:
         path = difference.path
         if path not in left_by_agent:
@@ -245,7 +252,18 @@ async def undo(
     await asyncio.to_thread(
         repository.record, "undo", session, task, None, label, undo_plan.target.id
     )
-    return await apply(repository, undo_plan, editor)
+    result = await apply(repository, undo_plan, editor)
+    if any(Path(p).name == ".gitignore" for p in result.restored + result.removed):
+        result.unrecorded = await asyncio.to_thread(_unrecorded, repository, undo_plan)
+    return result
+
+
+def _unrecorded(repository: ShadowRepository, undo_plan: UndoPlan) -> list[str]:
+    """Files that differ from the checkpoint now but did not before the undo: a rule of a
+    .gitignore the undo took back had hidden them."""
+    now, _ = repository.snapshot()
+    [after] = repository.differences([(undo_plan.target.tree, now)])
+    return [d.path for d in after if d.path not in undo_plan.differing]
 
 
 def tell_the_model(result: UndoResult, current: Session | None, store: SessionStore) -> None:

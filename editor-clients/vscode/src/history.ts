@@ -32,6 +32,7 @@ export interface UndoResult {
   removed: string[];
   conflicts: string[];
   declined: string[];
+  unrecorded: string[];
 }
 
 export interface SavedSession {
@@ -98,7 +99,7 @@ export async function undo(
       line(`Undo to checkpoint ${result.checkpoint}, overwriting: put back ${listed(result.restored)}.`);
     }
   }
-  const left = [...result.conflicts, ...result.declined];
+  const left = [...result.conflicts, ...result.declined, ...result.unrecorded];
   void api.showMessage(
     'info',
     `Agent: undone (${result.restored.length} files put back, ${result.removed.length} removed)` +

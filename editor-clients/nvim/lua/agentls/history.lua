@@ -58,7 +58,8 @@ local function undone(bufnr, result)
   )
   vim.cmd.checktime() -- buffers of files written on disk reload
   fire('AgentlsUndoDone', { result = result })
-  local left = vim.list_extend(vim.list_extend({}, result.conflicts), result.declined)
+  local left = vim.list_extend({}, result.conflicts)
+  vim.list_extend(vim.list_extend(left, result.declined), result.unrecorded)
   if #result.conflicts == 0 then
     notify(
       ('undone: %d files put back, %d removed%s'):format(

@@ -37,3 +37,4 @@
 ---@field removed string[] Files created after the checkpoint, removed.
 ---@field conflicts string[] Files changed since by someone else: left alone.
 ---@field declined string[] Files the review refused, or that could not be restored.
+---@field unrecorded string[] Files a `.gitignore` the agent changed kept out of the record.

@@ -34,7 +34,14 @@ function editor(choice?: string) {
   return { api, shown };
 }
 
-const UNDONE = { checkpoint: 3, restored: ['app.py'], removed: ['made.txt'], conflicts: [], declined: [] };
+const UNDONE = {
+  checkpoint: 3,
+  restored: ['app.py'],
+  removed: ['made.txt'],
+  conflicts: [],
+  declined: [],
+  unrecorded: [],
+};
 const CHECKPOINT: Checkpoint = {
   id: 4,
   kind: 'step',
