@@ -299,3 +299,14 @@ def test_state_kept_inside_the_workspace_is_not_recorded(
     repository.record("task", "s1", 1, None, "t")
     repository.record("step", "s1", 1, 1, "t")
     assert repository.git("ls-files").decode().split() == ["a.py"]
+
+
+def test_a_git_that_hangs_costs_the_checkpoint_not_the_task(
+    repository: ShadowRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(checkpoints, "GIT_TIMEOUT", 0.2)
+    monkeypatch.setattr(
+        checkpoints, "safe_git_command", lambda arguments: ["sleep", "5", *arguments[:0]]
+    )
+    with pytest.raises(CheckpointError, match=r"took over 0\.2 s"):
+        repository.record("task", "s1", 1, None, "t")

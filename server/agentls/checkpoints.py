@@ -48,6 +48,9 @@ MAX_CHANGED_FILES = 50_000
 freshly unpacked dependency tree not ignored) and the checkpoint is skipped, not spent
 minutes on."""
 
+GIT_TIMEOUT = 120
+"""Seconds a git call may take (a hung network file system) before the checkpoint is given
+up; the task goes on."""
 _IDENTITY = ("-c", "user.name=agentls", "-c", "user.email=agentls@localhost")
 _ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge\n"
 """$GIT_DIR/info/attributes outranks the workspace's .gitattributes: files are recorded
@@ -116,9 +119,12 @@ class ShadowRepository:
                 cwd=self.root,
                 env=self._env,
                 check=False,
+                timeout=GIT_TIMEOUT,
             )
         except OSError as error:
             raise CheckpointError(f"git could not be run: {error}") from None
+        except subprocess.TimeoutExpired:
+            raise CheckpointError(f"git {arguments[0]} took over {GIT_TIMEOUT} s") from None
         if done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip()
             raise CheckpointError(f"git {arguments[0]} failed: {message}")
