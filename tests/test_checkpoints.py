@@ -310,3 +310,14 @@ def test_a_git_that_hangs_costs_the_checkpoint_not_the_task(
     )
     with pytest.raises(CheckpointError, match=r"took over 0\.2 s"):
         repository.record("task", "s1", 1, None, "t")
+
+
+def test_ids_follow_the_newest_checkpoint_however_long_its_line(
+    repository: ShadowRepository,
+) -> None:
+    repository.record("task", "s1", 1, None, "t")
+    repository.record("step", "s1", 1, 1, "bash: " + "x" * 200_000)
+    with open(repository.log_path, "a") as log:
+        log.write('{"id": 99, "cut by a cra')
+    assert repository.record("end", "s1", 1, None, "t").id == 3
+    assert [c.id for c in repository.checkpoints()] == [1, 2, 3]

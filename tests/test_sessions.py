@@ -48,6 +48,11 @@ def test_files_are_private_and_a_line_cut_by_a_crash_is_skipped(
     with open(log.path, "a") as stream:
         stream.write('{"type": "messages", "keep": 0, "app')
     assert store.load(log.id).messages[0]["content"][0]["text"] == "one"
+    # Resumed after the crash: the next record is not lost to the cut line.
+    again, stored = store.open(log.id)
+    stored.messages.append({"role": "assistant", "content": [{"type": "text", "text": "two"}]})
+    again.sync(stored.messages)
+    assert [m["content"][0]["text"] for m in store.load(log.id).messages] == ["one", "two"]
     assert os.stat(log.path).st_mode & 0o777 == 0o600
     assert os.stat(store.folder).st_mode & 0o777 == 0o700
     assert os.stat(store.folder.parent).st_mode & 0o777 == 0o700

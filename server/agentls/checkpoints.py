@@ -37,7 +37,7 @@ from pathlib import Path
 
 from .interfaces import CheckpointKind
 from .safe_git import safe_git_command, safe_git_env
-from .state import private_dir, state_dir
+from .state import append_line, private_dir, state_dir
 
 log = logging.getLogger(__name__)
 
@@ -141,8 +141,9 @@ class ShadowRepository:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _ensure(self) -> None:
-        if (self.git_dir / "HEAD").exists():
-            return
+        ready = self.git_dir / "agentls-ready"
+        if ready.exists():
+            return  # set up whole (an interrupted set-up is done again)
         self.git("init", "--quiet", "--bare", "--template=", work_tree=False)
         config = {
             "core.bare": "false",
@@ -166,6 +167,7 @@ class ShadowRepository:
         if state.is_relative_to(self.root):
             relative = state.relative_to(self.root).as_posix()
             (info / "exclude").write_text(f"/{_glob_escaped(relative)}/\n")
+        ready.touch()
 
     def record(
         self,
@@ -180,8 +182,7 @@ class ShadowRepository:
         with self._locked():
             self._ensure()
             tree, skipped = self._snapshot()
-            checkpoints = self.checkpoints()
-            previous = checkpoints[-1] if checkpoints else None
+            previous = self._last()
             checkpoint = Checkpoint(
                 (previous.id + 1) if previous else 1,
                 kind,
@@ -196,8 +197,7 @@ class ShadowRepository:
             )
             if previous is None or previous.tree != tree:
                 self._commit(tree, checkpoint)
-            with open(self.log_path, "a", encoding="utf-8") as log:
-                log.write(json.dumps(asdict(checkpoint)) + "\n")
+            append_line(self.log_path, json.dumps(asdict(checkpoint)))
             return checkpoint
 
     def snapshot(self) -> tuple[str, list[str]]:
@@ -289,19 +289,33 @@ class ShadowRepository:
             _replace(path, zlib.compress(data))
         return object_id
 
+    def _last(self) -> Checkpoint | None:
+        """The newest checkpoint, read from the end of the log: a step's cost must not grow
+        with the number of checkpoints."""
+        try:
+            with open(self.log_path, "rb") as log:
+                end = log.seek(0, os.SEEK_END)
+                start = end
+                while start > 0:
+                    start = max(0, start - 65536)
+                    log.seek(start)
+                    lines = log.read(end - start).split(b"\n")
+                    # The first piece may be cut (unless the read began at the start).
+                    for line in reversed(lines[1:] if start else lines):
+                        checkpoint = _parse(line)
+                        if checkpoint is not None:
+                            return checkpoint
+        except FileNotFoundError:
+            pass
+        return None
+
     def checkpoints(self) -> list[Checkpoint]:
         """Every checkpoint of this workspace, oldest first."""
         try:
             lines = self.log_path.read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:
             return []
-        found = []
-        for line in lines:
-            try:
-                found.append(Checkpoint(**json.loads(line)))
-            except (ValueError, TypeError):
-                continue  # a line cut by a crash
-        return found
+        return [c for c in map(_parse, lines) if c is not None]
 
     def differences(self, pairs: Sequence[tuple[str, str]]) -> list[list[Difference]]:
         """For each (tree, tree) pair, the files that differ, in one git process."""
@@ -365,6 +379,13 @@ def checkpoints_for(root: Path) -> WorkspaceCheckpoints | None:
     except OSError as error:
         log.warning("checkpoints are off: %s", error)
         return None
+
+
+def _parse(line: str | bytes) -> Checkpoint | None:
+    try:
+        return Checkpoint(**json.loads(line))
+    except (ValueError, TypeError):
+        return None  # a line cut by a crash, or the empty piece after the last newline
 
 
 def _how(difference: Difference) -> str:

@@ -22,7 +22,6 @@ nothing of LSP: every front end (LSP, the terminal, ACP) uses the same.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import time
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import environment
-from .state import private_dir, state_dir
+from .state import append_line, private_dir, state_dir
 
 Message = dict[str, Any]
 
@@ -83,12 +82,7 @@ class SessionLog:
         self._secrets = environment.secret_values(environment.merged(root))
 
     def _append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(_redacted(record, self._secrets), ensure_ascii=False) + "\n"
-        handle = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(handle, line.encode("utf-8"))
-        finally:
-            os.close(handle)
+        append_line(self.path, json.dumps(_redacted(record, self._secrets), ensure_ascii=False))
 
     def task(self, title: str, request: str) -> None:
         """A task starts: its title is the session's title if it is the first."""

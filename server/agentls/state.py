@@ -28,3 +28,15 @@ def state_dir(kind: str, root: Path) -> Path:
     """The private folder of `kind` ("checkpoints", "sessions") for the workspace `root`."""
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return private_dir(Path(base) / "agentls" / kind / workspace_key(root))
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append `line` and a newline to a private (0600) log, written whole in one call. A line
+    left unfinished by a crash is ended first, so it costs only itself, not the next one."""
+    handle = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        size = os.fstat(handle).st_size
+        cut = size > 0 and os.pread(handle, 1, size - 1) != b"\n"
+        os.write(handle, ("\n" if cut else "").encode() + line.encode("utf-8") + b"\n")
+    finally:
+        os.close(handle)
