@@ -32,6 +32,8 @@ from . import environment
 from .state import append_line, private_dir, state_dir
 
 Message = dict[str, Any]
+_MESSAGES = '{"type": "messages"'
+"""How a conversation record's line starts (json.dumps keeps the keys in order)."""
 
 
 @dataclass
@@ -127,7 +129,7 @@ class SessionStore:
 
     def list_sessions(self) -> list[SessionInfo]:
         """The sessions, the most recently updated first."""
-        found = [self._read(path).info for path in self.folder.glob("*.jsonl")]
+        found = [self._read(path, messages=False).info for path in self.folder.glob("*.jsonl")]
         return sorted(found, key=lambda info: info.updated, reverse=True)
 
     def latest(self) -> str | None:
@@ -152,11 +154,15 @@ class SessionStore:
             raise KeyError(session_id)
         return path
 
-    def _read(self, path: Path) -> StoredSession:
-        messages: list[Message] = []
+    def _read(self, path: Path, messages: bool = True) -> StoredSession:
+        """The session in `path`; with `messages` false, its list entry only (the
+        conversation's records, nearly all of the file, are not parsed)."""
+        conversation: list[Message] = []
         title, request, tasks = "", "", 0
         with open(path, encoding="utf-8", errors="replace") as stream:
             for line in stream:
+                if not messages and line.startswith(_MESSAGES):
+                    continue
                 try:
                     record = json.loads(line)
                 except ValueError:
@@ -168,7 +174,7 @@ class SessionStore:
                     title = title or str(record.get("title", ""))
                     request = str(record.get("request", ""))
                 elif record.get("type") == "messages":
-                    del messages[int(record.get("keep", 0)) :]
-                    messages.extend(record.get("append", []))
+                    del conversation[int(record.get("keep", 0)) :]
+                    conversation.extend(record.get("append", []))
         info = SessionInfo(path.stem, title, path.stat().st_mtime, tasks)
-        return StoredSession(info, messages, request)
+        return StoredSession(info, conversation, request)
