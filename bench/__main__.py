@@ -15,19 +15,22 @@ from pathlib import Path
 from .api import FakeAnthropic
 from .checkpoints import CheckpointCost, checkpoint_cost
 from .editor import BenchEditor, server_command
-from .report import Row, at_most, info, markdown, ratio_at_most
+from .report import Row, added_at_most, at_least, at_most, info, markdown, ratio_at_most
 from .runs import (
     SETTINGS,
     BigEdit,
     Comparison,
+    PrefixCached,
     Soak,
     Startup,
     big_edits,
     compare,
     environment,
+    openai_reads,
     soak,
     start_ups,
 )
+from .sandbox_cost import SandboxCost, sandbox_cost
 from .trajectory import make_modules
 
 
@@ -41,6 +44,7 @@ class Plan:
     edits: int = 3
     checkpoint_files: int = 5000
     checkpoints: int = 20
+    sandbox_runs: int = 30
 
 
 QUICK = Plan(
@@ -52,6 +56,7 @@ QUICK = Plan(
     edits=1,
     checkpoint_files=500,
     checkpoints=3,
+    sandbox_runs=3,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -62,8 +67,10 @@ class Results:
     startup: dict[str, Startup]
     greeting: Comparison
     reads: Comparison
+    openai: PrefixCached
     soak: Soak
     edit: BigEdit
+    sandbox: SandboxCost
     checkpoint: CheckpointCost
 
 
@@ -82,8 +89,10 @@ async def measure(plan: Plan) -> Results:
         finally:
             await editor.close()
         edit = await big_edits(fake, env, root, plan.edit_bytes, plan.edits)
+        openai = await openai_reads(env, root, paths)
+        cost = await sandbox_cost(root, plan.sandbox_runs)
         checkpoint = checkpoint_cost(home, plan.checkpoint_files, plan.checkpoints)
-    return Results(plan, startup, greeting, reads, soaked, edit, checkpoint)
+    return Results(plan, startup, greeting, reads, openai, soaked, edit, cost, checkpoint)
 
 
 def rows(results: Results) -> list[Row]:
@@ -109,6 +118,19 @@ def rows(results: Results) -> list[Row]:
             reads.naive[0].billed_input,
             "naive",
             0.18,
+        ),
+        info(
+            f"billed input, OpenAI format with prefix caching, {plan.steps} x read_file of 6 KB",
+            results.openai.billed_input,
+            "base tokens",
+            results.openai.prompt_tokens,
+            "uncached",
+        ),
+        at_least(
+            "the same: share of the input tokens read from the cache",
+            results.openai.cache_hit_rate * 100,
+            "%",
+            90,
         ),
         ratio_at_most(
             "time per tool step, instant model (median of runs)",
@@ -164,6 +186,7 @@ def rows(results: Results) -> list[Row]:
         ),
         _first_and_last("soak: time per step", soaked.seconds_per_step),
         _first_and_last("soak: server CPU per step", soaked.cpu_seconds_per_step),
+        _sandbox_row(results.sandbox, plan.sandbox_runs),
         info(
             f"first checkpoint of a {checkpoint.files:,}-file workspace",
             checkpoint.first_seconds * 1000,
@@ -179,6 +202,14 @@ def rows(results: Results) -> list[Row]:
         ),
         info("the same: CPU time, agentls and git", checkpoint.cpu_median * 1000, "ms", None, ""),
     ]
+
+
+def _sandbox_row(cost: SandboxCost, runs: int) -> Row:
+    measure = f"bash `true` in the sandbox, side by side with none (median of {runs})"
+    if cost.unavailable:
+        measure += f": no sandbox here ({cost.unavailable})"
+        return info(measure, cost.bare_ms, "ms", None, "")
+    return added_at_most(measure, cost.sandboxed_ms, "ms", cost.bare_ms, "no sandbox", 20)
 
 
 def _first_and_last(measure: str, per_task: list[float]) -> Row:

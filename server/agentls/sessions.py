@@ -81,7 +81,7 @@ class SessionLog:
         self.id = path.stem
         self.root = root
         self._saved: list[tuple[Any, ...]] = []
-        self._secrets = environment.secret_values(environment.merged(root))
+        self._secrets = environment.load(root).secrets
 
     def _append(self, record: dict[str, Any]) -> None:
         append_line(self.path, json.dumps(_redacted(record, self._secrets), ensure_ascii=False))
@@ -89,7 +89,7 @@ class SessionLog:
     def task(self, title: str, request: str) -> None:
         """A task starts: its title is the session's title if it is the first."""
         # A key added to .env since the last task is hidden from then on.
-        self._secrets = environment.secret_values(environment.merged(self.root))
+        self._secrets = environment.load(self.root).secrets
         self._append({"type": "task", "title": title, "request": request, "time": time.time()})
 
     def sync(self, messages: list[Message]) -> None:

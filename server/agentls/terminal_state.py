@@ -25,11 +25,11 @@ class _Disk:
         return None
 
     async def propose(self, change: Change) -> Landed:
-        files.write_atomic(change.path, change.new_text)
+        files.write_atomic(self.root, change.path, change.new_text)
         return Landed(True, change.new_text)
 
     async def delete(self, path: Path) -> bool:
-        path.unlink(missing_ok=True)
+        files.remove(self.root, path)
         return True
 
 

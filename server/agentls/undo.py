@@ -13,8 +13,6 @@ inside the root at the moment it is written.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -171,8 +169,12 @@ async def apply(repository: ShadowRepository, undo: UndoPlan, editor: Editor) ->
         content = blobs[entry.blob] if entry is not None else None
         open_text = editor.open_text(target)
         if open_text is None:
-            _write(target, content, entry)
-        elif open_text != _disk_text(target):
+            try:
+                _write(editor.root, target, content, entry)
+            except OSError:  # a folder on the way swapped for a symlink, a full disk
+                result.declined.append(name)
+                continue
+        elif open_text != _disk_text(editor.root, target):
             result.conflicts.append(name)  # unsaved typing in the editor: the user's
             continue
         elif not await _through_editor(editor, target, open_text, content):
@@ -197,19 +199,17 @@ async def _through_editor(
     return landed.applied and landed.text in (text, None)
 
 
-def _write(target: Path, content: bytes | None, entry: Entry | None) -> None:
+def _write(root: Path, target: Path, content: bytes | None, entry: Entry | None) -> None:
     if content is None:
-        with contextlib.suppress(FileNotFoundError):
-            target.unlink()
-        return
-    files.write_atomic(target, content)
-    if entry is not None and entry.mode == "100755":
-        os.chmod(target, os.stat(target).st_mode | 0o111)
+        files.remove(root, target)
+    else:
+        executable = entry is not None and entry.mode == "100755"
+        files.write_atomic(root, target, content, executable=executable)
 
 
-def _disk_text(path: Path) -> str | None:
+def _disk_text(root: Path, path: Path) -> str | None:
     try:
-        return files.read_text(path)
+        return files.read_text(root, path)
     except (OSError, files.NotText):
         return None
 
