@@ -24,10 +24,16 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def state_base() -> Path:
+    """`$XDG_STATE_HOME/agentls`: the checkpoints' git config there is run by agentls, so a
+    sandboxed command must not write it even when it lies inside the workspace."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "agentls"
+
+
 def state_dir(kind: str, root: Path) -> Path:
     """The private folder of `kind` ("checkpoints", "sessions") for the workspace `root`."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return private_dir(Path(base) / "agentls" / kind / workspace_key(root))
+    return private_dir(state_base() / kind / workspace_key(root))
 
 
 def append_line(path: Path, line: str) -> None:
