@@ -267,6 +267,8 @@ async def test_listing_names_each_target_with_its_task_and_the_files_that_differ
 def test_no_task_to_undo_and_an_unknown_checkpoint_are_errors(
     repository: ShadowRepository,
 ) -> None:
+    assert listing(repository) == []
+    assert not (repository.git_dir / "index").exists()  # nothing recorded just to list
     with pytest.raises(CheckpointError, match="no task to undo"):
         plan(repository, None)
     with pytest.raises(CheckpointError, match="no such checkpoint"):

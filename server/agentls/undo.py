@@ -220,6 +220,8 @@ def listing(repository: ShadowRepository, limit: int = 50) -> list[dict[str, obj
     checkpoints = repository.checkpoints()
     titles = {(c.session, c.task): c.label for c in checkpoints if c.kind == "task"}
     listed = [c for c in checkpoints if c.kind != "end"][-limit:]
+    if not listed:
+        return []  # and no first recording of the whole workspace just to say so
     now, _ = repository.snapshot()
     differences = repository.differences([(c.tree, now) for c in listed])
     return [
