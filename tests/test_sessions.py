@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agentls.agent import COMPACTED, Session
@@ -12,6 +14,8 @@ from agentls.checkpoints import ShadowRepository, WorkspaceCheckpoints
 from agentls.sessions import SessionStore
 from agentls.undo import undo
 from doubles import MemoryEditor, ScriptedModel, call, say
+from hypothesis import given
+from hypothesis import strategies as st
 from test_agent import make_agent
 
 
@@ -170,3 +174,36 @@ async def test_the_task_checkpoint_overlaps_the_model_but_precedes_any_change(
         "end done, 2 requests",
     ]
     assert (root / "made").exists()
+
+
+OPERATIONS = st.lists(
+    st.sampled_from(["append", "extend", "replace", "rewind", "compact"]), max_size=30
+)
+
+
+@given(operations=OPERATIONS)
+def test_what_is_saved_is_always_the_conversation(operations: list[str]) -> None:
+    """Whatever the loop does to the conversation (the operations of Session, the context
+    budget and compaction), loading the file after a sync gives it back exactly."""
+    with tempfile.TemporaryDirectory() as folder:
+        _check_saved(Path(folder), operations)
+
+
+def _check_saved(folder: Path, operations: list[str]) -> None:
+    store = SessionStore(folder, folder / "sessions")
+    log = store.create()
+    messages: list[dict[str, Any]] = []
+    for number, operation in enumerate(operations):
+        block = {"type": "text", "text": f"{operation} {number}"}
+        if operation == "append" or not messages:
+            messages.append({"role": "user", "content": [block]})
+        elif operation == "extend":
+            messages[-1]["content"].append(block)
+        elif operation == "replace":  # as the budget shortens an old result
+            messages[0]["content"][0] = {**messages[0]["content"][0], "text": "[elided]"}
+        elif operation == "rewind":
+            del messages[len(messages) // 2 :]
+        else:
+            messages[:] = [{"role": "user", "content": [block]}]
+        log.sync(messages)
+        assert store.load(log.id).messages == messages

@@ -59,8 +59,17 @@ def _fingerprint(message: Message) -> tuple[Any, ...]:
     adds blocks to the last one, and replaces whole blocks (a shortened old result) or
     whole messages, never a block's fields in place."""
     content = message.get("content")
-    blocks = [(id(b), len(b)) for b in content] if isinstance(content, list) else [content]
+    if not isinstance(content, list):
+        return (id(message), message.get("role"), content)
+    # Identities, and sizes too: an object freed by a rewind may lend its id to a new one.
+    blocks = [(id(b), *map(_size, b.values())) for b in content]
     return (id(message), message.get("role"), id(content), *blocks)
+
+
+def _size(value: Any) -> int:
+    if isinstance(value, dict):
+        return sum(_size(item) for item in value.values())
+    return len(value) if isinstance(value, (str, list)) else 0
 
 
 def _redacted(value: Any, hidden: tuple[str, ...]) -> Any:
