@@ -25,6 +25,7 @@ def store(root: Path, tmp_path: Path) -> SessionStore:
 
 
 def test_a_session_is_listed_loaded_and_continued(store: SessionStore) -> None:
+    store.create()  # never got a task: not listed
     log = store.create()
     log.task("fix the bug", "fix the bug\nin app.py")
     messages = [{"role": "user", "content": [{"type": "text", "text": "fix the bug"}]}]

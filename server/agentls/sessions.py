@@ -137,9 +137,12 @@ class SessionStore:
         return log
 
     def list_sessions(self) -> list[SessionInfo]:
-        """The sessions, the most recently updated first."""
+        """The sessions that hold a task, the most recently updated first."""
         found = [self._read(path, messages=False).info for path in self.folder.glob("*.jsonl")]
-        return sorted(found, key=lambda info: info.updated, reverse=True)
+        # A session whose first task never started (no key, say) holds nothing to resume.
+        return sorted(
+            (info for info in found if info.tasks), key=lambda info: info.updated, reverse=True
+        )
 
     def latest(self) -> str | None:
         sessions = self.list_sessions()
