@@ -323,3 +323,18 @@ def test_ids_follow_the_newest_checkpoint_however_long_its_line(
         log.write('{"id": 99, "cut by a cra')
     assert repository.record("end", "s1", 1, None, "t").id == 3
     assert [c.id for c in repository.checkpoints()] == [1, 2, 3]
+
+
+async def test_what_the_user_changed_during_an_edit_review_stays_theirs(
+    root: Path, repository: ShadowRepository
+) -> None:
+    (root / "edited.py").write_text("before\n")
+    (root / "typed.py").write_text("mine\n")
+    task(repository, 1)
+    repository.record("step", "s1", 1, 1, "edit_file: edited.py", touches=["edited.py"])
+    (root / "edited.py").write_text("after\n")
+    (root / "typed.py").write_text("mine, saved during the review\n")
+    end(repository, 1)
+    result = await undo(repository, MemoryEditor(root), None, (), "s1", 1)
+    assert result.restored == ["edited.py"]
+    assert (root / "typed.py").read_text() == "mine, saved during the review\n"

@@ -146,7 +146,13 @@ class SlowCheckpoints:
         self.events: list[str] = []
 
     async def record(
-        self, kind: str, session: str, task: int, step: int | None, label: str
+        self,
+        kind: str,
+        session: str,
+        task: int,
+        step: int | None,
+        label: str,
+        touches: list[str] | None = None,
     ) -> None:
         self.events.append(f"{kind} started")
         await asyncio.sleep(0.2 if kind == "task" else 0)
@@ -208,3 +214,23 @@ def _check_saved(folder: Path, operations: list[str]) -> None:
             messages[:] = [{"role": "user", "content": [block]}]
         log.sync(messages)
         assert store.load(log.id).messages == messages
+
+
+async def test_an_edit_step_is_recorded_with_the_one_file_it_changes(
+    root: Path, tmp_path: Path
+) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    repository = ShadowRepository(root, tmp_path / "shadow")
+    model = ScriptedModel(
+        call("edit_file", path="./app.py", old_text="x = 1", new_text="x = 2"),
+        call("bash", command="true"),
+        say("done"),
+    )
+    agent, _ = make_agent(root, model, Session())
+    agent.checkpoints = WorkspaceCheckpoints(repository)
+    await agent.run("change x")
+    steps = [c for c in repository.checkpoints() if c.kind == "step"]
+    assert [(c.label, c.touches) for c in steps] == [
+        ("edit_file: ./app.py", ["app.py"]),
+        ("bash: true", None),
+    ]

@@ -24,6 +24,7 @@ from .interfaces import (
     Turn,
     Usage,
 )
+from .paths import PathError, relative, resolve
 from .prompt import system_prompt
 from .tools import TOOLS, ToolContext, run_tool
 
@@ -227,14 +228,21 @@ class Agent:
             self.session.save()
             await self._checkpoint("end", None, title)
 
-    async def _checkpoint(self, kind: CheckpointKind, step: int | None, label: str) -> None:
+    async def _checkpoint(
+        self,
+        kind: CheckpointKind,
+        step: int | None,
+        label: str,
+        touches: list[str] | None = None,
+    ) -> None:
         if self.checkpoints is None:
             return
         if self._recording is not None:
             # Shielded: a cancel while waiting must not lose the task's checkpoint.
             await asyncio.shield(self._recording)
             self._recording = None
-        await self.checkpoints.record(kind, self.session.id, self.session.tasks, step, label)
+        session, task = self.session.id, self.session.tasks
+        await self.checkpoints.record(kind, session, task, step, label, touches)
 
     async def _run(self, task: str) -> TaskResult:
         usage = Usage()
@@ -364,6 +372,17 @@ class Agent:
             log.info("elided %d characters of old tool results (context budget)", removed)
         return removed
 
+    def _touches(self, arguments: Any) -> list[str]:
+        """The file an edit names, as the checkpoints name it; none if it names no file."""
+        root = self.tools.workspace.root
+        path = arguments.get("path") if isinstance(arguments, dict) else None
+        if not isinstance(path, str):
+            return []
+        try:
+            return [relative(root.resolve(), resolve(root, path).resolve())]
+        except PathError:
+            return []
+
     def _interrupted(self, note: str) -> None:
         """Close the task in the conversation so the next one starts clean and knows why."""
         self.session.close_open_tool_calls()
@@ -374,7 +393,8 @@ class Agent:
         summary = tool.summary(call.get("input")) if tool else ""
         self.progress.step(call["name"], summary)
         if tool is not None and tool.mutates and not cut_off:
-            await self._checkpoint("step", step, f"{tool.name}: {summary}")
+            touches = self._touches(call.get("input")) if tool.changes_path else None
+            await self._checkpoint("step", step, f"{tool.name}: {summary}", touches)
         if cut_off:
             text, is_error = _CUT_OFF_TOOL, True
         else:

@@ -80,6 +80,8 @@ class Checkpoint:
     """Files present but not recorded (too large): never compared, never restored."""
     target: int | None = None
     """For an "undo" checkpoint: the checkpoint the undo went back to."""
+    touches: list[str] | None = None
+    """For a step: the only files it may change (an edit's file); None: any (a command)."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,7 @@ class ShadowRepository:
         step: int | None,
         label: str,
         target: int | None = None,
+        touches: list[str] | None = None,
     ) -> Checkpoint:
         """Record the workspace's files now. Raises CheckpointError."""
         with self._locked():
@@ -194,6 +197,7 @@ class ShadowRepository:
                 tree,
                 skipped,
                 target,
+                touches,
             )
             if previous is None or previous.tree != tree:
                 self._commit(tree, checkpoint)
@@ -357,10 +361,17 @@ class WorkspaceCheckpoints:
         self.repository = repository
 
     async def record(
-        self, kind: Kind, session: str, task: int, step: int | None, label: str
+        self,
+        kind: Kind,
+        session: str,
+        task: int,
+        step: int | None,
+        label: str,
+        touches: list[str] | None = None,
     ) -> None:
+        record = self.repository.record
         try:
-            await asyncio.to_thread(self.repository.record, kind, session, task, step, label)
+            await asyncio.to_thread(record, kind, session, task, step, label, None, touches)
         except (CheckpointError, OSError) as error:
             log.warning("no checkpoint taken: %s", error)
 

@@ -209,9 +209,18 @@ class Checkpoints(Protocol):
     """Recording the workspace's files so a task can be undone (`checkpoints.py`)."""
 
     async def record(
-        self, kind: CheckpointKind, session: str, task: int, step: int | None, label: str
+        self,
+        kind: CheckpointKind,
+        session: str,
+        task: int,
+        step: int | None,
+        label: str,
+        touches: list[str] | None = None,
     ) -> None:
-        """Record the files now. Never raises: a failure is logged and the task goes on."""
+        """Record the files now. Never raises: a failure is logged and the task goes on.
+
+        `touches`: for a step, the only files it may change (relative to the root), when
+        known; None: any."""
         ...
 
     async def changes_in_session(self, session: str) -> list[str]:

@@ -133,11 +133,17 @@ def plan(
     now, too_large_now = repository.snapshot()
     trees = [c.tree for c in later] + [now]
     # The agent's changes: what each step (or undo) changed until the next checkpoint.
-    by_agent = [(trees[i], trees[i + 1]) for i, c in enumerate(later) if c.kind in ("step", "undo")]
-    *step_changes, since = repository.differences([*by_agent, (target.tree, now)])
+    agents = [(i, c) for i, c in enumerate(later) if c.kind in ("step", "undo")]
+    pairs = [(trees[i], trees[i + 1]) for i, _ in agents]
+    *step_changes, since = repository.differences([*pairs, (target.tree, now)])
     left_by_agent: dict[str, Entry | None] = {}
-    for changes in step_changes:
-        left_by_agent.update((d.path, d.after) for d in changes)
+    for (_, checkpoint), changes in zip(agents, step_changes, strict=True):
+        # An edit changes its file only: what else changed meanwhile (the user typing in
+        # another file during the review) stays the user's.
+        touched = checkpoint.touches
+        left_by_agent.update(
+            (d.path, d.after) for d in changes if touched is None or d.path in touched
+        )
     unsure = set(too_large_now) | set(target.skipped)
     result = UndoPlan(target, differing={d.path for d in since})
     for difference in since:

@@ -45,6 +45,9 @@ class Tool:
     summary_field: str
     mutates: bool = False
     """Whether it may change files: the workspace is recorded before each call."""
+    changes_path: bool = False
+    """Whether it changes only the file its `path` argument names (an edit), so that only
+    that file's change counts as the agent's when undone; else any file may (a command)."""
 
     def schema(self) -> dict[str, Any]:
         return {

@@ -316,6 +316,7 @@ WRITE_FILE = Tool(
     write_file,
     "path",
     mutates=True,
+    changes_path=True,
 )
 
 EDIT_FILE = Tool(
@@ -333,4 +334,5 @@ EDIT_FILE = Tool(
     edit_file,
     "path",
     mutates=True,
+    changes_path=True,
 )
