@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from agentls.agent import COMPACTED, Session
 from agentls.checkpoints import ShadowRepository, WorkspaceCheckpoints
+from agentls.interfaces import Decision
 from agentls.sessions import SessionStore
 from agentls.undo import undo
-from doubles import MemoryEditor, ScriptedModel, call, say
+from doubles import Approver, MemoryEditor, ScriptedModel, call, say
 from hypothesis import given
 from hypothesis import strategies as st
 from test_agent import make_agent
@@ -233,4 +234,31 @@ async def test_an_edit_step_is_recorded_with_the_one_file_it_changes(
     assert [(c.label, c.touches) for c in steps] == [
         ("edit_file: ./app.py", ["app.py"]),
         ("bash: true", None),
+    ]
+
+
+async def test_a_command_is_recorded_after_its_approval_and_a_denied_one_not_at_all(
+    root: Path,
+) -> None:
+    model = ScriptedModel(
+        call("bash", command="touch denied"), call("bash", command="touch allowed"), say("ok")
+    )
+    agent, _ = make_agent(root, model, Session(), approve_commands="ask")
+    approver = Approver("deny", "allow")
+    agent.tools.approver = approver
+    checkpoints = SlowCheckpoints(model)
+    agent.checkpoints = checkpoints
+    original = approver.approve
+
+    async def approve(command: str) -> Decision:
+        checkpoints.events.append(f"asked {command}")
+        return await original(command)
+
+    approver.approve = approve  # type: ignore[method-assign]
+    await agent.run("make them")
+    assert [e for e in checkpoints.events if not e.startswith(("task", "end"))] == [
+        "asked touch denied",
+        "asked touch allowed",
+        "step started",
+        "step done, 2 requests",
     ]

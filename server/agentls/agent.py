@@ -24,7 +24,6 @@ from .interfaces import (
     Turn,
     Usage,
 )
-from .paths import PathError, relative, resolve
 from .prompt import system_prompt
 from .tools import TOOLS, ToolContext, run_tool
 
@@ -372,17 +371,6 @@ class Agent:
             log.info("elided %d characters of old tool results (context budget)", removed)
         return removed
 
-    def _touches(self, arguments: Any) -> list[str]:
-        """The file an edit names, as the checkpoints name it; none if it names no file."""
-        root = self.tools.workspace.root
-        path = arguments.get("path") if isinstance(arguments, dict) else None
-        if not isinstance(path, str):
-            return []
-        try:
-            return [relative(root.resolve(), resolve(root, path).resolve())]
-        except PathError:
-            return []
-
     def _interrupted(self, note: str) -> None:
         """Close the task in the conversation so the next one starts clean and knows why."""
         self.session.close_open_tool_calls()
@@ -392,9 +380,12 @@ class Agent:
         tool = TOOLS.get(call["name"])
         summary = tool.summary(call.get("input")) if tool else ""
         self.progress.step(call["name"], summary)
-        if tool is not None and tool.mutates and not cut_off:
-            touches = self._touches(call.get("input")) if tool.changes_path else None
-            await self._checkpoint("step", step, f"{tool.name}: {summary}", touches)
+        label = f"{call['name']}: {summary}"
+
+        async def before_change(touches: list[str] | None) -> None:
+            await self._checkpoint("step", step, label, touches)
+
+        self.tools.before_change = before_change
         if cut_off:
             text, is_error = _CUT_OFF_TOOL, True
         else:

@@ -30,6 +30,13 @@ class ToolContext:
     """Values never to show the model (keys from the environment or .env files)."""
     edits: EditTally = field(default_factory=EditTally)
     commands_allowed_for_task: bool = False
+    before_change: BeforeChange | None = None
+    """Awaited by a tool right before it may change files (after the user's approval), with
+    the only files it will change (relative to the root) or None for any: the loop records
+    the workspace there, so the step can be undone."""
+
+
+BeforeChange = Callable[[list[str] | None], Awaitable[None]]
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
@@ -43,11 +50,6 @@ class Tool:
     required: tuple[str, ...]
     handler: Handler
     summary_field: str
-    mutates: bool = False
-    """Whether it may change files: the workspace is recorded before each call."""
-    changes_path: bool = False
-    """Whether it changes only the file its `path` argument names (an edit), so that only
-    that file's change counts as the agent's when undone; else any file may (a command)."""
 
     def schema(self) -> dict[str, Any]:
         return {
