@@ -250,9 +250,9 @@ async def test_a_command_is_recorded_after_its_approval_and_a_denied_one_not_at_
     agent.checkpoints = checkpoints
     original = approver.approve
 
-    async def approve(command: str) -> Decision:
+    async def approve(command: str, unsandboxed: bool = False) -> Decision:
         checkpoints.events.append(f"asked {command}")
-        return await original(command)
+        return await original(command, unsandboxed)
 
     approver.approve = approve  # type: ignore[method-assign]
     await agent.run("make them")

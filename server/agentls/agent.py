@@ -24,8 +24,10 @@ from .interfaces import (
     Turn,
     Usage,
 )
+from .memory import ProjectMemory
+from .paths import PathError, resolve
 from .prompt import system_prompt
-from .tools import TOOLS, ToolContext, run_tool
+from .tools import ToolContext, offered, run_tool
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,10 @@ class Session:
 
     messages: list[dict[str, Any]] = field(default_factory=list)
     budget: ContextBudget = field(default_factory=ContextBudget)
+    steering: list[str] = field(default_factory=list)
+    """Text the user added to the running task, for the model at the next step."""
+    memory_noted: dict[str, str] = field(default_factory=dict)
+    """Subfolders' memory files already in the conversation, by label, with their text."""
     journal: Journal | None = None
     """Where the conversation is saved as it goes (None: not saved)."""
     tasks: int = 0
@@ -129,6 +135,10 @@ class Session:
 
 CANCELLED_BY_USER = "Cancelled by the user."
 
+_STEERED = "(The user adds, while you work on this task:)\n{text}"
+_MEMORY_TOOLS = ("read_file", "edit_file", "write_file")
+"""The tools after which a subfolder's AGENTS.md joins the result."""
+
 
 @dataclass
 class TaskResult:
@@ -139,13 +149,18 @@ class TaskResult:
     edits_rejected: int = 0
     usage: Usage = field(default_factory=Usage)
     error_hint: str = ""
+    edits_partly: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "summary": self.summary,
             "steps": self.steps,
-            "edits": {"applied": self.edits_applied, "rejected": self.edits_rejected},
+            "edits": {
+                "applied": self.edits_applied,
+                "rejected": self.edits_rejected,
+                "partly": self.edits_partly,
+            },
             "usage": self.usage.as_dict(),
         }
 
@@ -178,7 +193,8 @@ def _last_plan(messages: list[dict[str, Any]]) -> list[str]:
     for message in reversed(messages):
         for block in reversed(message["content"]):
             if block.get("type") == "tool_use" and block.get("name") == "todo_write":
-                todos = block.get("input", {}).get("todos")
+                arguments = block.get("input")
+                todos = arguments.get("todos") if isinstance(arguments, dict) else None
                 if isinstance(todos, list):
                     return [
                         f"- [{item.get('status', '')}] {item.get('content', '')}"
@@ -188,9 +204,6 @@ def _last_plan(messages: list[dict[str, Any]]) -> list[str]:
     return []
 
 
-TOOL_SCHEMAS = [tool.schema() for tool in TOOLS.values()]
-
-
 class Agent:
     def __init__(
         self,
@@ -198,12 +211,19 @@ class Agent:
         tools: ToolContext,
         progress: Progress,
         session: Session,
+        memory: ProjectMemory | None = None,
         checkpoints: Checkpoints | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
         self.progress = progress
         self.session = session
+        self.memory = memory
+        # Fixed for the task, as prompt caching needs: the tools are the cached prefix's start.
+        self.offered = offered(tools)
+        self.schemas = [tool.schema() for tool in self.offered.values()]
+        # Built once: the system prompt (and the memory in it) stays byte-stable for the task.
+        self.system = system_prompt(tools.workspace.root, memory.prompt() if memory else "")
         self.checkpoints = checkpoints
         self._recording: asyncio.Future[None] | None = None
 
@@ -213,7 +233,8 @@ class Agent:
         `task` is the message to the model, `request` the user's own words (default: the
         task). The workspace is recorded before the task, before each step that may change
         files, and after it, so the task can be undone."""
-        title = self.session.begin_task(request if request is not None else task)
+        words = redact(request if request is not None else task, self.tools.secrets)
+        title = self.session.begin_task(words)
         if self.checkpoints is not None:
             # Recorded while the model thinks; awaited before the first step that may change
             # files (a first checkpoint of a big workspace takes seconds).
@@ -246,12 +267,20 @@ class Agent:
     async def _run(self, task: str) -> TaskResult:
         usage = Usage()
         steps = 0
-        system = system_prompt(self.tools.workspace.root)
         max_steps = self.tools.settings.max_steps
 
         def result(status: Status, summary: str, hint: str = "") -> TaskResult:
             edits = self.tools.edits
-            return TaskResult(status, summary, steps, edits.applied, edits.rejected, usage, hint)
+            return TaskResult(
+                status,
+                summary,
+                steps,
+                edits.applied,
+                edits.rejected,
+                usage,
+                hint,
+                edits_partly=edits.partly,
+            )
 
         start = self.session.checkpoint()
         # The task may carry the editor's selection, which may hold a secret (a .env line).
@@ -260,7 +289,7 @@ class Agent:
         try:
             while steps < max_steps:
                 steps += 1
-                turn = await self._ask(system)
+                turn = await self._ask()
                 usage.add(turn.usage)
                 # The API refuses an empty assistant turn in the history of a later request.
                 content = turn.content or [{"type": "text", "text": "(empty reply)"}]
@@ -270,10 +299,14 @@ class Agent:
                 if turn.stop_reason == "refusal":
                     # A refused turn left in the history makes the next ones refused too.
                     self.session.rewind(start)
+                    self.session.steering.clear()
                     return result("failed", "The model declined this task (refusal).")
                 if not calls:
                     if turn.stop_reason == "max_tokens":
                         self.session.add_user([{"type": "text", "text": _CUT_OFF}])
+                        continue
+                    if self.session.steering:  # added as the model finished: not done yet
+                        self.session.add_user(self._steering())
                         continue
                     return result("done", _text_of(turn.content))
                 cut_off = turn.stop_reason == "max_tokens"
@@ -282,6 +315,7 @@ class Agent:
                     block = await self._call(call, cut_off, steps)
                     self.session.messages[-1]["content"].append(block)
                     self.session.save()
+                self.session.add_user(self._steering())
             return result("step_limit", f"Stopped after {max_steps} steps (the maxSteps setting).")
         except asyncio.CancelledError:
             self._interrupted("The user cancelled this task; do not go on with it unless asked.")
@@ -307,7 +341,7 @@ class Agent:
         before = self.session.checkpoint()
         self.session.add_user([{"type": "text", "text": _COMPACT}])
         try:
-            turn = await self._ask(system_prompt(self.tools.workspace.root))
+            turn = await self._ask()
         except BaseException as error:
             # Left in place, the request would join the user's next task.
             self.session.rewind(before)
@@ -325,6 +359,7 @@ class Agent:
         self.session.messages[:] = [
             {"role": "user", "content": [{"type": "text", "text": COMPACTED + summary + kept}]}
         ]
+        self.session.memory_noted.clear()  # the summary may not hold them: note them again
         self.session.save()
         return TaskResult("done", summary, steps=1, usage=turn.usage)
 
@@ -343,16 +378,17 @@ class Agent:
             kept += _LAST_REQUEST + self.session.last_request
         return kept
 
-    async def _ask(self, system: str) -> Turn:
+    async def _ask(self) -> Turn:
         """The model's next turn, the conversation first brought within its context budget."""
+        system, schemas = self.system, self.schemas
         settings = self.tools.settings
         # A front end resolves the window by model (wiring.prepare_task); 200k for a bare loop.
         limit = int((settings.context_window or 200_000) * settings.context_budget)
         budget, messages = self.session.budget, self.session.messages
-        chars = prompt_chars(system, TOOL_SCHEMAS, messages)
+        chars = prompt_chars(system, schemas, messages)
         chars -= self._fit(chars, limit)
         try:
-            turn = await self.model.respond(system, messages, TOOL_SCHEMAS, self.progress.text)
+            turn = await self.model.respond(system, messages, schemas, self.progress.text)
         except PromptTooLong as error:
             # The estimate fell short of the API's count (or the window is smaller than the
             # settings say): learn the real size, cut a fifth at least, and ask once more.
@@ -361,7 +397,7 @@ class Agent:
             if not removed:
                 raise
             chars -= removed
-            turn = await self.model.respond(system, messages, TOOL_SCHEMAS, self.progress.text)
+            turn = await self.model.respond(system, messages, schemas, self.progress.text)
         budget.observe(turn.usage.prompt, chars)
         return turn
 
@@ -372,12 +408,34 @@ class Agent:
         return removed
 
     def _interrupted(self, note: str) -> None:
-        """Close the task in the conversation so the next one starts clean and knows why."""
+        """Close the task in the conversation so the next one starts clean and knows why;
+        text the user added that never reached the model goes with it."""
         self.session.close_open_tool_calls()
-        self.session.add_user([{"type": "text", "text": f"({note})"}])
+        self.session.add_user([{"type": "text", "text": f"({note})"}, *self._steering()])
+
+    def _steering(self) -> list[Block]:
+        """The text the user added since the last step, as blocks for the next request."""
+        texts = [redact(text, self.tools.secrets) for text in self.session.steering]
+        self.session.steering.clear()
+        for text in texts:
+            self.progress.steered(text)
+        return [{"type": "text", "text": _STEERED.format(text=text)} for text in texts]
+
+    def _memory_note(self, call: Block) -> str:
+        """The note of subfolders' memory for a call that read or edited a file, or ""."""
+        arguments = call.get("input")
+        if self.memory is None or call["name"] not in _MEMORY_TOOLS:
+            return ""
+        if not isinstance(arguments, dict) or not isinstance(arguments.get("path"), str):
+            return ""
+        try:
+            path = resolve(self.tools.workspace.root, arguments["path"])
+        except PathError:
+            return ""
+        return self.memory.subfolder_note(path, self.session.memory_noted)
 
     async def _call(self, call: Block, cut_off: bool, step: int) -> Block:
-        tool = TOOLS.get(call["name"])
+        tool = self.offered.get(call["name"])
         summary = tool.summary(call.get("input")) if tool else ""
         self.progress.step(call["name"], summary)
         label = f"{call['name']}: {summary}"
@@ -390,6 +448,8 @@ class Agent:
             text, is_error = _CUT_OFF_TOOL, True
         else:
             text, is_error = await run_tool(self.tools, call["name"], call.get("input"))
+            note = "" if is_error else self._memory_note(call)
+            text = f"{text}\n\n{note}" if note else text
         first_line = text.splitlines()[0] if text else ""
         self.progress.step_done(call["name"], summary, not is_error, first_line, text)
         return _tool_result(call["id"], text, is_error)

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from . import files
+from .agent import Session
 from .checkpoints import CheckpointError, ShadowRepository
 from .interfaces import Change, Landed
 from .sessions import SessionStore
@@ -31,6 +32,17 @@ class _Disk:
     async def delete(self, path: Path) -> bool:
         files.remove(self.root, path)
         return True
+
+
+def saved_session(root: Path, resume: str | None, continue_last: bool) -> Session:
+    """A new saved session, or the one `--resume ID` names, or with `--continue` this
+    folder's last one. Raises KeyError for an unknown id."""
+    store = SessionStore(root)
+    chosen = resume or (store.latest() if continue_last else None)
+    if chosen is None:
+        return Session(journal=store.create())
+    journal, stored = store.open(chosen)
+    return Session.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
 
 
 def _when(stamp: float) -> str:

@@ -15,6 +15,7 @@ from ..prompt import task_message
 from ..sessions import SessionStore
 from ..undo import listing, tell_the_model, undo
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
+from .approver import LspApprover
 from .file_context import file_context
 from .supervision import supervise
 from .workspace import LspWorkspace
@@ -25,6 +26,7 @@ RUN_TASK = "agent.runTask"
 CANCEL = "agent.cancel"
 NEW_SESSION = "agent.newSession"
 COMPACT = "agent.compact"
+STEER = "agent.steer"
 CHECKPOINTS = "agent.checkpoints"
 UNDO = "agent.undo"
 SESSIONS = "agent.sessions"
@@ -67,12 +69,34 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
 async def compact(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     refuse_while_running(ls, "A task is running; compact the conversation when it has ended.")
     before = len(ls.session.messages)
-    result = await supervise(ls, ls.root(), "compact the conversation", Agent.compact)
+    result = await supervise(
+        ls, ls.root(), "compact the conversation", Agent.compact, steerable=False
+    )
     return {**result, "messages": {"before": before, "after": len(ls.session.messages)}}
 
 
 def cancel(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
     return {"cancelled": ls.cancel()}
+
+
+def steer(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
+    """Add the user's text to the running task; the model reads it at its next step."""
+    if (
+        len(arguments) != 1
+        or not isinstance(arguments[0], dict)
+        or not isinstance(arguments[0].get("text"), str)
+        or not arguments[0]["text"].strip()
+    ):
+        raise JsonRpcInvalidParams('agent.steer takes one argument: {"text": "..."}')
+    running = ls.running
+    if running is None or running.task.done():
+        raise JsonRpcException("No task is running; start one with agent.runTask.", REQUEST_FAILED)
+    if not running.steerable:
+        raise JsonRpcException(
+            "The conversation is being compacted; add your text as the next task.", REQUEST_FAILED
+        )
+    ls.session.steering.append(arguments[0]["text"].strip())
+    return {"queued": True}
 
 
 def new_session(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
@@ -110,10 +134,12 @@ async def undo_to(ls: AgentServer, *arguments: Any) -> dict[str, object]:
         raise JsonRpcInvalidParams("overwrite must be a list of paths")
     root = ls.root()
     session = ls.session
+    # The approver is for writes the editor cannot make itself (as for a task's edits).
+    approver = LspApprover(ls, await ls.settings())
     job = asyncio.ensure_future(
         undo(
             ShadowRepository(root),
-            LspWorkspace(ls, root),
+            LspWorkspace(ls, root, approver),
             target,
             overwrite,
             session.id,
@@ -122,7 +148,7 @@ async def undo_to(ls: AgentServer, *arguments: Any) -> dict[str, object]:
     )
     # Held as the running task: no task starts while files are put back, and
     # agent.cancel stops an undo whose reviews the user leaves open.
-    ls.running = RunningTask(job, ls.protocol.msg_id)
+    ls.running = RunningTask(job, ls.protocol.msg_id, steerable=False)
     try:
         result = await job
     except (CheckpointError, OSError) as error:
@@ -174,4 +200,5 @@ COMMANDS = {
     UNDO: undo_to,
     SESSIONS: sessions,
     RESUME_SESSION: resume_session,
+    STEER: steer,
 }

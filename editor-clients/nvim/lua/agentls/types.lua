@@ -31,6 +31,10 @@
 ---@field edits { applied: integer, rejected: integer }
 ---@field usage? table<string, number> Tokens over the whole task, as the API reported them.
 
+---@class agentls.PlanItem
+---@field content string One line: what to do.
+---@field status "pending"|"in_progress"|"completed"
+
 ---@class agentls.UndoResult The answer of agent.undo (docs/protocol.md).
 ---@field checkpoint integer The checkpoint the files went back to.
 ---@field restored string[] Files put back as they were.
