@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .api import FakeAnthropic
+from .checkpoints import CheckpointCost, checkpoint_cost
 from .editor import BenchEditor, server_command
 from .report import (
     Row,
@@ -51,6 +52,8 @@ class Plan:
     start_ups: int = 15
     edit_bytes: int = 10 * 1024 * 1024
     edits: int = 3
+    checkpoint_files: int = 5000
+    checkpoints: int = 20
     sandbox_runs: int = 30
     tree_files: int = 20_000
     big_tree_files: int = 200_000
@@ -63,6 +66,8 @@ QUICK = Plan(
     start_ups=1,
     edit_bytes=1024 * 1024,
     edits=1,
+    checkpoint_files=500,
+    checkpoints=3,
     sandbox_runs=3,
     tree_files=1_000,
     big_tree_files=2_000,
@@ -80,6 +85,7 @@ class Results:
     soak: Soak
     edit: BigEdit
     sandbox: SandboxCost
+    checkpoint: CheckpointCost
     tree_files: int
     search: list[SearchStep]
     big_tree_files: int
@@ -103,6 +109,7 @@ async def measure(plan: Plan) -> Results:
         edit = await big_edits(fake, env, root, plan.edit_bytes, plan.edits)
         openai = await openai_reads(env, root, paths)
         cost = await sandbox_cost(root, plan.sandbox_runs)
+        checkpoint = checkpoint_cost(home, plan.checkpoint_files, plan.checkpoints)
         tree = home / "tree"
         files = make_tree(tree, plan.tree_files)
         search = await search_steps(fake, env, tree, plan.rounds, STEPS)
@@ -119,6 +126,7 @@ async def measure(plan: Plan) -> Results:
         soaked,
         edit,
         cost,
+        checkpoint,
         files,
         search,
         big_files,
@@ -128,6 +136,7 @@ async def measure(plan: Plan) -> Results:
 
 def rows(results: Results) -> list[Row]:
     plan, reads, soaked = results.plan, results.reads, results.soak
+    checkpoint = results.checkpoint
     agentls_step = statistics.median(t.seconds_per_step for t in reads.agentls) * 1000
     naive_step = statistics.median(t.seconds_per_step for t in reads.naive) * 1000
     startup = results.startup
@@ -217,6 +226,20 @@ def rows(results: Results) -> list[Row]:
         _first_and_last("soak: time per step", soaked.seconds_per_step),
         _first_and_last("soak: server CPU per step", soaked.cpu_seconds_per_step),
         _sandbox_row(results.sandbox, plan.sandbox_runs),
+        info(
+            f"first checkpoint of a {checkpoint.files:,}-file workspace",
+            checkpoint.first_seconds * 1000,
+            "ms",
+            None,
+            "",
+        ),
+        at_most(
+            f"checkpoint after the first, one file changed (median of {len(checkpoint.seconds)})",
+            checkpoint.median * 1000,
+            "ms",
+            50,
+        ),
+        info("the same: CPU time, agentls and git", checkpoint.cpu_median * 1000, "ms", None, ""),
         *(_search_row(step, results.tree_files) for step in results.search),
         *(_big_search_row(step, results.big_tree_files) for step in results.big_search),
     ]

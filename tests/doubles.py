@@ -8,9 +8,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentls import files
+from agentls import environment, files
+from agentls.agent import Agent, Session
 from agentls.edits import apply_hunks
-from agentls.interfaces import Change, Decision, Landed, ModelError, Place, Problem, Turn, Usage
+from agentls.interfaces import (
+    Change,
+    Decision,
+    Landed,
+    ModelError,
+    Place,
+    PlanItem,
+    Problem,
+    Turn,
+    Usage,
+)
+from agentls.memory import ProjectMemory
+from agentls.settings import Settings
+from agentls.shell import SubprocessShell
+from agentls.tools import ToolContext
 
 
 def is_running(pid: int) -> bool:
@@ -76,6 +91,14 @@ class MemoryEditor:
 
     def open_documents(self) -> dict[Path, str]:
         return dict(self.open)
+
+    def open_text(self, path: Path) -> str | None:
+        return self.open.get(path)
+
+    async def delete(self, path: Path) -> bool:
+        self.open.pop(path, None)
+        path.unlink()
+        return True
 
     async def propose(self, change: Change) -> Landed:
         self.proposals.append(change)
@@ -163,6 +186,12 @@ class Recorder:
     def text(self, delta: str) -> None:
         self.events.append(("text", delta))
 
+    def plan(self, items: list[PlanItem]) -> None:
+        self.events.append(("plan", *(f"{item.status}: {item.content}" for item in items)))
+
+    def steered(self, text: str) -> None:
+        self.events.append(("steered", text))
+
 
 class Approver:
     def __init__(self, *answers: Decision) -> None:
@@ -206,3 +235,25 @@ class LanguageServersDouble:
     async def symbols(self, query: str) -> list[Place] | None:
         self.asked.append(("symbols", query))
         return self.symbols_found
+
+
+def make_agent(
+    root: Path,
+    model: ScriptedModel,
+    session: Session | None = None,
+    memory: ProjectMemory | None = None,
+    extra_tools: frozenset[str] = frozenset(),
+    **settings: object,
+) -> tuple[Agent, Recorder]:
+    """An agent on `root` with an in-memory editor that accepts every edit, commands allowed."""
+    chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
+    progress = Recorder()
+    tools = ToolContext(
+        MemoryEditor(root),
+        SubprocessShell(root, environment.scrubbed(os.environ)),
+        Approver(),
+        chosen,
+        extra_tools=extra_tools,
+        progress=progress,
+    )
+    return Agent(model, tools, progress, session or Session(), memory), progress

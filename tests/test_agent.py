@@ -3,36 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import pytest
-from agentls import environment, tools
-from agentls.agent import Agent, Session
+from agentls import tools
+from agentls.agent import Session
 from agentls.interfaces import ModelError, Turn
-from agentls.settings import Settings
-from agentls.shell import SubprocessShell
 from agentls.tools import Tool, ToolContext
-from doubles import Approver, MemoryEditor, Recorder, ScriptedModel, call, results, say
-
-
-def make_agent(
-    root: Path,
-    model: ScriptedModel,
-    session: Session | None = None,
-    extra_tools: frozenset[str] = frozenset(),
-    **settings: object,
-) -> tuple[Agent, Recorder]:
-    chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
-    tools = ToolContext(
-        MemoryEditor(root),
-        SubprocessShell(root, environment.scrubbed(os.environ)),
-        Approver(),
-        chosen,
-        extra_tools=extra_tools,
-    )
-    progress = Recorder()
-    return Agent(model, tools, progress, session or Session()), progress
+from doubles import ScriptedModel, call, make_agent, results, say
 
 
 async def test_tool_results_go_back_until_the_model_answers(tmp_path: Path) -> None:
@@ -69,7 +47,7 @@ async def test_an_optional_tool_is_offered_only_when_the_front_end_serves_it(
     optional = Tool("look", "Look.", {}, (), look, "path")
     monkeypatch.setattr(tools, "TOOLS", {**tools.TOOLS, "look": optional})
     monkeypatch.setattr(tools, "OPTIONAL_TOOLS", tools.OPTIONAL_TOOLS | {"look"})
-    core = ["bash", "read_file", "write_file", "edit_file", "list_files", "grep"]
+    core = ["bash", "read_file", "write_file", "edit_file", "list_files", "grep", "todo_write"]
 
     model = ScriptedModel(call("look"), say("ok"))
     agent, _ = make_agent(tmp_path, model)

@@ -11,8 +11,10 @@ from typing import Any
 from . import environment, providers, sandbox
 from .agent import Agent, Session, TaskResult
 from .chat_model import ChatModel
+from .checkpoints import checkpoints_for
 from .costs import Price, describe, price_of, report
 from .interfaces import Approver, LanguageServers, ModelError, Progress, Shell, Workspace
+from .memory import ProjectMemory
 from .model import AnthropicModel, ClientCache
 from .settings import DEFAULT_MODEL, Settings
 from .shell import RefusingShell, SubprocessShell
@@ -43,7 +45,7 @@ class TaskSetup:
     ) -> Agent:
         """The task's agent, offered the core tools and those of `extra_tools` (names from
         `tools.OPTIONAL_TOOLS`) that the front end can serve (the editor's eyes through
-        `language`)."""
+        `language`). The project memory is read now, so each task sees its changes."""
         tools = ToolContext(
             workspace,
             self.shell,
@@ -51,9 +53,12 @@ class TaskSetup:
             self.settings,
             self.secrets,
             extra_tools=extra_tools,
+            progress=progress,
             language=language,
         )
-        return Agent(self.model, tools, progress, session)
+        memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
+        checkpoints = checkpoints_for(workspace.root)
+        return Agent(self.model, tools, progress, session, memory, checkpoints)
 
     @property
     def price(self) -> Price | None:
@@ -65,9 +70,10 @@ class TaskSetup:
 
     def outcome(self, result: TaskResult) -> str:
         """One line: how the task ended and what it cost."""
+        partly = f" ({result.edits_partly} in part)" if result.edits_partly else ""
         return (
             f"{result.status}: {_count(result.steps, 'step')}, "
-            f"{_count(result.edits_applied, 'edit')} applied, "
+            f"{_count(result.edits_applied, 'edit')} applied{partly}, "
             f"{result.edits_rejected} rejected, {describe(result.usage, self.price)}"
         )
 

@@ -1,5 +1,5 @@
 // Starting, restarting and stopping the agentls server, with the handlers for what the
-// server asks of the editor (reviews, approvals) and tells it (streamed text, steps).
+// server asks of the editor (reviews, approvals) and tells it (streamed text, steps, plan).
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
@@ -11,6 +11,7 @@ import {
 } from 'vscode-languageclient/node';
 import { answerMessageRequest } from './approval';
 import { CAPABILITIES, Eyes } from './eyes';
+import type { Plan, PlanParams } from './plan';
 import type { Reviewer } from './review';
 import { BadServerCommand, findProgram, SECTION, serverCommand, serverSettings } from './settings';
 import type { StepParams, Transcript } from './transcript';
@@ -31,6 +32,7 @@ export class AgentServer implements vscode.Disposable {
     private readonly api: EditorApi,
     private readonly reviewer: Reviewer,
     private readonly transcript: Transcript,
+    private readonly plan: Plan,
   ) {
     this.log = vscode.window.createOutputChannel('Agent Server', { log: true });
   }
@@ -88,6 +90,10 @@ export class AgentServer implements vscode.Disposable {
     client.onRequest('agent/definition', (params) => this.eyes.locations('vscode.executeDefinitionProvider', params));
     client.onRequest('agent/references', (params) => this.eyes.locations('vscode.executeReferenceProvider', params));
     client.onRequest('agent/symbols', (params: { query: string }) => this.eyes.symbols(params));
+    client.onNotification('agent/plan', (params: PlanParams) => {
+      this.plan.update(params.items);
+      this.transcript.plan(params.items);
+    });
     this.client = client;
     try {
       await client.start();

@@ -12,6 +12,7 @@ from ..visible import valid_unicode
 from .base import Tool, ToolContext, ToolError, validate
 from .editor_tools import DEFINITION, DIAGNOSTICS, REFERENCES, SYMBOLS
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
+from .plan_tool import TODO_WRITE
 from .search_tools import GREP, LIST_FILES
 from .shell_tool import BASH
 
@@ -19,7 +20,7 @@ __all__ = ["OPTIONAL_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError", "offer
 
 log = logging.getLogger(__name__)
 
-_CORE = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP)
+_CORE = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP, TODO_WRITE)
 _OPTIONAL = (DIAGNOSTICS, DEFINITION, REFERENCES, SYMBOLS)
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (*_CORE, *_OPTIONAL)}
@@ -28,11 +29,13 @@ OPTIONAL_TOOLS = frozenset(tool.name for tool in _OPTIONAL)
 
 
 def offered(context: ToolContext) -> dict[str, Tool]:
-    """The tools the model is offered in this task, in the table's order."""
+    """The tools the model is offered in this task, in the table's order: todo_write unless
+    the planTool setting leaves it out."""
     return {
         name: tool
         for name, tool in TOOLS.items()
-        if name not in OPTIONAL_TOOLS or name in context.extra_tools
+        if (name not in OPTIONAL_TOOLS or name in context.extra_tools)
+        and (tool is not TODO_WRITE or context.settings.plan_tool)
     }
 
 

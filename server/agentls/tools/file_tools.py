@@ -240,6 +240,8 @@ async def propose(context: ToolContext, change: Change) -> str:
     """Put the change to the user and tell the model exactly what landed."""
     name = relative(context.workspace.root, change.path)
     _check_no_redacted_secret_written_back(context, change, name)
+    if context.before_change is not None:
+        await context.before_change([name])
     before = await problems_before(context, change.path)
     outcome = await context.workspace.propose(change)
     if _nothing_landed(change, outcome):
@@ -249,6 +251,8 @@ async def propose(context: ToolContext, change: Change) -> str:
         state = "was not created" if change.old_text is None else "is unchanged"
         raise ToolError(f"The edit of {name} was not applied: {reason}. The file {state}.")
     context.edits.applied += 1
+    if _kept_some(change, outcome):
+        context.edits.partly += 1
     report = describe(change, outcome, name, context.secrets)
     if not outcome.on_disk and outcome.text is not None:
         report += (
@@ -256,6 +260,14 @@ async def propose(context: ToolContext, change: Change) -> str:
             "old file until the user saves it."
         )
     return report + await new_problems(context, change.path, before)
+
+
+def _kept_some(change: Change, outcome: Landed) -> bool:
+    """Whether the user kept some of the hunks, not all."""
+    if outcome.text is None or outcome.text == change.new_text:
+        return False
+    choices = landed(change.old_text or "", change.hunks, outcome.text)
+    return choices is not None and not all(choices)
 
 
 def _nothing_landed(change: Change, outcome: Landed) -> bool:
