@@ -51,28 +51,34 @@ async function palette(page: Page, text: string): Promise<void> {
   await input.fill(text);
 }
 
+/**
+ * The palette's row holding `text`, clicked: Enter would take the top row, which fuzzy
+ * matching may rank above it ("Agent: Add to Running Task" above "Agent: Run Task").
+ */
+async function choose(page: Page, text: string, shots?: string): Promise<void> {
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+  await row.waitFor();
+  if (shots) {
+    await page.screenshot({ path: path.join(shots, 'palette.png') });
+  }
+  await row.click();
+}
+
 async function runCommand(page: Page, title: string): Promise<void> {
   await palette(page, `>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-  await page.keyboard.press('Enter');
+  await choose(page, title);
 }
 
 async function openFile(page: Page, name: string): Promise<void> {
   await palette(page, name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
-  await page.keyboard.press('Enter');
+  await choose(page, name);
   await page.locator('.tab.active', { hasText: name }).waitFor();
 }
 
 /** Agent: Run Task from the palette; returns when the task text has been entered. */
 async function runTask(page: Page, task: string, shots?: string): Promise<void> {
   await palette(page, '>Agent: Run Task');
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Agent: Run Task' }).first();
-  await row.waitFor();
-  if (shots) {
-    await page.screenshot({ path: path.join(shots, 'palette.png') });
-  }
-  await page.keyboard.press('Enter');
+  await choose(page, 'Agent: Run Task', shots);
   await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor();
   await page.locator('.quick-input-widget input').fill(task);
   await page.keyboard.press('Enter');
