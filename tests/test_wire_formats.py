@@ -61,8 +61,8 @@ def api(request: pytest.FixtureRequest) -> Iterator[Api]:
             "OPENAI_API_KEY": "sk-test-openai-123",
             "AGENTLS_MODEL": "gpt-4o",
         }
-        anthropic = {"AGENTLS_MODEL": "claude-sonnet-4-5"}
-        yield Api(fake, env, "gpt-4o") if openai else Api(fake, anthropic, "claude-sonnet-4-5")
+        anthropic = {"AGENTLS_MODEL": "claude-sonnet-5-5"}
+        yield Api(fake, env, "gpt-4o") if openai else Api(fake, anthropic, "claude-sonnet-5-5")
         assert fake.errors == []
 
 
