@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from .interfaces import ModelError
 
@@ -109,6 +110,16 @@ class Endpoint:
     """Where the key came from (never the key itself, for messages)."""
 
     @property
+    def shown_url(self) -> str:
+        """The base URL without any user name or password in it, for messages and logs."""
+        parts = urlsplit(self.base_url)
+        if parts.username is None and parts.password is None:
+            return self.base_url
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        return urlunsplit(parts._replace(netloc=netloc))
+
+    @property
     def signature(self) -> tuple[str, str, str | None, Auth]:
         """What makes two endpoints the same for a reused SDK client."""
         return (self.profile.wire, self.base_url, self.key, self.auth)
@@ -133,7 +144,7 @@ def describe(endpoint: Endpoint, model: str) -> str:
     """One line for a health check: the model, where it runs, where its key comes from."""
     profile = endpoint.profile
     key = f"key from {endpoint.key_variable}" if endpoint.key_variable else "no key"
-    return f"{model} on {profile.title} at {endpoint.base_url} ({profile.wire} format), {key}"
+    return f"{model} on {profile.title} at {endpoint.shown_url} ({profile.wire} format), {key}"
 
 
 def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str]) -> Endpoint:
