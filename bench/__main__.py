@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .api import FakeAnthropic
 from .editor import BenchEditor, server_command
-from .report import Row, at_least, at_most, info, markdown, ratio_at_most
+from .report import Row, added_at_most, at_least, at_most, info, markdown, ratio_at_most
 from .runs import (
     SETTINGS,
     BigEdit,
@@ -29,6 +29,7 @@ from .runs import (
     soak,
     start_ups,
 )
+from .sandbox_cost import SandboxCost, sandbox_cost
 from .trajectory import make_modules
 
 
@@ -40,9 +41,12 @@ class Plan:
     start_ups: int = 15
     edit_bytes: int = 10 * 1024 * 1024
     edits: int = 3
+    sandbox_runs: int = 30
 
 
-QUICK = Plan(steps=6, rounds=1, soak_tasks=2, start_ups=1, edit_bytes=1024 * 1024, edits=1)
+QUICK = Plan(
+    steps=6, rounds=1, soak_tasks=2, start_ups=1, edit_bytes=1024 * 1024, edits=1, sandbox_runs=3
+)
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
 
@@ -55,6 +59,7 @@ class Results:
     openai: PrefixCached
     soak: Soak
     edit: BigEdit
+    sandbox: SandboxCost
 
 
 async def measure(plan: Plan) -> Results:
@@ -73,7 +78,8 @@ async def measure(plan: Plan) -> Results:
             await editor.close()
         edit = await big_edits(fake, env, root, plan.edit_bytes, plan.edits)
         openai = await openai_reads(env, root, paths)
-    return Results(plan, startup, greeting, reads, openai, soaked, edit)
+        cost = await sandbox_cost(root, plan.sandbox_runs)
+    return Results(plan, startup, greeting, reads, openai, soaked, edit, cost)
 
 
 def rows(results: Results) -> list[Row]:
@@ -166,7 +172,16 @@ def rows(results: Results) -> list[Row]:
         ),
         _first_and_last("soak: time per step", soaked.seconds_per_step),
         _first_and_last("soak: server CPU per step", soaked.cpu_seconds_per_step),
+        _sandbox_row(results.sandbox, plan.sandbox_runs),
     ]
+
+
+def _sandbox_row(cost: SandboxCost, runs: int) -> Row:
+    measure = f"bash `true` in the sandbox, side by side with none (median of {runs})"
+    if cost.unavailable:
+        measure += f": no sandbox here ({cost.unavailable})"
+        return info(measure, cost.bare_ms, "ms", None, "")
+    return added_at_most(measure, cost.sandboxed_ms, "ms", cost.bare_ms, "no sandbox", 20)
 
 
 def _first_and_last(measure: str, per_task: list[float]) -> Row:

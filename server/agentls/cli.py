@@ -50,6 +50,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--model", help="model id (default: AGENTLS_MODEL or a current Sonnet)")
     run.add_argument("--max-steps", type=_max_steps, help="stop after this many model turns")
+    run.add_argument(
+        "--sandbox",
+        choices=["auto", "required", "off"],
+        default="auto",
+        help="run bash in a sandbox: where one works (auto, the default), always, or never",
+    )
+    run.add_argument(
+        "--sandbox-network", action="store_true", help="let sandboxed commands reach the network"
+    )
     check = commands.add_parser(
         "check-settings", help="check an agentls settings object (JSON) as the server would"
     )
@@ -113,7 +122,13 @@ def main(argv: list[str] | None = None) -> int:
         from .terminal import run_in_terminal
 
         return run_in_terminal(
-            arguments.task, arguments.yes, arguments.provider, arguments.model, arguments.max_steps
+            arguments.task,
+            arguments.yes,
+            arguments.provider,
+            arguments.model,
+            arguments.max_steps,
+            arguments.sandbox,
+            arguments.sandbox_network,
         )
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)

@@ -27,6 +27,9 @@ class Settings:
     """None: the model's known window (providers.context_window)."""
     context_budget: float = 0.7
     prices: tuple[tuple[str, Price], ...] = ()
+    sandbox: Literal["auto", "required", "off"] = "auto"
+    sandbox_network: bool = False
+    approved_commands_unsandboxed: bool = False
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -83,6 +86,19 @@ def _approve(value: Any) -> Literal["ask", "always"]:
     if value == "ask" or value == "always":
         return "ask" if value == "ask" else "always"
     raise ValueError('expected "ask" or "always"')
+
+
+def _sandbox(value: Any) -> Literal["auto", "required", "off"]:
+    for choice in ("auto", "required", "off"):
+        if value == choice:
+            return choice
+    raise ValueError('expected "auto", "required" or "off"')
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("expected true or false")
+    return value
 
 
 def _prefixes(value: Any) -> tuple[str, ...]:
@@ -190,7 +206,9 @@ SETTINGS: tuple[Setting, ...] = (
         {"type": "array", "items": {"type": "string"}},
         [],
         'Command prefixes that never ask, e.g. `["git status", "pytest"]`. Matched word by '
-        f"word; a command with {_COMMAND_PREFIXES} always asks.",
+        f"word; a command with {_COMMAND_PREFIXES} always asks, and so does one naming a path "
+        "outside the workspace or with an option that writes or deletes (`--output`, `-o`, "
+        "`--junitxml`, `-delete`, `-exec`, ...). They always run in the sandbox.",
         user_only=True,
     ),
     Setting(
@@ -256,6 +274,45 @@ SETTINGS: tuple[Setting, ...] = (
         {},
         "Dollars per million tokens by model-id prefix, consulted before the built-in table, "
         'e.g. `{"claude-sonnet-5-5": {"input": 2, "output": 10}}`.',
+    ),
+    Setting(
+        "sandbox",
+        "sandbox",
+        _sandbox,
+        {
+            "type": "string",
+            "enum": ["auto", "required", "off"],
+            "enumDescriptions": [
+                "Sandboxed where bubblewrap works, else unsandboxed with a warning.",
+                "Refuse to run bash without the sandbox.",
+                "No sandbox.",
+            ],
+        },
+        "auto",
+        "Whether bash runs in a sandbox (bubblewrap on Linux): only the workspace writable (not "
+        "`.git/hooks`, `.git/config`), private `/tmp`, no network, nothing it starts outlives "
+        "it, no secret in its environment.",
+        user_only=True,
+    ),
+    Setting(
+        "sandboxNetwork",
+        "sandbox_network",
+        _flag,
+        {"type": "boolean"},
+        False,
+        "Let sandboxed commands reach the network.",
+        user_only=True,
+    ),
+    Setting(
+        "approvedCommandsUnsandboxed",
+        "approved_commands_unsandboxed",
+        _flag,
+        {"type": "boolean"},
+        False,
+        "Run a command you allowed when shown it outside the sandbox. Commands that run "
+        "without asking (`allowedCommands`, `approveCommands: always`, the rest of a task "
+        "allowed as a whole) stay sandboxed.",
+        user_only=True,
     ),
 )
 

@@ -10,7 +10,7 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 from . import files
 from .agent import Session, TaskResult
@@ -156,9 +156,7 @@ class TerminalProgress:
         self.stream.write("\n" + self.style("1;34", f"▸ {tool}: {shown}") + "\n")
         self.stream.flush()
 
-    def step_done(
-        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
-    ) -> None:
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
         mark = self.style("32", "✓") if ok else self.style("31", "✗")
         self.stream.write(f"  {mark} {visible(detail, lines=False)}\n")
         self.stream.flush()
@@ -181,6 +179,8 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     except ModelError as error:
         stream.write(f"agentls: {error} {error.hint}\n")
         return EXIT_CODES["failed"]
+    if setup.warning:
+        stream.write(f"agentls: {setup.warning}\n")
     answers = Answers(sys.stdin.fileno() if sys.stdin else None)
     agent = setup.agent(
         TerminalWorkspace(root, yes, stream, answers),
@@ -202,9 +202,20 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
 
 
 def run_in_terminal(
-    task: str, yes: bool, provider: str | None, model: str | None, max_steps: int | None
+    task: str,
+    yes: bool,
+    provider: str | None,
+    model: str | None,
+    max_steps: int | None,
+    sandbox: Literal["auto", "required", "off"] = "auto",
+    sandbox_network: bool = False,
 ) -> int:
-    settings = Settings(approve_commands="always" if yes else "ask", provider=provider)
+    settings = Settings(
+        approve_commands="always" if yes else "ask",
+        provider=provider,
+        sandbox=sandbox,
+        sandbox_network=sandbox_network,
+    )
     if model:
         settings = replace(settings, model=model)
     if max_steps is not None:

@@ -8,25 +8,29 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import environment, providers
+from . import environment, providers, sandbox
 from .agent import Agent, Session, TaskResult
 from .chat_model import ChatModel
 from .costs import Price, describe, price_of, report
-from .interfaces import Approver, Progress, Workspace
+from .interfaces import Approver, Progress, Shell, Workspace
 from .model import AnthropicModel, ClientCache
 from .settings import Settings
-from .shell import SubprocessShell
+from .shell import RefusingShell, SubprocessShell
 from .tools import ToolContext
 
 
 @dataclass
 class TaskSetup:
-    """The model and the shell for one task, and the secrets neither may show."""
+    """The model and the shell for one task, and the secrets neither may show.
+
+    `warning` says why bash runs unsandboxed, or not at all, when the settings asked for a
+    sandbox; a front end shows it once per session."""
 
     model: AnthropicModel | ChatModel
-    shell: SubprocessShell
+    shell: Shell
     settings: Settings
     secrets: tuple[str, ...]
+    warning: str | None = None
 
     def agent(
         self, workspace: Workspace, approver: Approver, progress: Progress, session: Session
@@ -60,6 +64,7 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
     if settings.context_window is None:
         settings = replace(settings, context_window=providers.context_window(name, wire))
     adapter = ChatModel if wire == "openai" else AnthropicModel
+    shell, warning = _shell(root, settings, secrets)
     return TaskSetup(
         adapter(
             clients.get(endpoint),
@@ -69,8 +74,27 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
             env,
             settings.request_timeout,
         ),
-        # The server's own environment, never the .env files' values, and no secrets.
-        SubprocessShell(root, environment.scrubbed(os.environ), secrets),
+        shell,
         settings,
         secrets,
+        warning,
+    )
+
+
+def _shell(root: Path, settings: Settings, secrets: tuple[str, ...]) -> tuple[Shell, str | None]:
+    """The shell the settings ask for, and why it is not sandboxed when it should be."""
+    # The server's own environment, never the .env files' values, and no secrets.
+    env = environment.scrubbed(os.environ)
+    if settings.sandbox == "off":
+        return SubprocessShell(root, env, secrets), None
+    found = sandbox.find()
+    if not isinstance(found, sandbox.Unavailable):
+        return SubprocessShell(root, env, secrets, found, settings.sandbox_network), None
+    if settings.sandbox == "required":
+        return RefusingShell(found.reason), (
+            f'bash is off: the setting sandbox is "required", and {found.reason}.'
+        )
+    return SubprocessShell(root, env, secrets), (
+        f'bash runs without a sandbox: {found.reason}. Set agentls.sandbox to "required" to '
+        'refuse bash then, or to "off" to silence this.'
     )

@@ -21,6 +21,9 @@ export const SERVER_SETTINGS = [
   'contextWindow',
   'contextBudget',
   'prices',
+  'sandbox',
+  'sandboxNetwork',
+  'approvedCommandsUnsandboxed',
 ] as const;
 
 export const DEFAULT_SERVER_COMMAND = ['agentls'];
