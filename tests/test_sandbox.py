@@ -177,6 +177,7 @@ async def test_a_command_the_user_approved_leaves_the_sandbox_only_if_set(root: 
     await run_tool(ctx, "bash", {"command": f"touch '{outside}'"})
     assert outside.exists() and not (root.parent / "allowed.txt").exists()
     assert ctx.approver.asked == [f"touch '{outside}'"]  # type: ignore[attr-defined]
+    assert ctx.approver.unsandboxed == [True]  # type: ignore[attr-defined]  # and it was told
 
 
 async def test_an_unavailable_sandbox_warns_or_refuses(
@@ -238,3 +239,26 @@ async def test_the_editor_is_warned_once_when_bash_runs_unsandboxed(
         f"agentls: bash runs without a sandbox: bubblewrap fails here: {BROKEN_BWRAP}. Set "
         'agentls.sandbox to "required" to refuse bash then, or to "off" to silence this.'
     ]
+
+
+async def test_the_question_says_when_allow_means_outside_the_sandbox() -> None:
+    import io
+
+    from agentls.lsp.approver import LspApprover
+    from agentls.terminal import Answers, TerminalApprover
+
+    stream = io.StringIO()
+    await TerminalApprover(stream, Answers(None)).approve("make install", unsandboxed=True)
+    assert "Run `make install` outside the sandbox? [y]es" in stream.getvalue()
+
+    class Client:
+        message = ""
+
+        async def window_show_message_request_async(
+            self, params: types.ShowMessageRequestParams
+        ) -> None:
+            Client.message = params.message
+
+    approver = LspApprover(Client(), Settings())  # type: ignore[arg-type]
+    await approver.approve("make install", unsandboxed=True)
+    assert Client.message == "The agent wants to run outside the sandbox:\nmake install"

@@ -1,4 +1,4 @@
-"""The `agentls` command: serve LSP (stdio or TCP), or run one task in the terminal."""
+"""The `agentls` command: serve LSP (stdio or TCP), or run tasks in the terminal."""
 
 from __future__ import annotations
 
@@ -40,8 +40,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     parser.add_argument("--log-file", help="write the server's log to this file")
     commands = parser.add_subparsers(dest="command")
-    run = commands.add_parser("run", help="run one task in the current directory")
-    run.add_argument("task", help="what the agent should do")
+    run = commands.add_parser(
+        "run", help="run a task in the current directory; with none, a conversation"
+    )
+    run.add_argument(
+        "task", nargs="?", help="what the agent should do (none: type tasks one by one)"
+    )
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument(
         "--provider",
@@ -119,7 +123,7 @@ def check_model(raw: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.command == "run":
-        from .terminal import run_in_terminal
+        from .terminal_session import run_in_terminal
 
         return run_in_terminal(
             arguments.task,
@@ -138,17 +142,44 @@ def main(argv: list[str] | None = None) -> int:
 
     configure(arguments.log_file)
     from .lifetime import exit_now, kill_shells_on_signals
-    from .lsp.server import make_server
 
     kill_shells_on_signals()
-    server = make_server()
     if arguments.tcp:
-        server.start_tcp(arguments.host, arguments.port)
-    else:
-        server.start_io()
+        return serve_tcp(arguments.host, arguments.port)
+    from .lsp.server import make_server
+
+    if sys.stdin.isatty():
+        print(WAITING, file=sys.stderr, flush=True)
+    make_server().start_io()
     # The connection is closed and the tasks cancelled. Python's own teardown of the SDK's
     # modules would keep an editor waiting seconds more for the process to end.
     exit_now(0)
+
+
+WAITING = (
+    "agentls is a language server: it waits for an editor to speak LSP on stdin. "
+    'To run one task here: agentls run "<task>". Ctrl-C leaves.'
+)
+
+
+def serve_tcp(host: str, port: int) -> int:
+    import asyncio
+
+    from .lsp.tcp import can_check_peers, serve
+
+    if not can_check_peers():
+        print(
+            "agentls: --tcp needs Linux's /proc/net/tcp to check that a connection is yours; "
+            "use stdio (the default) on this system",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        asyncio.run(serve(host, port))
+    except OSError as error:
+        print(f"agentls: cannot serve on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -26,12 +26,14 @@ def _cancelled_before_start() -> dict[str, Any]:
     return TaskResult("cancelled", CANCELLED_BY_USER).as_dict()
 
 
-async def supervise(ls: AgentServer, root: Path, title: str, work: Work) -> dict[str, Any]:
+async def supervise(
+    ls: AgentServer, root: Path, title: str, work: Work, steerable: bool = True
+) -> dict[str, Any]:
     """Run `work` as the running task and answer with its result."""
     if ls.protocol.msg_id in ls.cancelled_requests:
         return _cancelled_before_start()
     job = asyncio.ensure_future(_run(ls, root, title, work, command_params.get()))
-    ls.running = RunningTask(job, ls.protocol.msg_id)
+    ls.running = RunningTask(job, ls.protocol.msg_id, steerable)
     try:
         return await job
     except asyncio.CancelledError:
@@ -61,7 +63,9 @@ async def _run(
         ls.show(types.MessageType.Warning, setup.warning)
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, title, ls.cancel)
-    agent = setup.agent(LspWorkspace(ls, root), LspApprover(ls), progress, ls.session)
+    approver = LspApprover(ls, settings)
+    workspace = LspWorkspace(ls, root, approver)
+    agent = setup.agent(workspace, approver, progress, ls.session)
     result = await work(agent)
     progress.end(setup.outcome(result))
     if result.status == "failed":

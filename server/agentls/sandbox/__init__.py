@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +18,15 @@ from .. import environment
 from .base import Confinement, Sandbox
 from .bubblewrap import Bubblewrap
 
-__all__ = ["Confinement", "Sandbox", "Unavailable", "blocked_note", "confinement", "find"]
+__all__ = [
+    "Confinement",
+    "Sandbox",
+    "Unavailable",
+    "blocked_note",
+    "confinement",
+    "find",
+    "probe_in_background",
+]
 
 
 @dataclass(frozen=True)
@@ -29,9 +38,23 @@ def _backends() -> list[Sandbox]:
     return [Bubblewrap()] if sys.platform == "linux" else []
 
 
-@functools.cache
 def find() -> Sandbox | Unavailable:
-    """The first backend that works on this machine, probed once per process."""
+    """The first backend that works on this machine, probed once per process (a probe that
+    `probe_in_background` began is waited for, not run twice)."""
+    with _probing:
+        return _find()
+
+
+def probe_in_background() -> None:
+    """Probe now, off the event loop, so the first task does not wait for it."""
+    threading.Thread(target=find, name="probe-sandbox", daemon=True).start()
+
+
+_probing = threading.Lock()
+
+
+@functools.cache
+def _find() -> Sandbox | Unavailable:
     reasons = []
     for backend in _backends():
         reason = backend.probe()

@@ -19,7 +19,8 @@ async def _approval(context: ToolContext, command: str) -> Literal["auto", "user
         or is_allowed(command, settings.allowed_commands, context.workspace.root)
     ):
         return "auto"
-    decision = await context.approver.approve(command)
+    unsandboxed = settings.approved_commands_unsandboxed and context.shell.sandboxed
+    decision = await context.approver.approve(command, unsandboxed)
     if decision == "allow_task":
         context.commands_allowed_for_task = True
     return None if decision == "deny" else "user"

@@ -28,6 +28,7 @@ end
 ---@param result agentls.TaskResult?
 local function finished(err, result)
   M.current = nil
+  local outcome = progress.outcome
   progress.stop()
   vim.api.nvim_exec_autocmds('User', {
     pattern = 'AgentlsTaskDone',
@@ -38,7 +39,7 @@ local function finished(err, result)
     notify(err.message, vim.log.levels.ERROR)
     return
   end
-  transcript.finish(result)
+  transcript.finish(result, outcome)
   local level = result.status == 'done' and vim.log.levels.INFO or vim.log.levels.WARN
   notify(('%s: %s'):format(result.status, vim.split(result.summary or '', '\n')[1]), level)
 end
@@ -131,6 +132,28 @@ function M.cancel()
   -- Before the request went out there is nothing for the server to cancel yet.
   running.cancelled = true
   client:notify('window/workDoneProgress/cancel', { token = running.token })
+  return true
+end
+
+---Add `text` to the running task (agent.steer): the model reads it at its next step.
+---@param text string
+---@return boolean sent Whether a task was running to send it to.
+function M.steer(text)
+  local running = M.current
+  local client = running and vim.lsp.get_client_by_id(running.client_id)
+  if not running or not client then
+    notify('no task is running', vim.log.levels.WARN)
+    return false
+  end
+  local params = { command = 'agent.steer', arguments = { { text = text } } }
+  client:request('workspace/executeCommand', params, function(err)
+    if err then
+      notify(err.message, vim.log.levels.WARN)
+    else
+      transcript.added(text)
+      notify('added to the running task')
+    end
+  end)
   return true
 end
 
