@@ -90,6 +90,13 @@ def _parser() -> argparse.ArgumentParser:
         "check-settings", help="check an agentls settings object (JSON) as the server would"
     )
     check.add_argument("settings", help='the object under "agentls", e.g. \'{"maxSteps": 20}\'')
+    model = commands.add_parser(
+        "check-model",
+        help="say which model, endpoint and key variable these settings (JSON) would use",
+    )
+    model.add_argument(
+        "settings", help='the object under "agentls", e.g. \'{"provider": "ollama"}\''
+    )
     return parser
 
 
@@ -108,6 +115,32 @@ def check_settings(raw: str) -> int:
     if not problems:
         print("agentls settings are valid")
     return 1 if problems else 0
+
+
+def check_model(raw: str) -> int:
+    """Print the model and endpoint a task would use (never the key), or why there is none;
+    exit status 1 then. The workspace does not matter: only the user's sources configure it."""
+    from pathlib import Path
+
+    from . import environment, providers
+    from .interfaces import ModelError
+    from .settings import parse
+
+    try:
+        settings, _ = parse(json.loads(raw))
+    except json.JSONDecodeError as error:
+        print(f"agentls settings are not JSON: {error}")
+        return 1
+    env = environment.load(Path.cwd()).client
+    try:
+        endpoint = providers.endpoint(settings.provider, settings.base_url, env)
+        print(
+            providers.describe(endpoint, providers.model_id(endpoint.profile, settings.model, env))
+        )
+    except ModelError as error:
+        print(f"{error} {error.hint}")
+        return 1
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         return undo_in_terminal(arguments.id, arguments.list, arguments.yes, arguments.overwrite)
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
+    if arguments.command == "check-model":
+        return check_model(arguments.settings)
     from .logs import configure
 
     configure(arguments.log_file)
