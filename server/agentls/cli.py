@@ -35,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument("--model", help="model id (default: AGENTLS_MODEL or a current Sonnet)")
     run.add_argument("--max-steps", type=_max_steps, help="stop after this many model turns")
+    commands.add_parser(
+        "acp", help="serve the Agent Client Protocol on stdio (Zed, JetBrains, agent-shell, ...)"
+    )
     check = commands.add_parser(
         "check-settings", help="check an agentls settings object (JSON) as the server would"
     )
@@ -65,6 +68,15 @@ def main(argv: list[str] | None = None) -> int:
         from .terminal import run_in_terminal
 
         return run_in_terminal(arguments.task, arguments.yes, arguments.model, arguments.max_steps)
+    if arguments.command == "acp":
+        # Logs go to stderr or the file: stdout is the protocol's channel.
+        logging.basicConfig(
+            filename=arguments.log_file,
+            level=logging.INFO if arguments.log_file else logging.WARNING,
+        )
+        from .acp.agent import serve
+
+        return serve()
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
     # Logs go to a file or stderr, never stdout: stdout is the LSP channel.

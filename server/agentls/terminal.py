@@ -14,6 +14,7 @@ from typing import TextIO
 
 from . import files
 from .agent import Session, TaskResult
+from .disk import land_on_disk
 from .edits import unified_diff
 from .interfaces import Change, Decision, Landed, ModelError
 from .model import ClientCache
@@ -116,17 +117,7 @@ class TerminalWorkspace:
         question = f"Apply this change to {name}? [y/N] "
         if not self.yes and await self.answers.ask(question, self.stream) != "y":
             return Landed(False, rejected_reason="declined in the terminal")
-        try:
-            current = files.read_text(change.path)
-        except FileNotFoundError:
-            current = None
-        if current != change.old_text:
-            # Changed by someone else while the question waited: writing would lose that.
-            return Landed(
-                False, rejected_reason="the file changed on disk meanwhile; read it again"
-            )
-        files.write_atomic(change.path, change.new_text)
-        return Landed(True, change.new_text)
+        return land_on_disk(change)
 
 
 class TerminalApprover:

@@ -1,0 +1,211 @@
+"""The ACP agent: sessions (one conversation and workspace root each), prompts run as tasks
+on the same loop as the other front ends, cancel, modes for command approval."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import acp
+from acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    EmbeddedResourceContentBlock,
+    Implementation,
+    InitializeResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    ResourceContentBlock,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
+    StopReason,
+    TextContentBlock,
+    TextResourceContents,
+    Usage,
+)
+
+from .. import __version__
+from ..agent import Session, TaskResult
+from ..interfaces import ModelError
+from ..model import ClientCache
+from ..user_settings import load as load_user_settings
+from ..wiring import prepare_task
+from .approver import AcpApprover
+from .progress import AcpProgress
+from .updates import Updates
+from .workspace import AcpWorkspace
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["ask", "always"]
+MODES = SessionModeState(
+    current_mode_id="ask",
+    available_modes=[
+        SessionMode(id="ask", name="Ask", description="Ask before each command"),
+        SessionMode(id="always", name="Always", description="Run commands without asking"),
+    ],
+)
+STOP_REASONS: dict[str, StopReason] = {
+    "done": "end_turn",
+    "cancelled": "cancelled",
+    "step_limit": "max_turn_requests",
+}
+
+
+@dataclass
+class AcpSession:
+    id: str
+    root: Path
+    mode: Mode = "ask"
+    conversation: Session = field(default_factory=Session)
+    running: asyncio.Task[TaskResult] | None = None
+    notes: list[str] = field(default_factory=list)
+    """Said once, at the start of the next answer (what the session ignored, say)."""
+
+    def allow_always(self) -> None:
+        self.mode = "always"
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The user's prompt as one task text: typed text, and the files they attached."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            if isinstance(resource, TextResourceContents):
+                parts.append(f'<attached uri="{resource.uri}">\n{resource.text}\n</attached>')
+            else:
+                parts.append(f'<attached uri="{resource.uri}">(binary, not shown)</attached>')
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(f'<attached uri="{block.uri}">(not included; read it)</attached>')
+    return "\n\n".join(part for part in parts if part.strip())
+
+
+class AcpAgent:
+    def __init__(self) -> None:
+        self.client: Any = None
+        self.capabilities: ClientCapabilities | None = None
+        self.sessions: dict[str, AcpSession] = {}
+        self.clients = ClientCache()
+
+    def on_connect(self, conn: Any) -> None:
+        self.client = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        self.capabilities = client_capabilities
+        return InitializeResponse(
+            protocol_version=acp.PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+            ),
+            agent_info=Implementation(name="agentls", title="agentls", version=__version__),
+        )
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        session = self._open(cwd, uuid.uuid4().hex, mcp_servers)
+        return NewSessionResponse(session_id=session.id, modes=MODES)
+
+    def _open(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> AcpSession:
+        root = Path(cwd)
+        if not root.is_absolute() or not root.is_dir():
+            raise acp.RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
+        session = AcpSession(session_id, root)
+        if mcp_servers:
+            session.notes.append(
+                f"(agentls does not support MCP servers yet; {len(mcp_servers)} ignored.)\n\n"
+            )
+        self.sessions[session.id] = session
+        return session
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise acp.RequestError.invalid_params({"sessionId": f"no session {session_id}"})
+        return session
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        if mode_id not in ("ask", "always"):
+            raise acp.RequestError.invalid_params({"modeId": 'expected "ask" or "always"'})
+        self._session(session_id).mode = "always" if mode_id == "always" else "ask"
+        return SetSessionModeResponse()
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        if session.running is not None and not session.running.done():
+            raise acp.RequestError.invalid_request(
+                {"message": "a prompt is already running in this session; cancel it first"}
+            )
+        task = prompt_text(prompt)
+        if not task.strip():
+            raise acp.RequestError.invalid_params({"prompt": "the prompt has no text"})
+        updates = Updates(self.client, session.id)
+        for note in session.notes:
+            updates.send(acp.update_agent_message_text(note))
+        session.notes.clear()
+        settings, problems = load_user_settings(approveCommands=session.mode)
+        for problem in problems:
+            updates.send(acp.update_agent_message_text(f"(agentls: {problem})\n\n"))
+        try:
+            setup = prepare_task(session.root, settings, self.clients)
+        except ModelError as error:
+            await updates.flush()
+            raise acp.RequestError.internal_error({"message": f"{error} {error.hint}"}) from None
+        progress = AcpProgress(updates, session.root)
+        approver = AcpApprover(self.client, session.id, progress, session)
+        workspace = AcpWorkspace(
+            self.client, session.id, session.root, self.capabilities, updates, approver
+        )
+        agent = setup.agent(workspace, approver, progress, session.conversation)
+        session.running = asyncio.ensure_future(agent.run(task))
+        try:
+            result = await session.running
+        finally:
+            session.running = None
+        updates.send(acp.update_agent_message_text(f"\n\n{setup.outcome(result)}\n"))
+        await updates.flush()
+        if result.status == "failed":
+            raise acp.RequestError.internal_error(
+                {"message": f"{result.summary} {result.error_hint}".strip()}
+            )
+        return PromptResponse(stop_reason=STOP_REASONS[result.status], usage=_usage(result))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None and session.running is not None:
+            session.running.cancel()
+
+
+def _usage(result: TaskResult) -> Usage:
+    usage = result.usage
+    return Usage(
+        total_tokens=usage.prompt + usage.output,
+        input_tokens=usage.prompt,
+        output_tokens=usage.output,
+        cached_read_tokens=usage.cache_read,
+        cached_write_tokens=usage.cache_write,
+    )
+
+
+def serve() -> int:
+    """Serve ACP on stdin/stdout until the client closes it."""
+    asyncio.run(acp.run_agent(AcpAgent()))
+    return 0

@@ -1,0 +1,64 @@
+"""A task's progress as ACP session updates: the streamed text, a tool call per step."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import acp
+from acp.schema import ToolCallLocation, ToolKind
+
+from .updates import Updates
+
+KINDS: dict[str, ToolKind] = {
+    "read_file": "read",
+    "write_file": "edit",
+    "edit_file": "edit",
+    "bash": "execute",
+    "grep": "search",
+    "list_files": "search",
+}
+"""How the client draws each tool's step; a tool not named here is "other"."""
+
+_FILE_TOOLS = ("read_file", "write_file", "edit_file")
+
+_ids = itertools.count(1)
+
+
+class AcpProgress:
+    """One task's steps. The loop runs one tool at a time, so the step in flight is the
+    one an edit (`AcpWorkspace`) or an approval (`AcpApprover`) belongs to."""
+
+    def __init__(self, updates: Updates, root: Path) -> None:
+        self.updates = updates
+        self.root = root
+        self.current: str | None = None
+
+    def step(self, tool: str, summary: str) -> None:
+        self.current = f"agentls-{next(_ids)}"
+        locations = None
+        if tool in _FILE_TOOLS and summary:
+            locations = [ToolCallLocation(path=str(self.root / summary))]
+        self.updates.send(
+            acp.start_tool_call(
+                self.current,
+                f"{tool} {summary}".strip(),
+                kind=KINDS.get(tool, "other"),
+                status="in_progress",
+                locations=locations,
+            )
+        )
+
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+        if self.current is None:
+            return
+        content = [acp.tool_content(acp.text_block(detail))] if detail else None
+        self.updates.send(
+            acp.update_tool_call(
+                self.current, status="completed" if ok else "failed", content=content
+            )
+        )
+        self.current = None
+
+    def text(self, delta: str) -> None:
+        self.updates.send(acp.update_agent_message_text(delta))
