@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parent.parent
-# tests/ is not a package: the fake is a standalone package, also run with -m.
-if str(REPO / "tests") not in sys.path:
-    sys.path.insert(0, str(REPO / "tests"))
-
-from fake_api import (  # noqa: E402
+# `python -m bench` runs from the repository root, where tests/ is a namespace package.
+from tests.fake_api import (
     FakeAnthropic,
     Recorded,
     Turn,
@@ -21,7 +14,6 @@ from fake_api import (  # noqa: E402
 )
 
 __all__ = [
-    "REPO",
     "FakeAnthropic",
     "Recorded",
     "Turn",

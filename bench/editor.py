@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,20 @@ def offset_at(text: str, position: types.Position) -> int:
     return index
 
 
-def apply_edits(text: str, edits: list[types.TextEdit]) -> tuple[str, list[types.TextEdit]]:
+Edit = types.TextEdit | types.AnnotatedTextEdit
+"""What agentls sends in a TextDocumentEdit (docs/protocol.md): never a SnippetTextEdit."""
+
+
+def plain_edits(edits: Sequence[Edit | types.SnippetTextEdit]) -> list[Edit]:
+    found: list[Edit] = []
+    for edit in edits:
+        if isinstance(edit, types.SnippetTextEdit):
+            raise TypeError("agentls sent a SnippetTextEdit, which its protocol never sends")
+        found.append(edit)
+    return found
+
+
+def apply_edits(text: str, edits: list[Edit]) -> tuple[str, list[Edit]]:
     """The text with the edits applied, and the edits in the order they were applied
     (last first, so that every edit's positions hold in the text it is applied to)."""
     ordered = sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character))[::-1]
@@ -87,22 +101,24 @@ class BenchEditor(LanguageClient):
         return self._server.pid
 
     def _register(self) -> None:
-        @self.feature(types.WORKSPACE_APPLY_EDIT)
+        # Registered by call: pygls's client `feature` decorator is unannotated.
         def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
             return self.apply_workspace_edit(params.edit)
 
-        @self.feature(types.WORKSPACE_CONFIGURATION)
         def configuration(params: types.ConfigurationParams) -> list[Any]:
             return [self.settings for _ in params.items]
 
-        @self.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
         def create_progress(params: types.WorkDoneProgressCreateParams) -> None:
             return None
 
-        @self.feature(types.WINDOW_SHOW_MESSAGE)
         def show_message(params: types.ShowMessageParams) -> None:
             if params.type in (types.MessageType.Error, types.MessageType.Warning):
                 self.errors.append(params.message)
+
+        self.feature(types.WORKSPACE_APPLY_EDIT)(apply_edit)
+        self.feature(types.WORKSPACE_CONFIGURATION)(configuration)
+        self.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)(create_progress)
+        self.feature(types.WINDOW_SHOW_MESSAGE)(show_message)
 
         # An editor would show these; the bench only reads them.
         for method in (types.PROGRESS, types.WINDOW_LOG_MESSAGE, "agent/step", "agent/text"):
@@ -127,7 +143,8 @@ class BenchEditor(LanguageClient):
     async def close(self) -> None:
         await self.shutdown_async(None)
         self.exit(None)
-        await self.stop()
+        stop: Callable[[], Awaitable[None]] = super().stop  # pygls leaves it unannotated
+        await stop()
 
     def open(self, path: Path, language: str = "python") -> None:
         uri, text = _uri(path), path.read_text()
@@ -159,14 +176,14 @@ class BenchEditor(LanguageClient):
             if version is not None and change.text_document.version != version:
                 return types.ApplyWorkspaceEditResult(applied=False, failure_reason="stale")
             new_text, applied = apply_edits(
-                text if text is not None else path.read_text(), list(change.edits)
+                text if text is not None else path.read_text(), plain_edits(change.edits)
             )
             if version is not None:
                 self._changed(uri, new_text, version + 1, applied)
             path.write_text(new_text)
         return types.ApplyWorkspaceEditResult(applied=True)
 
-    def _changed(self, uri: str, text: str, version: int, edits: list[types.TextEdit]) -> None:
+    def _changed(self, uri: str, text: str, version: int, edits: list[Edit]) -> None:
         self.documents[uri] = (text, version)
         self.text_document_did_change(
             types.DidChangeTextDocumentParams(

@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from anthropic import Anthropic
+from anthropic.types import MessageParam, ToolParam, ToolResultBlockParam
 
 OUTPUT_CAP = 50_000
 WORKDIR = Path.cwd()
@@ -75,7 +76,7 @@ def edit_file(path: str, old_text: str, new_text: str) -> str:
     return f"Edited {path}"
 
 
-HANDLERS: dict[str, Any] = {
+HANDLERS: dict[str, Callable[..., str]] = {
     "bash": bash,
     "read_file": read_file,
     "write_file": write_file,
@@ -85,7 +86,7 @@ HANDLERS: dict[str, Any] = {
 
 def _tool(
     name: str, description: str, required: dict[str, str], optional: dict[str, str] | None = None
-) -> dict[str, Any]:
+) -> ToolParam:
     """A tool schema; the dicts map each argument to its JSON type."""
     properties = {arg: {"type": kind} for arg, kind in {**required, **(optional or {})}.items()}
     return {
@@ -107,7 +108,7 @@ TOOLS = [
 ]
 
 
-def agent_loop(messages: list[dict[str, Any]]) -> None:
+def agent_loop(messages: list[MessageParam]) -> None:
     while True:
         response = client.messages.create(
             model=MODEL, system=SYSTEM, messages=messages, tools=TOOLS, max_tokens=8000
@@ -115,7 +116,7 @@ def agent_loop(messages: list[dict[str, Any]]) -> None:
         messages.append({"role": "assistant", "content": response.content})
         if response.stop_reason != "tool_use":
             return
-        results = []
+        results: list[ToolResultBlockParam] = []
         for block in response.content:
             if block.type == "tool_use":
                 handler = HANDLERS.get(block.name)

@@ -172,7 +172,7 @@ class BigEdit:
 
 def big_file(path: Path, size: int) -> list[str]:
     """A file of about `size` bytes of distinct lines; its lines."""
-    lines = []
+    lines: list[str] = []
     total = 0
     while total < size:
         line = f"value_{len(lines):07} = {len(lines)} * 2  # {'padding ' * 5}\n"

@@ -1,13 +1,15 @@
-"""Fixtures shared by the end-to-end tests (the fake Messages API and a project folder), and
-hypothesis's settings for every property test."""
+"""Fixtures shared by the end-to-end tests (the fake Messages API, a project folder, an editor
+connected to an in-process server), the test tiers, and hypothesis's settings for every
+property test."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from editor_client import EditorClient, editor
 from fake_api import FakeAnthropic
 from hypothesis import settings
 
@@ -31,3 +33,27 @@ def root(tmp_path: Path) -> Path:
     folder = tmp_path / "project"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture
+async def lsp_editor(fake: FakeAnthropic, root: Path) -> AsyncIterator[EditorClient]:
+    """An editor with VS Code's capabilities, connected to a server built by `make_server()`
+    in this process (no start-up, no SDK import per test); commands run without asking.
+    For other capabilities or settings, use `editor_client.editor(...)`; for what only a
+    real process shows (exit, signals, a closed pipe), `editor(..., process=True)`."""
+    async with editor(root, fake.url) as client:
+        yield client
+
+
+TIERS = {
+    "vscode": "needs code-server, chromium and Node (editor-clients/vscode/scripts/setup-e2e.sh)",
+    "emacs": "needs Emacs with eglot (apt: emacs-nox elpa-eglot)",
+    "debian_nvim": "needs Debian's Neovim (apt: neovim), not the one pip installs",
+}
+"""Tests that need system packages. `pytest` alone deselects them (pyproject's addopts);
+`.ci/run` installs each tier's packages and runs it with `pytest -m <tier>`."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for tier, needs in TIERS.items():
+        config.addinivalue_line("markers", f"{tier}: {needs}")

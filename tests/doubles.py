@@ -35,7 +35,7 @@ class MemoryEditor:
     async def read_text(self, path: Path) -> str:
         if path in self.open:
             return self.open[path]
-        return files.read_text(path)
+        return files.read_text(self.root, path)
 
     async def propose(self, change: Change) -> Landed:
         self.proposals.append(change)
@@ -47,7 +47,7 @@ class MemoryEditor:
         )
         if change.path in self.open:
             self.open[change.path] = text
-        files.write_atomic(change.path, text)
+        files.write_atomic(self.root, change.path, text)
         return Landed(True, text)
 
 
@@ -103,7 +103,9 @@ class Recorder:
     def step(self, tool: str, summary: str) -> None:
         self.events.append(("step", tool, summary))
 
-    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+    def step_done(
+        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
+    ) -> None:
         self.events.append(("done", tool, "ok" if ok else "error"))
 
     def text(self, delta: str) -> None:

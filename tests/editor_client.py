@@ -12,10 +12,11 @@ import os
 import sys
 import uuid
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+from in_process import InProcessServer, server_environment
 from lsp_text import apply_text_edits
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -214,32 +215,46 @@ async def editor(
     settings: dict[str, Any] | None = None,
     initialization: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
+    arguments: tuple[str, ...] = (),
     capabilities: Callable[[types.ClientCapabilities], None] | None = None,
+    process: bool = False,
 ) -> AsyncIterator[EditorClient]:
+    """An editor connected to a new server: in this process (see in_process.py), or, with
+    `process` (or command-line `arguments`), `python -m agentls` on stdio for what only a
+    real process shows."""
+    process = process or bool(arguments)
     client = _make_client()
     if settings is not None:
         client.set_configuration({"agentls": settings})
     server_env = {
-        **os.environ,
         "ANTHROPIC_BASE_URL": api_url,
         "ANTHROPIC_API_KEY": "test-key-123",
         "XDG_CONFIG_HOME": str(root.parent / "config"),
         **(env or {}),
     }
-    await client.start_io(sys.executable, "-m", "agentls", env=server_env)
-    chosen = client_capabilities(CAPABILITIES[flavour])
-    if capabilities is not None:
-        capabilities(chosen)
-    result = await client.initialize_session(
-        types.InitializeParams(
-            capabilities=chosen,
-            workspace_folders=[types.WorkspaceFolder(uri=client.uri(root), name="root")],
-            initialization_options={"agentls": initialization or {"approveCommands": "always"}},
+    async with AsyncExitStack() as stack:
+        if process:
+            await client.start_io(
+                sys.executable, "-m", "agentls", *arguments, env={**os.environ, **server_env}
+            )
+            stack.push_async_callback(client.stop)
+            # Looked up at the end: a test that shut the session down itself replaces it.
+            stack.push_async_callback(lambda: client.shutdown_session())
+        else:
+            stack.enter_context(server_environment(server_env))
+            connection = InProcessServer(client)
+            stack.push_async_callback(client.stop)
+            stack.push_async_callback(connection.close)
+            stack.push_async_callback(client.shutdown_async, None)
+        chosen = client_capabilities(CAPABILITIES[flavour])
+        if capabilities is not None:
+            capabilities(chosen)
+        result = await client.initialize_session(
+            types.InitializeParams(
+                capabilities=chosen,
+                workspace_folders=[types.WorkspaceFolder(uri=client.uri(root), name="root")],
+                initialization_options={"agentls": initialization or {"approveCommands": "always"}},
+            )
         )
-    )
-    client.encoding = str(result.capabilities.position_encoding or "utf-16")
-    try:
+        client.encoding = str(result.capabilities.position_encoding or "utf-16")
         yield client
-    finally:
-        await client.shutdown_session()
-        await client.stop()

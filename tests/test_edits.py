@@ -68,7 +68,7 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_text_edits_apply_exactly_in_every_encoding(case: str, encoding: str) -> None:
     old, new = CASES[case]
-    edits = text_edits(old, line_hunks(old, new), PositionCodec(encoding), None)
+    edits = text_edits(old, line_hunks(old, new), PositionCodec(encoding))
     assert edits
     assert apply_text_edits(old, edits, encoding) == new
 

@@ -90,7 +90,9 @@ async def test_edit_applied_and_saved_before_the_answer_settles_at_once(
     assert result["summary"] == "told: Edited app.py: 1 hunk accepted."
 
 
-async def test_edit_rejected_leaves_the_file_alone(fake: FakeAnthropic, root: Path) -> None:
+async def test_edit_rejected_leaves_the_file_alone(
+    fake: FakeAnthropic, root: Path, lsp_editor: EditorClient
+) -> None:
     path = root / "app.py"
     path.write_text(SOURCE)
     fake.script(
@@ -101,10 +103,9 @@ async def test_edit_rejected_leaves_the_file_alone(fake: FakeAnthropic, root: Pa
         ),
         echo_result,
     )
-    async with editor(root, fake.url) as client:
-        client.review = lambda uri, edits: [False] * len(edits)
-        uri = client.open(path)
-        result = await client.run_task("change it", uri=uri)
+    lsp_editor.review = lambda uri, edits: [False] * len(edits)
+    uri = lsp_editor.open(path)
+    result = await lsp_editor.run_task("change it", uri=uri)
     assert result["edits"] == {"applied": 0, "rejected": 1}
     assert path.read_text() == SOURCE
     (told,) = results(fake.requests[-1].body["messages"])
@@ -162,12 +163,13 @@ async def test_write_file_new_and_existing_closed_files(fake: FakeAnthropic, roo
 
 
 async def test_changes_without_document_changes_support(fake: FakeAnthropic, root: Path) -> None:
+    """`changes` holds plain TextEdits (the LSP annotates only documentChanges), even for a
+    client that supports change annotations."""
     path = root / "a.txt"
     path.write_text("x\n")
 
     def plain(capabilities: types.ClientCapabilities) -> None:
         capabilities.workspace.workspace_edit.document_changes = False  # type: ignore[union-attr]
-        without_annotations(capabilities)
 
     fake.script(
         reply(tool_use("edit_file", {"path": "a.txt", "old_text": "x", "new_text": "y"})),
@@ -180,6 +182,7 @@ async def test_changes_without_document_changes_support(fake: FakeAnthropic, roo
         assert request.edit.document_changes is None
         ((_uri, (edit,)),) = request.edit.changes.items()
         assert isinstance(edit, types.TextEdit) and not isinstance(edit, types.AnnotatedTextEdit)
+        assert request.edit.change_annotations is None
     assert path.read_text() == "y\n"
 
 
@@ -347,9 +350,20 @@ async def test_missing_key_says_what_to_do(fake: FakeAnthropic, root: Path) -> N
         assert "Set ANTHROPIC_API_KEY" in client.messages[-1].message
 
 
-async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) -> None:
+async def test_key_from_the_users_config_file_never_from_the_workspace(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    """The user's config `.env` gives the key and the endpoint; the workspace's `.env` (the
+    repository's) configures nothing, and its secrets are redacted too."""
+    config = root.parent / "config" / "agentls"
+    config.mkdir(parents=True)
+    (config / ".env").write_text(
+        f"ANTHROPIC_API_KEY=from-config-file\nANTHROPIC_BASE_URL={fake.url}\n"
+        "AGENTLS_MODEL=claude-from-config\n"
+    )
     (root / ".env").write_text(
-        "ANTHROPIC_API_KEY=from-dotenv\nAGENTLS_MODEL=claude-dotenv\n"
+        "ANTHROPIC_API_KEY=from-the-repository\nANTHROPIC_BASE_URL=http://127.0.0.1:9/\n"
+        "AGENTLS_MODEL=claude-repository\n"
         "DATABASE_URL=postgres://u:pw@h/db\nBASH_ENV=hook.sh\n"
     )
     (root / "hook.sh").write_text("touch pwned\n")
@@ -358,7 +372,8 @@ async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) 
         reply(tool_use("read_file", {"path": ".env"})),
         echo_result,
     )
-    async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
+    env = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": ""}
+    async with editor(root, fake.url, env=env) as client:
         result = await client.run_task("go")
     assert result["status"] == "done"
     first, env_step, _ = fake.requests
@@ -367,10 +382,12 @@ async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) 
     assert "BASH_ENV" not in env_output
     # The model may read .env, but never the key in it.
     assert result["summary"].startswith("told: 1\tANTHROPIC_API_KEY=[redacted]\n")
-    assert first.headers["authorization"] == "Bearer from-dotenv"
-    assert first.body["model"] == "claude-dotenv"
+    assert first.headers["authorization"] == "Bearer from-config-file"
+    assert first.body["model"] == "claude-from-config"
     assert not (root / "pwned").exists()
-    assert all("from-dotenv" not in json.dumps(r.body) for r in fake.requests)
+    for request in fake.requests:
+        assert "from-config-file" not in json.dumps(request.body)
+        assert "from-the-repository" not in json.dumps(request.body)
 
 
 async def test_session_memory_and_new_session(fake: FakeAnthropic, root: Path) -> None:
@@ -562,7 +579,7 @@ async def test_cancel_during_the_review_withdraws_the_edit(fake: FakeAnthropic, 
 
 async def test_shutdown_during_a_task_cancels_it_cleanly(fake: FakeAnthropic, root: Path) -> None:
     fake.script(reply(tool_use("bash", LONG_BASH)))
-    async with editor(root, fake.url) as client:
+    async with editor(root, fake.url, process=True) as client:  # `exit` ends the process
         _, answer, pid = await _start_long_bash(client, root)
         await client.shutdown_session()  # answered without error, the task cancelled
         with pytest.raises(JsonRpcException):

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 from agentls import environment, files, shell
+from agentls.bounded_output import BoundedOutput
 from agentls.command_rules import is_allowed
 from agentls.files import write_atomic
 from agentls.settings import Settings
-from agentls.shell import BoundedOutput, SubprocessShell
+from agentls.shell import SubprocessShell
 from agentls.tools import ToolContext, run_tool, search_tools
 from doubles import Approver, MemoryEditor, is_running
 
@@ -380,9 +381,9 @@ def test_atomic_writes_keep_the_mode_and_leave_no_temporary(tmp_path: Path) -> N
     script = tmp_path / "run.sh"
     script.write_text("old\n")
     script.chmod(0o750)
-    write_atomic(script, "new\n")
+    write_atomic(tmp_path, script, "new\n")
     assert script.read_text() == "new\n" and script.stat().st_mode & 0o777 == 0o750
-    write_atomic(tmp_path / "sub" / "fresh.txt", "x")
+    write_atomic(tmp_path, tmp_path / "sub" / "fresh.txt", "x")
     assert (tmp_path / "sub" / "fresh.txt").stat().st_mode & 0o777 == 0o666 & ~_umask()
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["fresh.txt", "run.sh", "sub"]
 
@@ -421,6 +422,12 @@ def test_secret_variables_by_name_and_by_value() -> None:
         "DB_PASSWORD": "x",
         "MYSQL_PWD": "x",
         "SSH_PRIVATE_KEY": "x",
+        "API_KEY": "x",
+        "PRIVATE_KEY": "x",
+        "STRIPE_KEY": "x",
+        "DB_PASS": "x",
+        # A key id more often than a key, but no name tells them apart.
+        "GPG_KEY": "ABCDEF",
         "DATABASE_URL": "postgres://admin:hunter2@db/app",
         "REDIS_URL": "redis://:hunter2@cache:6379",
     }
@@ -429,7 +436,7 @@ def test_secret_variables_by_name_and_by_value() -> None:
         "PATH": "/usr/bin",
         "PUBLIC_URL": "https://example.com/app",
         "SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1",
-        "GPG_KEY": "ABCDEF",
+        "PWD": "/root",
         "GOOGLE_APPLICATION_CREDENTIALS": "/home/u/gcp.json",
         "STRIPE_PUBLISHABLE_KEY": "pk_test_123",
         "KEYTIMEOUT": "1",
@@ -438,6 +445,7 @@ def test_secret_variables_by_name_and_by_value() -> None:
     assert environment.secret_values(env) == (
         "postgres://admin:hunter2@db/app",
         "redis://:hunter2@cache:6379",
+        "hunter2",
     )
 
 

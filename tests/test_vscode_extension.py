@@ -2,8 +2,9 @@
 test of the packaged extension in a real VS Code (code-server, driven by playwright-core)
 against the fake Messages API.
 
-Both need editor-clients/vscode/scripts/setup-e2e.sh to have run (.ci/run runs it). Without
-it they fail, naming the script: a missing prerequisite must never pass as a skip.
+Both are the `vscode` tier (`pytest -m vscode`; plain `pytest` leaves them out): they need
+editor-clients/vscode/scripts/setup-e2e.sh to have run (.ci/run runs it). Asked for without
+it, they fail, naming the script: a missing prerequisite must never pass as a skip.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def _e2e_paths() -> dict[str, str]:
     return paths
 
 
+@pytest.mark.vscode
 def test_extension_unit_tests() -> None:
     _node_modules()
     with _build_lock():
@@ -85,20 +87,28 @@ def test_extension_unit_tests() -> None:
     assert passing and int(passing.group(1)) > 0, output
 
 
-def test_the_extension_contributes_the_servers_settings_with_their_defaults() -> None:
-    from agentls.settings import _FIELDS, Settings
-
-    contributed = json.loads((EXTENSION / "package.json").read_text())["contributes"][
-        "configuration"
-    ]["properties"]
-    client_only = {"agentls.server.command", "agentls.trace.server"}
-    assert set(contributed) - client_only == {f"agentls.{key}" for key in _FIELDS}
-    json_defaults = {"allowed_commands": [], "prices": {}}
-    for key, (field, _) in _FIELDS.items():
-        default = json_defaults.get(field, getattr(Settings(), field))
-        assert contributed[f"agentls.{key}"]["default"] == default, key
+_WIDENING = re.compile(r"command|approve|allowed|sandbox|url|endpoint|provider|host|port", re.I)
+"""Names of settings that start a program, let commands run unasked, or choose where the
+agent's requests or commands go."""
 
 
+def test_no_folder_setting_starts_a_program_or_widens_approvals() -> None:
+    """A repository's .vscode/settings.json must not set them (issue 9): they are scoped to
+    the user's settings, and ignored in an untrusted folder."""
+    package = json.loads((EXTENSION / "package.json").read_text())
+    properties = package["contributes"]["configuration"]["properties"]
+    sensitive = {key for key in properties if _WIDENING.search(key.removeprefix("agentls."))}
+    assert {"agentls.server.command", "agentls.approveCommands", "agentls.allowedCommands"} <= (
+        sensitive
+    )
+    untrusted = package["capabilities"]["untrustedWorkspaces"]
+    assert untrusted["supported"] == "limited"
+    for key in sorted(sensitive):
+        assert properties[key].get("scope") in ("application", "machine"), key
+        assert key in untrusted["restrictedConfigurations"], key
+
+
+@pytest.mark.vscode
 @pytest.mark.timeout(900)  # packaging (300 s at most) and the scenarios (420 s)
 def test_extension_in_code_server(tmp_path: Path) -> None:
     _node_modules()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 
 from . import __version__
@@ -15,7 +14,8 @@ def _max_steps(text: str) -> int:
     from .settings import checked
 
     try:
-        return checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
+        steps: int = checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
+        return steps
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -68,21 +68,16 @@ def main(argv: list[str] | None = None) -> int:
         from .terminal import run_in_terminal
 
         return run_in_terminal(arguments.task, arguments.yes, arguments.model, arguments.max_steps)
+    if arguments.command == "check-settings":
+        return check_settings(arguments.settings)
+    # Logs go to a file or stderr, never stdout: stdout is the protocol's channel.
+    from .logs import configure
+
+    configure(arguments.log_file)
     if arguments.command == "acp":
-        # Logs go to stderr or the file: stdout is the protocol's channel.
-        logging.basicConfig(
-            filename=arguments.log_file,
-            level=logging.INFO if arguments.log_file else logging.WARNING,
-        )
         from .acp.agent import serve
 
         return serve()
-    if arguments.command == "check-settings":
-        return check_settings(arguments.settings)
-    # Logs go to a file or stderr, never stdout: stdout is the LSP channel.
-    logging.basicConfig(
-        filename=arguments.log_file, level=logging.INFO if arguments.log_file else logging.WARNING
-    )
     from .lifetime import exit_now, kill_shells_on_signals
     from .lsp.server import make_server
 

@@ -25,18 +25,20 @@ class Price:
         keys = ("input", "output", "cacheWrite", "cacheRead")
         if not isinstance(spec, Mapping) or set(spec) - set(keys):
             raise ValueError("a price is {input, output, cacheWrite?, cacheRead?} in $ per MTok")
-        rates = {key: spec.get(key) for key in keys}
-        for key, rate in rates.items():
+        rates: dict[str, float] = {}
+        for key in keys:
+            rate = spec.get(key)
             if rate is None and key.startswith("cache"):
                 continue
             if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate < 0:
                 raise ValueError(f"price {key} must be dollars per million tokens, 0 or more")
-        base = float(rates["input"])
+            rates[key] = float(rate)
+        base = rates["input"]
         return cls(
             base,
-            float(rates["output"]),
-            float(rates["cacheWrite"]) if rates["cacheWrite"] is not None else base * 1.25,
-            float(rates["cacheRead"]) if rates["cacheRead"] is not None else base * 0.1,
+            rates["output"],
+            rates.get("cacheWrite", base * 1.25),
+            rates.get("cacheRead", base * 0.1),
         )
 
     def cost(self, usage: Usage) -> float:

@@ -12,13 +12,14 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .environment import redact, secret_values
 from .interfaces import Block, ModelError, PromptTooLong, Turn, Usage
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
+    from anthropic.types import MessageParam, TextBlockParam, ToolParam
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +32,8 @@ STREAM_RETRIES = 2
 stream ended early, the tool input was not JSON): the SDK retries only failed requests."""
 
 KEY_HINT = (
-    "Set ANTHROPIC_API_KEY in the environment, in a .env file in the workspace root, "
-    "or in ~/.config/agentls/.env."
+    "Set ANTHROPIC_API_KEY in the environment or in ~/.config/agentls/.env (a workspace's "
+    ".env belongs to the repository and never configures the model client)."
 )
 
 _CACHE = {"type": "ephemeral"}
@@ -102,7 +103,8 @@ def _block(block: Any) -> Block:
         return {"type": "text", "text": block.text}
     if block.type == "tool_use":
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    return block.model_dump(exclude_none=True)
+    dumped: Block = block.model_dump(exclude_none=True)
+    return dumped
 
 
 def _usage(usage: Any) -> Usage:
@@ -161,6 +163,10 @@ def _model_error(error: Exception, model: str, env: Mapping[str, str]) -> ModelE
 class _BrokenAnswer(Exception):
     """The request was answered, but the answer stopped before its end or could not be read."""
 
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
 
 _RETRYING = "\n\n(The answer broke off; asking again.)\n\n"
 
@@ -192,7 +198,7 @@ class AnthropicModel:
             try:
                 return await self._stream(system_blocks, marked, tools, on_text)
             except _BrokenAnswer as broken:
-                cause = broken.__cause__ or broken
+                cause = broken.cause
                 if attempt == STREAM_RETRIES:
                     raise _model_error(cause, self.name, self._env) from cause
                 log.warning("the answer broke off (%s); asking again", cause)
@@ -211,12 +217,14 @@ class AnthropicModel:
     ) -> Turn:
         # Errors opening the stream were already retried by the SDK; errors after it opened
         # (a dropped connection, input JSON the SDK cannot parse) are ours to retry.
+        # The loop builds the API's JSON without importing the SDK (interfaces.Block); this
+        # is the one place it meets the SDK, whose TypedDicts describe that same JSON.
         async with self.client.messages.stream(
             model=self.name,
             max_tokens=self.max_tokens,
-            system=system,
-            messages=messages,
-            tools=tools,
+            system=cast("list[TextBlockParam]", system),
+            messages=cast("list[MessageParam]", messages),
+            tools=cast("list[ToolParam]", tools),
             timeout=self.timeout,
         ) as stream:
             try:
@@ -224,9 +232,10 @@ class AnthropicModel:
                     on_text(text)
                 message = await stream.get_final_message()
             except Exception as error:
-                raise _BrokenAnswer() from error
+                raise _BrokenAnswer(error) from error
         if message.stop_reason is None:
-            raise _BrokenAnswer() from ConnectionError("the stream ended before the answer did")
+            ended = ConnectionError("the stream ended before the answer did")
+            raise _BrokenAnswer(ended) from ended
         return Turn(
             [_block(b) for b in message.content], message.stop_reason, _usage(message.usage)
         )

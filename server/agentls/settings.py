@@ -60,10 +60,10 @@ def _model(value: Any) -> str | None:
     raise ValueError("expected a model id such as " + DEFAULT_MODEL)
 
 
-def _approve(value: Any) -> str:
-    if value not in ("ask", "always"):
-        raise ValueError('expected "ask" or "always"')
-    return value
+def _approve(value: Any) -> Literal["ask", "always"]:
+    if value == "ask" or value == "always":
+        return "ask" if value == "ask" else "always"
+    raise ValueError('expected "ask" or "always"')
 
 
 def _prefixes(value: Any) -> tuple[str, ...]:
@@ -72,29 +72,159 @@ def _prefixes(value: Any) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
-_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
-    "model": ("model", _model),
-    "maxSteps": ("max_steps", _int_in(1, 1000)),
-    "maxTokens": ("max_tokens", _int_in(1, 128000)),
-    "approveCommands": ("approve_commands", _approve),
-    "allowedCommands": ("allowed_commands", _prefixes),
-    "bashTimeout": ("bash_timeout", _seconds),
-    "outputLimit": ("output_limit", _int_in(1000, 1_000_000)),
-    "requestTimeout": ("request_timeout", _seconds),
-    "contextWindow": ("context_window", _int_in(8_000, 2_000_000)),
-    "contextBudget": ("context_budget", _share),
-    "prices": ("prices", _prices),
-}
+@dataclass(frozen=True)
+class Setting:
+    """One setting, defined once: what parses it, and what every editor and document shows
+    of it (the VS Code contribution, the vimdoc and the README are checked against this by
+    tests/test_settings_contract.py)."""
+
+    key: str
+    """The name in the settings object (camelCase)."""
+    field: str
+    """The attribute of `Settings`."""
+    check: Callable[[Any], Any]
+    """The value as `Settings` holds it, from the JSON value; raises ValueError."""
+    schema: dict[str, Any]
+    """JSON schema of the value, as VS Code's `contributes.configuration` takes it."""
+    default: Any
+    """The default as JSON (it checks to the `Settings` default)."""
+    description: str
+    """One or two sentences (markdown)."""
+    user_only: bool = False
+    """Whether only the user may set it, never a folder: it starts a program, lets commands run
+    unasked, or chooses where requests or commands go (VS Code scopes it to the application
+    and ignores it in an untrusted folder)."""
 
 
-_CLIENT_ONLY = {"trace", "server"}
+_COMMAND_PREFIXES = "`;`, `&`, `|`, `` ` ``, `$`, `<`, `>`, brackets, a backslash or a line break"
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "model",
+        "model",
+        _model,
+        {"type": ["string", "null"]},
+        None,
+        "Model id. `null` (default): the server's environment variable `AGENTLS_MODEL`, "
+        f"else `{DEFAULT_MODEL}`.",
+    ),
+    Setting(
+        "maxSteps",
+        "max_steps",
+        _int_in(1, 1000),
+        {"type": "integer", "minimum": 1, "maximum": 1000},
+        50,
+        "Model turns per task; reaching it ends the task with `step_limit`.",
+    ),
+    Setting(
+        "maxTokens",
+        "max_tokens",
+        _int_in(1, 128000),
+        {"type": "integer", "minimum": 1, "maximum": 128000},
+        16000,
+        "Output tokens per model turn.",
+    ),
+    Setting(
+        "approveCommands",
+        "approve_commands",
+        _approve,
+        {
+            "type": "string",
+            "enum": ["ask", "always"],
+            "enumDescriptions": [
+                "Put each bash command to you: Allow / Allow for this task / Deny.",
+                "Run commands without asking.",
+            ],
+        },
+        "ask",
+        "Whether the agent's bash commands need your approval.",
+        user_only=True,
+    ),
+    Setting(
+        "allowedCommands",
+        "allowed_commands",
+        _prefixes,
+        {"type": "array", "items": {"type": "string"}},
+        [],
+        'Command prefixes that never ask, e.g. `["git status", "pytest"]`. Matched word by '
+        f"word; a command with {_COMMAND_PREFIXES} always asks.",
+        user_only=True,
+    ),
+    Setting(
+        "bashTimeout",
+        "bash_timeout",
+        _seconds,
+        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        120,
+        "Seconds before a command's whole process group is killed.",
+    ),
+    Setting(
+        "outputLimit",
+        "output_limit",
+        _int_in(1000, 1_000_000),
+        {"type": "integer", "minimum": 1000, "maximum": 1000000},
+        30000,
+        "Characters of a tool result the model sees; longer output is cut in the middle.",
+    ),
+    Setting(
+        "requestTimeout",
+        "request_timeout",
+        _seconds,
+        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        120,
+        "Seconds a model request may stay silent before it is abandoned and retried.",
+    ),
+    Setting(
+        "contextWindow",
+        "context_window",
+        _int_in(8_000, 2_000_000),
+        {"type": "integer", "minimum": 8000, "maximum": 2000000},
+        200000,
+        "The model's context window in tokens; `1000000` for a model used with a 1M window.",
+    ),
+    Setting(
+        "contextBudget",
+        "context_budget",
+        _share,
+        {"type": "number", "minimum": 0.1, "maximum": 0.95},
+        0.7,
+        "Share of the context window the prompt may fill before the oldest tool results are "
+        "replaced by a one-line note.",
+    ),
+    Setting(
+        "prices",
+        "prices",
+        _prices,
+        {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "input": {"type": "number"},
+                    "output": {"type": "number"},
+                    "cacheWrite": {"type": "number"},
+                    "cacheRead": {"type": "number"},
+                },
+                "required": ["input", "output"],
+            },
+        },
+        {},
+        "Dollars per million tokens by model-id prefix, consulted before the built-in table, "
+        'e.g. `{"claude-sonnet-5-5": {"input": 2, "output": 10}}`.',
+    ),
+)
+
+_BY_KEY = {setting.key: setting for setting in SETTINGS}
+
+
+CLIENT_ONLY = {"trace", "server"}
 """Settings of the editor clients under the same section (`agentls.trace.server`, the
 server command), none of the server's business."""
 
 
 def checked(key: str, value: Any) -> Any:
     """`value` for the setting `key`, as the settings object would take it; raises ValueError."""
-    return _FIELDS[key][1](value)
+    return _BY_KEY[key].check(value)
 
 
 def parse(raw: Any) -> tuple[Settings, list[str]]:
@@ -107,12 +237,12 @@ def parse(raw: Any) -> tuple[Settings, list[str]]:
     problems = []
     values: dict[str, Any] = {}
     for key, value in raw.items():
-        if key in _CLIENT_ONLY:
+        if key in CLIENT_ONLY:
             continue
-        if key not in _FIELDS:
+        if key not in _BY_KEY:
             problems.append(f"unknown setting agentls.{key} is ignored")
             continue
-        name = _FIELDS[key][0]
+        name = _BY_KEY[key].field
         try:
             values[name] = checked(key, value)
         except ValueError as error:

@@ -20,6 +20,7 @@ from .interfaces import Change, Decision, Landed, ModelError
 from .model import ClientCache
 from .paths import relative
 from .settings import Settings
+from .visible import visible
 from .wiring import prepare_task
 
 EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
@@ -68,28 +69,29 @@ class Answers:
             return None
         return line.decode("utf-8", "replace").strip().lower()
 
-    def _read(self) -> None:
-        data = os.read(self.descriptor, 4096)
+    def _read(self, descriptor: int) -> None:
+        data = os.read(descriptor, 4096)
         self._pending += data
         self._ended = not data
 
     async def line(self) -> str:
-        if self.descriptor is None:  # stdin closed: every question is answered no
+        descriptor = self.descriptor
+        if descriptor is None:  # stdin closed: every question is answered no
             return ""
         loop = asyncio.get_running_loop()
         while (line := self._take_line()) is None:
             ready: asyncio.Future[None] = loop.create_future()
             try:
-                loop.add_reader(self.descriptor, _wake, ready)
+                loop.add_reader(descriptor, _wake, ready)
             except (OSError, ValueError):
                 # A regular file (or /dev/null) cannot be polled, and never makes us wait.
-                self._read()
+                self._read(descriptor)
                 continue
             try:
                 await ready
             finally:
-                loop.remove_reader(self.descriptor)
-            self._read()
+                loop.remove_reader(descriptor)
+            self._read(descriptor)
         return line
 
     async def ask(self, question: str, stream: TextIO) -> str:
@@ -107,17 +109,16 @@ class TerminalWorkspace:
         self.style = Style(stream)
 
     async def read_text(self, path: Path) -> str:
-        return files.read_text(path)
+        return files.read_text(self.root, path)
 
     async def propose(self, change: Change) -> Landed:
         name = relative(self.root, change.path)
-        self.stream.write(
-            self.style.diff(unified_diff(change.old_text or "", change.new_text, name))
-        )
-        question = f"Apply this change to {name}? [y/N] "
+        diff = unified_diff(change.old_text or "", change.new_text, name)
+        self.stream.write(self.style.diff(visible(diff)))
+        question = f"Apply this change to {visible(name, lines=False)}? [y/N] "
         if not self.yes and await self.answers.ask(question, self.stream) != "y":
             return Landed(False, rejected_reason="declined in the terminal")
-        return land_on_disk(change)
+        return land_on_disk(self.root, change)
 
 
 class TerminalApprover:
@@ -126,7 +127,7 @@ class TerminalApprover:
         self.answers = answers
 
     async def approve(self, command: str) -> Decision:
-        question = f"Run `{command}`? [y]es / [a]ll this task / [N]o "
+        question = f"Run `{visible(command)}`? [y]es / [a]ll this task / [N]o "
         answer = await self.answers.ask(question, self.stream)
         return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
@@ -137,23 +138,26 @@ class TerminalProgress:
         self.style = Style(stream)
 
     def step(self, tool: str, summary: str) -> None:
-        self.stream.write("\n" + self.style("1;34", f"▸ {tool}: {summary}") + "\n")
+        shown = visible(summary, lines=False)
+        self.stream.write("\n" + self.style("1;34", f"▸ {tool}: {shown}") + "\n")
         self.stream.flush()
 
-    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+    def step_done(
+        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
+    ) -> None:
         mark = self.style("32", "✓") if ok else self.style("31", "✗")
-        self.stream.write(f"  {mark} {detail}\n")
+        self.stream.write(f"  {mark} {visible(detail, lines=False)}\n")
         self.stream.flush()
 
     def text(self, delta: str) -> None:
-        self.stream.write(delta)
+        self.stream.write(visible(delta))
         self.stream.flush()
 
 
 def _report(result: TaskResult, outcome: str, stream: TextIO) -> None:
     stream.write(f"\n\n{outcome}\n")
     if result.status == "failed":
-        stream.write(f"{result.summary}\n{result.error_hint}\n")
+        stream.write(f"{visible(result.summary)}\n{result.error_hint}\n")
 
 
 async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:

@@ -51,9 +51,9 @@ class TaskSetup:
 
 def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:
     """Raises ModelError when no API key is set."""
-    env = environment.merged(root)
+    loaded = environment.load(root)
+    env, secrets = loaded.client, loaded.secrets
     client = clients.get(env)
-    secrets = environment.secret_values(env)
     name = settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL
     return TaskSetup(
         AnthropicModel(client, name, settings.max_tokens, env, settings.request_timeout),

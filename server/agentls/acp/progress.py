@@ -49,10 +49,15 @@ class AcpProgress:
             )
         )
 
-    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+    def step_done(
+        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
+    ) -> None:
         if self.current is None:
             return
-        content = [acp.tool_content(acp.text_block(detail))] if detail else None
+        # A command's output is what the user wants to see; for the rest, how it ended (an
+        # edit's diff is on the step already).
+        shown = output if tool == "bash" else detail
+        content = [acp.tool_content(acp.text_block(shown))] if shown else None
         self.updates.send(
             acp.update_tool_call(
                 self.current, status="completed" if ok else "failed", content=content

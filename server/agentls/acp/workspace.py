@@ -47,7 +47,7 @@ class AcpWorkspace:
 
     async def read_text(self, path: Path) -> str:
         # The disk first: it says what is missing, binary, too large or not a regular file.
-        text = files.read_text(path)
+        text = files.read_text(self.root, path)
         if not self.client_reads:
             return text
         response = await self.client.read_text_file(self.session_id, str(path))
@@ -65,7 +65,7 @@ class AcpWorkspace:
             return Landed(True, change.new_text)
         if not await self.approver.approve_edit(name, diff):
             return Landed(False, rejected_reason="rejected in the editor")
-        return land_on_disk(change)
+        return land_on_disk(self.root, change)
 
     def _show(self, change: Change, diff: FileEditToolCallContent) -> None:
         """The step in flight gets the diff and the line it starts at, so the editor can

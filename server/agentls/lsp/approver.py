@@ -6,6 +6,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from ..interfaces import Decision
+from ..visible import visible
 
 ALLOW = "Allow"
 ALLOW_TASK = "Allow for this task"
@@ -21,7 +22,7 @@ class LspApprover:
         answer = await self.server.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=f"The agent wants to run:\n{command}",
+                message=f"The agent wants to run:\n{visible(command)}",
                 actions=[types.MessageActionItem(title) for title in _DECISIONS],
             )
         )

@@ -44,20 +44,23 @@ class PositionFinder:
         return types.Position(self._line, self.codec.client_num_units(text[line_start:offset]))
 
 
-def text_edits(
-    text: str, hunks: list[Hunk], codec: PositionCodec, annotation_ids: list[str] | None
-) -> list[types.TextEdit | types.AnnotatedTextEdit]:
-    """One TextEdit per hunk, annotated when the client reviews edits by annotation."""
+def text_edits(text: str, hunks: list[Hunk], codec: PositionCodec) -> list[types.TextEdit]:
+    """One TextEdit per hunk."""
     finder = PositionFinder(text, codec)
-    edits: list[types.TextEdit | types.AnnotatedTextEdit] = []
-    for index, hunk in enumerate(hunks):
-        edit_range = types.Range(finder.position(hunk.start), finder.position(hunk.end))
-        if annotation_ids is None:
-            edits.append(types.TextEdit(range=edit_range, new_text=hunk.text))
-        else:
-            edits.append(
-                types.AnnotatedTextEdit(
-                    range=edit_range, new_text=hunk.text, annotation_id=annotation_ids[index]
-                )
-            )
-    return edits
+    return [
+        types.TextEdit(
+            range=types.Range(finder.position(hunk.start), finder.position(hunk.end)),
+            new_text=hunk.text,
+        )
+        for hunk in hunks
+    ]
+
+
+def annotated(
+    edits: list[types.TextEdit], annotation_ids: list[str]
+) -> list[types.TextEdit | types.AnnotatedTextEdit]:
+    """The edits, each with its change annotation, for a client that reviews by annotation."""
+    return [
+        types.AnnotatedTextEdit(range=edit.range, new_text=edit.new_text, annotation_id=id_)
+        for edit, id_ in zip(edits, annotation_ids, strict=True)
+    ]

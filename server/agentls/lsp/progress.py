@@ -32,7 +32,7 @@ class LspProgress:
         server: LanguageServer,
         client_token: types.ProgressToken | None,
         title: str,
-        on_cancel: Callable[[], None],
+        on_cancel: Callable[[], object],
     ) -> LspProgress:
         token = client_token
         if token is None and client_supports_progress(server):
@@ -63,7 +63,9 @@ class LspProgress:
             STEP, {"token": self.token, "tool": tool, "summary": summary, "state": "started"}
         )
 
-    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+    def step_done(
+        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
+    ) -> None:
         self.server.protocol.notify(
             STEP,
             {

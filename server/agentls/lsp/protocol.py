@@ -67,7 +67,7 @@ class AgentProtocol(LanguageServerProtocol):
     def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, Any]:
         result = yield from super().lsp_initialize(params)
         # No document is open before initialize is answered, so the swap loses nothing.
-        self._workspace = LspDocuments.replacing(self._workspace)
+        self._workspace = LspDocuments.replacing(self.workspace)
         return result
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
@@ -77,12 +77,14 @@ class AgentProtocol(LanguageServerProtocol):
         super()._handle_cancel_notification(msg_id)
 
     @lsp_method(types.SHUTDOWN)
-    def lsp_shutdown(self, *args: Any) -> None:
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
         # pygls cancels the pending requests while iterating over the dict that a cancelled
         # request removes itself from; over a copy, shutdown cannot fail.
         owner = self._owner()
         if owner is not None:
             owner.cancel()
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
         current = self.msg_id
         for msg_id, future in list(self._request_futures.items()):
             if msg_id != current and not future.done():

@@ -17,7 +17,7 @@ from pygls.workspace import TextDocument
 from .. import files
 from ..interfaces import Change, Landed
 from ..paths import relative
-from .positions import text_edits
+from .positions import annotated, text_edits
 
 SETTLE_SECONDS = 2.0
 """How long to wait after an accepted edit for the client's didChange and save to arrive."""
@@ -29,7 +29,11 @@ one that never saves does not have a big file read 200 times."""
 
 
 def uri_of(path: Path) -> str:
-    return from_fs_path(str(path)) or path.as_uri()
+    try:
+        return from_fs_path(str(path)) or path.as_uri()
+    except UnicodeEncodeError:
+        # A name that is not UTF-8 (its bytes held as surrogates): pathlib quotes the bytes.
+        return path.as_uri()
 
 
 class LspWorkspace:
@@ -38,13 +42,14 @@ class LspWorkspace:
         self.root = root
 
     def _open_document(self, path: Path) -> TextDocument | None:
-        return self.server.workspace.text_documents.get(unquote(uri_of(path)))
+        documents: dict[str, TextDocument] = self.server.workspace.text_documents
+        return documents.get(unquote(uri_of(path)))
 
     async def read_text(self, path: Path) -> str:
         document = self._open_document(path)
         if document is not None:
             return document.source
-        return files.read_text(path)
+        return files.read_text(self.root, path)
 
     def _capabilities(self) -> types.WorkspaceEditClientCapabilities:
         workspace = self.server.client_capabilities.workspace
@@ -55,8 +60,13 @@ class LspWorkspace:
         capabilities = self._capabilities()
         uri = uri_of(change.path)
         name = relative(self.root, change.path)
+        codec = self.server.workspace.position_codec
+        edits = text_edits(change.old_text or "", change.hunks, codec)
+        if not capabilities.document_changes:
+            # `changes` holds plain TextEdits: the LSP annotates edits in documentChanges only.
+            return types.WorkspaceEdit(changes={uri: edits})
         annotations = None
-        ids = None
+        reviewed: list[types.TextEdit | types.AnnotatedTextEdit] = list(edits)
         if capabilities.change_annotation_support is not None:
             total = len(change.hunks)
             ids = [f"{change.tool}:{name}:{i + 1}" for i in range(total)]
@@ -68,16 +78,13 @@ class LspWorkspace:
                 )
                 for i, hunk in enumerate(change.hunks)
             }
-        codec = self.server.workspace.position_codec
-        edits = text_edits(change.old_text or "", change.hunks, codec, ids)
-        if not capabilities.document_changes:
-            return types.WorkspaceEdit(changes={uri: edits}, change_annotations=annotations)
+            reviewed = annotated(edits, ids)
         version = document.version if document is not None else None
         document_edit = types.TextDocumentEdit(
             text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-            edits=edits,
+            edits=reviewed,
         )
-        operations: list = [document_edit]
+        operations: list[types.CreateFile | types.TextDocumentEdit] = [document_edit]
         if change.old_text is None:
             operations.insert(
                 0,
@@ -135,23 +142,26 @@ class LspWorkspace:
                     settled = document.version != version_before
                 # The disk is read only once the document changed.
                 if settled or waited > SETTLE_SECONDS:
-                    on_disk = _disk_text(change.path) == document.source
+                    on_disk = _disk_text(self.root, change.path) == document.source
                     if on_disk or waited > SETTLE_SECONDS:
                         return Landed(True, document.source, on_disk=on_disk)
             else:
-                disk = _disk_text(change.path)
+                disk = _disk_text(self.root, change.path)
                 if disk is not None and disk != old_text:
                     return Landed(True, disk)
                 if not was_open and not reviewed and waited > WRITE_THROUGH_AFTER:
-                    files.write_atomic(change.path, change.new_text)
+                    try:
+                        files.write_atomic(self.root, change.path, change.new_text)
+                    except (OSError, ValueError) as error:
+                        return Landed(False, rejected_reason=f"it could not be written: {error}")
                     return Landed(True, change.new_text)
                 if waited > SETTLE_SECONDS:
                     return Landed(True, None, on_disk=False)
             await asyncio.sleep(next(polls, _POLLS[-1]))
 
 
-def _disk_text(path: Path) -> str | None:
+def _disk_text(root: Path, path: Path) -> str | None:
     try:
-        return files.read_text(path)
+        return files.read_text(root, path)
     except (OSError, files.NotText):
         return None

@@ -6,6 +6,11 @@ import * as net from 'net';
 import * as path from 'path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
+/** A Messages API request body, as far as the scenarios read it. */
+export interface ModelRequest {
+  messages: { role: string; content: unknown }[];
+}
+
 export interface Paths {
   node24: string;
   codeServer: string;
@@ -108,8 +113,8 @@ export class FakeApi {
   }
 
   /** The request bodies the server sent, i.e. what the model was told. */
-  async requests(): Promise<any[]> {
-    return (await fetch(`${this.url}/_fake/requests`)).json() as Promise<any[]>;
+  async requests(): Promise<ModelRequest[]> {
+    return (await fetch(`${this.url}/_fake/requests`)).json() as Promise<ModelRequest[]>;
   }
 
   stop(): void {

@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { type Editor, FakeApi, pathsFromEnv, sleep, startVsCode } from './codeServer';
+import { type Editor, FakeApi, type ModelRequest, pathsFromEnv, sleep, startVsCode } from './codeServer';
 
 const APP = [
   'def greet(name):',
@@ -30,7 +30,7 @@ const NOTES = 'a draft of the notes\n';
 const toolUse = (name: string, input: object) => ({ tool_use: { name, input } });
 
 /** The tool_result text the model got in a request (its last user message). */
-function toolResult(request: any): string {
+function toolResult(request: ModelRequest): string {
   const last = request.messages[request.messages.length - 1];
   return JSON.stringify(last.content);
 }
