@@ -18,6 +18,9 @@ from agentls.edits import Hunk
 from agentls.interfaces import Change
 from agentls.terminal import Answers, TerminalWorkspace
 from agentls.tools import run_tool
+from editor_client import editor
+from fake_api import FakeAnthropic, reply, tool_use
+from test_lsp import echo_result, without_annotations
 from test_tools import context
 
 
@@ -109,3 +112,24 @@ async def test_a_file_swapped_for_a_fifo_after_its_stat_never_blocks(
         monkeypatch.undo()
     assert time.monotonic() - started < 2
     assert swapped and error and "not a regular file" in text
+
+
+async def test_the_servers_write_through_after_a_swap_during_the_review(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    """The editor applies the edit without writing it (the server writes files it has not
+    open); during its review the folder becomes a symlink out of the root."""
+    outside = root.parent / "outside"
+    outside.mkdir()
+    (root / "sub").mkdir()
+    fake.script(
+        reply(tool_use("write_file", {"path": "sub/new.txt", "content": "pwned\n"})),
+        echo_result,
+    )
+    async with editor(root, fake.url, capabilities=without_annotations) as client:
+        client.save = False
+        client.on_edit = lambda: _swap_for_symlink(root / "sub", outside)
+        result = await client.run_task("write")
+    assert list(outside.iterdir()) == []
+    assert result["summary"].startswith("told: The edit of sub/new.txt was not applied: it could")
+    assert "no longer a folder inside the root" in result["summary"]

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from doubles import is_running
+from doubles import running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 from test_lsp import SOURCE, result_text
 
@@ -82,14 +82,14 @@ def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: 
     # $/progress reaches LspProgress (fidget.nvim, statuslines) with each step.
     steps = ["change the greeting", "write_file: app.py", "bash: cat app.py"]
     assert report["progress"][:3] == steps
-    assert report["progress"][3].startswith("done: 3 steps, 1 edits applied")
+    assert report["progress"][3].startswith("done: 3 steps, 1 edit applied")
     assert report["tabs_after"] == 1
     assert report["review"]["applied"] is True
     transcript = "\n".join(report["transcript"])
     assert "- **write_file** `app.py`" in transcript
     assert "- **bash** `cat app.py`" in transcript
     assert "Changed the greeting." in transcript
-    assert "**done** after 3 steps; edits: 1 applied, 0 rejected" in transcript
+    assert "**done**: 3 steps, 1 edit applied, 0 rejected, " in transcript
     assert "Tokens: " in transcript and "input " in transcript
 
 
@@ -115,14 +115,13 @@ def test_edits_to_a_file_not_open_and_to_a_new_file(fake: FakeAnthropic, root: P
 
 def test_agent_cancel_stops_a_long_bash_step(fake: FakeAnthropic, root: Path) -> None:
     (root / "main.py").write_text("print('hi')\n")
-    fake.script(
-        reply(tool_use("bash", {"command": "echo $$ > pid; sleep 60"})),
-        reply(text("never asked")),
-    )
+    seconds = unique_seconds()  # $$ is bash's pid in the sandbox, not outside
+    command = f"echo $$ > pid; sleep {seconds}"
+    fake.script(reply(tool_use("bash", {"command": command})), reply(text("never asked")))
     report = run_spec("cancel_spec.lua", root, fake.url)
     assert report["result"]["status"] == "cancelled"
-    assert report["asked"] == ["The agent wants to run:\necho $$ > pid; sleep 60"]
-    assert not is_running(report["pid"])
+    assert report["asked"] == [f"The agent wants to run:\n{command}"]
+    assert not running_argv("sleep", seconds)
     assert len(fake.requests) == 1  # no model call after the cancel
 
 
@@ -195,3 +194,26 @@ def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
     assert report["buffer"] == ["# typed by the user", *SOURCE.splitlines()]
     assert (root / "app.py").read_text() == SOURCE
     assert len(fake.requests) == 5
+
+
+def test_a_file_opened_outside_the_cwd_is_the_tasks_project(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    """Neovim started elsewhere (the home folder), the file in a folder without root markers:
+    the task is rooted at the file's folder, so its file can be edited; a refused edit is
+    shown where the user looks, and the log's last line is the server's outcome line."""
+    (root / "app.py").write_text(SOURCE)
+    fake.script(
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "value = 1", "new_text": "v"})),
+        reply(tool_use("edit_file", {"path": "../home/x.py", "old_text": "a", "new_text": "b"})),
+        reply(text("Done.")),
+    )
+    report = run_spec("first_use_spec.lua", root, fake.url)
+    assert report["root"] == str(root)
+    assert report["result"]["edits"] == {"applied": 1, "rejected": 0}
+    assert "v\n" in report["buffer"] + "\n"
+    warnings = [n["message"] for n in report["notes"] if n["level"] == 3]  # WARN
+    assert any(m.startswith("agentls: edit_file ../home/x.py: ") for m in warnings), report["notes"]
+    transcript = "\n".join(report["transcript"])
+    assert "**done**: 3 steps, 1 edit applied, 0 rejected, " in transcript
+    assert "% cached)" in transcript

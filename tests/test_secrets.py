@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -180,3 +182,32 @@ async def test_edit_file_is_no_oracle_for_a_secret(tmp_path: Path) -> None:
     )
     assert not error
     assert (root / ".env").read_text() == f"ANTHROPIC_API_KEY={secret}\nDEBUG=1\n"
+
+
+async def test_a_secret_repeated_all_over_a_file_is_redacted_in_linear_time(
+    tmp_path: Path,
+) -> None:
+    secret = "sk-ant-repeated-0123"
+    root = _workspace(tmp_path, "")
+    (root / "many.txt").write_text(f"{secret} {secret[:9]}\n" * 50_000)
+    ctx = context(root)
+    ctx.secrets = (secret, secret[:9])
+    started = time.monotonic()
+    text, error = await run_tool(ctx, "read_file", {"path": "many.txt", "limit": 2})
+    assert not error and text.startswith(f"1\t{REDACTED} {REDACTED}\n2\t")
+    assert time.monotonic() - started < 5
+
+
+def test_a_fifo_named_env_does_not_hold_the_task_and_a_linked_env_counts(
+    tmp_path: Path, user: Path
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    os.mkfifo(root / ".env")
+    started = time.monotonic()
+    assert load(root).secrets == ()
+    assert time.monotonic() - started < 2
+    (root / ".env").unlink()
+    (root / "real.env").write_text("SERVICE_TOKEN=tok-behind-a-link\n")
+    (root / ".env").symlink_to("real.env")
+    assert "tok-behind-a-link" in load(root).secrets

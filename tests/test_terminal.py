@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from doubles import is_running
+from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 
 
@@ -52,7 +52,7 @@ def test_run_with_yes_applies_edits_and_runs_commands(tmp_path: Path, fake: Fake
     assert "Let me look." in out and "Changed the greeting." in out
     assert "▸ edit_file: app.py" in out and "▸ bash: python3 app.py" in out
     assert "-print('hello')\n+print('bye')" in out
-    assert "done: 4 steps, 1 edits applied, 0 rejected" in out
+    assert "done: 4 steps, 1 edit applied, 0 rejected" in out
     last = fake.requests[-1].body["messages"][-1]["content"][0]
     assert last["content"] == "exit code 0\nbye"
 
@@ -67,7 +67,7 @@ def test_run_without_yes_asks_and_a_no_keeps_the_file(tmp_path: Path, fake: Fake
     assert done.returncode == 0
     assert "Apply this change to app.py? [y/N]" in done.stdout
     assert (tmp_path / "app.py").read_text() == "x = 1\n"
-    assert "0 edits applied, 1 rejected" in done.stdout
+    assert "done: 2 steps, 0 edits applied, 1 rejected" in done.stdout
 
 
 def test_run_fails_clearly_without_a_key(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -84,7 +84,8 @@ def test_run_reports_api_errors(tmp_path: Path, fake: FakeAnthropic) -> None:
 
 
 def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
-    fake.script(reply(tool_use("bash", {"command": "echo $$ > pid; sleep 60"})))
+    seconds = unique_seconds()
+    fake.script(reply(tool_use("bash", {"command": f"touch started; sleep {seconds}"})))
     env = _env(tmp_path, fake)
     process = subprocess.Popen(
         [sys.executable, "-m", "agentls", "run", "--yes", "wait"],
@@ -94,14 +95,14 @@ def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
         text=True,
     )
     deadline = time.monotonic() + 30
-    while not ((tmp_path / "pid").exists() and (tmp_path / "pid").read_text().strip()):
+    while not ((tmp_path / "started").exists() and running_argv("sleep", seconds)):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=10)
     assert process.returncode == 130
     assert "cancelled: " in out
-    assert not is_running(int((tmp_path / "pid").read_text()))
+    assert not running_argv("sleep", seconds)
     assert len(fake.requests) == 1
 
 
@@ -156,6 +157,28 @@ def test_a_file_changed_while_asking_is_not_overwritten(
     assert told["is_error"] and "changed on disk meanwhile" in told["content"]
 
 
+def test_command_output_and_failures_are_shown_to_the_user(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(
+        reply(tool_use("bash", {"command": "seq 1 30; exit 3"})),
+        reply(tool_use("bash", {"command": "echo fine"})),
+        reply(tool_use("bash", {"command": "touch denied"})),
+        reply(text("ok")),
+    )
+    done = run(tmp_path, fake, "count", stdin="y\ny\nn\n")
+    out = done.stdout
+    # The tail of the output, under its step; the model got all of it.
+    assert "    … 20 more lines\n    21\n" in out and "    30\n" in out
+    assert "    1\n" not in out
+    assert "  ✗ exit code 3\n" in out
+    assert "  ✓ exit code 0\n" in out
+    # What the model is told to do about a denial is not for the user.
+    assert "  ✗ The user denied this command.\n" in out
+    assert "Do not retry it" not in out
+    assert "done: 4 steps, 0 edits applied, 0 rejected" in out
+
+
 def test_commands_are_asked_in_the_terminal(tmp_path: Path, fake: FakeAnthropic) -> None:
     fake.script(
         reply(tool_use("bash", {"command": "touch denied"})),
@@ -199,3 +222,30 @@ def test_run_with_stdin_closed(tmp_path: Path, fake: FakeAnthropic) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "made").exists()  # nobody could approve it
+
+
+def test_without_a_working_sandbox_bash_warns_or_is_refused(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    path = path_with_a_broken_bwrap(tmp_path.parent / f"{tmp_path.name}-bin")
+    env = {**_env(tmp_path, fake), "PATH": path}
+    for sandbox, ran in [("required", False), ("auto", True)]:
+        fake.script(reply(tool_use("bash", {"command": "touch made"})), reply(text("ok")))
+        done = subprocess.run(
+            [sys.executable, "-m", "agentls", "run", "--yes", "--sandbox", sandbox, "go"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        reason = f"bubblewrap fails here: {BROKEN_BWRAP}"
+        warning = {
+            "required": f'agentls: bash is off: the setting sandbox is "required", and {reason}',
+            "auto": f"agentls: bash runs without a sandbox: {reason}",
+        }[sandbox]
+        assert warning in done.stdout
+        assert (tmp_path / "made").exists() == ran
+        result = fake.requests[-1].body["messages"][-1]["content"][0]
+        assert result.get("is_error", False) != ran

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +18,7 @@ from agentls.files import write_atomic
 from agentls.settings import Settings
 from agentls.shell import SubprocessShell
 from agentls.tools import ToolContext, run_tool, search_tools
-from doubles import Approver, MemoryEditor, is_running
+from doubles import Approver, MemoryEditor, is_running, running_argv, unique_seconds
 
 
 def context(root: Path, approver: Approver | None = None, **settings: object) -> ToolContext:
@@ -308,13 +309,56 @@ async def test_commands_ask_unless_allowed(tmp_path: Path) -> None:
     ],
 )
 def test_allowed_commands_cannot_be_smuggled(command: str) -> None:
-    assert not is_allowed(command, ["git status", "ls"])
+    assert not is_allowed(command, ["git status", "ls"], Path("/work"))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git diff --output=../x",
+        "git diff --output ../x",
+        "git diff -o x",
+        "pytest --junitxml=../x",
+        "pytest --junitxml=report.xml",
+        "pytest --basetemp=/home",
+        "find . -delete",
+        "find . -exec rm {} +",
+        "find . -fprint ../list",
+        "sed -i s/a/b/ file",
+        "sed -ni.bak s/a/b/ file",
+        "cat /etc/passwd",
+        "cat ~/.ssh/id_rsa",
+        "cat src/../../x",
+        "cat link/secret",
+        "git diff --no-index a /etc/shadow",
+    ],
+)
+def test_allowed_prefixes_never_let_through_writes_or_paths_outside(
+    command: str, tmp_path: Path
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path.parent)
+    prefixes = ["git diff", "pytest", "find", "sed", "cat"]
+    assert not is_allowed(command, prefixes, tmp_path)
+
+
+async def test_an_allowed_prefix_with_a_writing_option_asks(tmp_path: Path) -> None:
+    approver = Approver("deny")
+    ctx = context(tmp_path, approver, approve_commands="ask", allowed_commands=("find",))
+    (tmp_path / "keep.txt").write_text("x")
+    text, error = await run_tool(ctx, "bash", {"command": "find . -name keep.txt -delete"})
+    assert error and "denied" in text and (tmp_path / "keep.txt").exists()
+    assert approver.asked == ["find . -name keep.txt -delete"]
+    text, error = await run_tool(ctx, "bash", {"command": "find . -name keep.txt"})
+    assert (text, error) == ("exit code 0\n./keep.txt", False)
 
 
 def test_allowed_commands_match_word_prefixes() -> None:
-    assert is_allowed("git status --short", ["git status"])
-    assert is_allowed("ls", ["ls"])
-    assert is_allowed("pytest -q tests/test_x.py", ["pytest"])
+    assert is_allowed("git status --short", ["git status"], Path("/work"))
+    assert is_allowed("ls", ["ls"], Path("/work"))
+    assert is_allowed("pytest -q tests/test_x.py", ["pytest"], Path("/work"))
+    assert is_allowed("grep -in main src/", ["grep"], Path("/work"))
+    assert is_allowed("git log --oneline -5 -- ./src", ["git log"], Path("/work"))
 
 
 def test_bounded_output_keeps_head_and_tail() -> None:
@@ -402,6 +446,64 @@ async def test_a_background_job_does_not_hold_the_step(tmp_path: Path) -> None:
     assert time.monotonic() - started < 5
     assert not error and text.startswith("exit code 0\nstarted\n[background processes")
     os.kill(int((tmp_path / "pid").read_text()), 9)
+
+
+async def test_a_runaway_background_writer_does_not_keep_the_server_busy(tmp_path: Path) -> None:
+    text, _ = await run_tool(context(tmp_path), "bash", {"command": "yes & echo $! > pid"})
+    assert "[background processes still hold the output" in text
+    try:
+        before = time.process_time()
+        await asyncio.sleep(1)
+        assert time.process_time() - before < 0.2  # reading `yes` at full speed takes ~1 s
+    finally:
+        os.kill(int((tmp_path / "pid").read_text()), 9)
+
+
+@pytest.mark.parametrize("end", ["timeout", "cancel"])
+async def test_without_the_sandbox_what_left_the_group_is_killed_too(
+    tmp_path: Path, end: str
+) -> None:
+    seconds = unique_seconds()
+    command = f"setsid sleep {seconds} & {sys.executable} -c 'import os; os.setpgid(0, 0); "
+    command += f'os.execvp("sleep", ["sleep", "{seconds}"])\' & sleep 60'
+    job = asyncio.ensure_future(
+        run_tool(context(tmp_path, bash_timeout=2.0), "bash", {"command": command})
+    )
+    while len(running_argv("sleep", seconds)) < 2:
+        assert not job.done(), await job
+        await asyncio.sleep(0.02)
+    if end == "cancel":
+        job.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await job
+    else:
+        assert "Timed out" in (await job)[0]
+    await asyncio.sleep(0.1)
+    assert running_argv("sleep", seconds) == []
+
+
+def test_a_reused_group_id_is_not_killed() -> None:
+    from agentls import guardian
+    from agentls.process_groups import ProcessGroups
+
+    unrelated = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        start = guardian.start_time(unrelated.pid)
+        assert start is not None
+        groups = ProcessGroups()
+        # As if a group of ours with that id had ended, and the id gone to this process.
+        groups._live[unrelated.pid] = start - 1
+        groups.kill_all()
+        told = f"+{unrelated.pid} {start - 1}\n"
+        subprocess.run([sys.executable, "-I", "-S", guardian.__file__], input=told, text=True)
+        assert unrelated.poll() is None
+        # The group it was told of, it kills.
+        told = f"+{unrelated.pid} {start}\n"
+        subprocess.run([sys.executable, "-I", "-S", guardian.__file__], input=told, text=True)
+        assert unrelated.wait(5) == -9
+    finally:
+        unrelated.kill()
+        unrelated.wait()
 
 
 async def test_fifos_are_refused_not_waited_on(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import io
 from typing import Any
 
 from agentls.lsp.approver import LspApprover
+from agentls.settings import Settings
 from agentls.terminal import Answers, TerminalApprover, TerminalProgress
 from agentls.visible import visible
 from lsprotocol import types
@@ -47,7 +48,7 @@ class _Client:
 
 async def test_the_editor_approval_shows_the_command_escaped() -> None:
     client = _Client()
-    assert await LspApprover(client).approve(DECEIVING) == "deny"  # type: ignore[arg-type]
+    assert await LspApprover(client, Settings()).approve(DECEIVING) == "deny"  # type: ignore[arg-type]
     (params,) = client.asked
     assert params.message == "The agent wants to run:\n" + visible(DECEIVING)
     assert "\x1b" not in params.message

@@ -220,7 +220,8 @@ class Agent:
     async def _ask(self, system: str) -> Turn:
         """The model's next turn, the conversation first brought within its context budget."""
         settings = self.tools.settings
-        limit = int(settings.context_window * settings.context_budget)
+        # A front end resolves the window by model (wiring.prepare_task); 200k for a bare loop.
+        limit = int((settings.context_window or 200_000) * settings.context_budget)
         budget, messages = self.session.budget, self.session.messages
         chars = prompt_chars(system, TOOL_SCHEMAS, messages)
         chars -= self._fit(chars, limit)

@@ -20,6 +20,16 @@ def _max_steps(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _provider(text: str) -> str:
+    """`--provider`, one of the agentls.provider setting's values."""
+    from .settings import checked
+
+    try:
+        return str(checked("provider", text))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentls", description="A coding agent served to editors over LSP."
@@ -33,8 +43,22 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run one task in the current directory")
     run.add_argument("task", help="what the agent should do")
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
+    run.add_argument(
+        "--provider",
+        type=_provider,
+        help="where the model runs: anthropic, openai or a profile (default: AGENTLS_PROVIDER)",
+    )
     run.add_argument("--model", help="model id (default: AGENTLS_MODEL or a current Sonnet)")
     run.add_argument("--max-steps", type=_max_steps, help="stop after this many model turns")
+    run.add_argument(
+        "--sandbox",
+        choices=["auto", "required", "off"],
+        default="auto",
+        help="run bash in a sandbox: where one works (auto, the default), always, or never",
+    )
+    run.add_argument(
+        "--sandbox-network", action="store_true", help="let sandboxed commands reach the network"
+    )
     commands.add_parser(
         "acp", help="serve the Agent Client Protocol on stdio (Zed, JetBrains, agent-shell, ...)"
     )
@@ -67,7 +91,15 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.command == "run":
         from .terminal import run_in_terminal
 
-        return run_in_terminal(arguments.task, arguments.yes, arguments.model, arguments.max_steps)
+        return run_in_terminal(
+            arguments.task,
+            arguments.yes,
+            arguments.provider,
+            arguments.model,
+            arguments.max_steps,
+            arguments.sandbox,
+            arguments.sandbox_network,
+        )
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
     # Logs go to a file or stderr, never stdout: stdout is the protocol's channel.
@@ -79,17 +111,44 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve()
     from .lifetime import exit_now, kill_shells_on_signals
-    from .lsp.server import make_server
 
     kill_shells_on_signals()
-    server = make_server()
     if arguments.tcp:
-        server.start_tcp(arguments.host, arguments.port)
-    else:
-        server.start_io()
+        return serve_tcp(arguments.host, arguments.port)
+    from .lsp.server import make_server
+
+    if sys.stdin.isatty():
+        print(WAITING, file=sys.stderr, flush=True)
+    make_server().start_io()
     # The connection is closed and the tasks cancelled. Python's own teardown of the SDK's
     # modules would keep an editor waiting seconds more for the process to end.
     exit_now(0)
+
+
+WAITING = (
+    "agentls is a language server: it waits for an editor to speak LSP on stdin. "
+    'To run one task here: agentls run "<task>". Ctrl-C leaves.'
+)
+
+
+def serve_tcp(host: str, port: int) -> int:
+    import asyncio
+
+    from .lsp.tcp import can_check_peers, serve
+
+    if not can_check_peers():
+        print(
+            "agentls: --tcp needs Linux's /proc/net/tcp to check that a connection is yours; "
+            "use stdio (the default) on this system",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        asyncio.run(serve(host, port))
+    except OSError as error:
+        print(f"agentls: cannot serve on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

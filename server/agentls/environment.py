@@ -11,6 +11,8 @@ Three sources, and what each may do:
 
 from __future__ import annotations
 
+import bisect
+import functools
 import io
 import os
 import re
@@ -18,10 +20,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .files import NotText, read_text
+
 _SECRET_NAMES = {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"}
-_SECRET_LAST_WORDS = {
-    *("KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "PAT")
-}
+_SECRET_LAST_WORDS = frozenset(
+    ("KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "PAT")
+)
 _PUBLIC_WORDS = {"PUBLIC", "PUBLISHABLE"}
 _SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD", "PRIVATE_KEY", "API_KEY")
 _URL_CREDENTIALS = re.compile(r"://[^/\s@]*:([^/\s@]+)@")
@@ -98,16 +102,23 @@ def _pattern(secret: str) -> re.Pattern[str]:
 
 
 def secret_spans(text: str, secrets: Sequence[str]) -> list[tuple[int, int]]:
-    """Where `redact` would replace: sorted, non-overlapping (start, end) spans of `text`."""
-    taken: list[tuple[int, int]] = []
+    """Where `redact` would replace: sorted, non-overlapping (start, end) spans of `text`.
+
+    The secrets come longest first; a shorter one inside a longer one's span is skipped.
+    """
+    starts: list[int] = []
+    ends: list[int] = []
     for secret in secrets:
         if len(secret) >= MIN_SECRET and secret not in text:
             continue  # the common case, without a regular expression
         for match in _pattern(secret).finditer(text):
             start, end = match.span()
-            if not any(s < end and start < e for s, e in taken):
-                taken.append((start, end))
-    return sorted(taken)
+            at = bisect.bisect_left(starts, start)
+            if (at and ends[at - 1] > start) or (at < len(starts) and starts[at] < end):
+                continue
+            starts.insert(at, start)
+            ends.insert(at, end)
+    return list(zip(starts, ends, strict=True))
 
 
 def redact(text: str, secrets: Sequence[str]) -> str:
@@ -152,8 +163,9 @@ class DotEnv:
     @classmethod
     def read(cls, path: Path) -> DotEnv:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:  # missing, a folder, unreadable: no values
+            # Non-blocking and regular files only: a FIFO named .env must not hold the server.
+            text = read_text(path.parent, path, follow=True)
+        except (OSError, NotText):  # missing, a folder, not text: no values
             return cls({}, frozenset())
         # Imported only when there is a file: not at start-up.
         from dotenv import dotenv_values
@@ -251,10 +263,20 @@ class Redacted:
 
     def original(self, start: int, end: int) -> tuple[int, int] | None:
         """The text's span shown as `shown[start:end]`, or None if that touches a marker."""
-        shift = 0
-        for real_start, real_end, shown_start, shown_end in self.spans:
-            if shown_start < end and start < shown_end:
-                return None
-            if shown_end <= start:
-                shift += (real_end - real_start) - (shown_end - shown_start)
+        before = bisect.bisect_right(self._shown_ends, start)
+        if before < len(self.spans) and self.spans[before][2] < end:
+            return None
+        shift = self._shifts[before]
         return start + shift, end + shift
+
+    @functools.cached_property
+    def _shown_ends(self) -> list[int]:
+        return [shown_end for _, _, _, shown_end in self.spans]
+
+    @functools.cached_property
+    def _shifts(self) -> list[int]:
+        """How much longer the text is than `shown` before each span (and after the last)."""
+        shifts = [0]
+        for real_start, real_end, shown_start, shown_end in self.spans:
+            shifts.append(shifts[-1] + (real_end - real_start) - (shown_end - shown_start))
+        return shifts

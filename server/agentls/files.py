@@ -65,10 +65,14 @@ def _folder_of(root: Path, path: Path, create: bool = False) -> Iterator[tuple[i
         os.close(folder)
 
 
-def read_text(root: Path, path: Path) -> str:
-    """A text file's content (under `root`), newlines kept as they are on disk."""
+def read_text(root: Path, path: Path, follow: bool = False) -> str:
+    """A text file's content (under `root`), newlines kept as they are on disk.
+
+    `follow`: the file itself may be a symlink (not the folders on the way), for a file that
+    is no workspace file the model named, such as a `.env`.
+    """
     with _folder_of(root, path) as (folder, name):
-        descriptor = _open_regular(folder, name, path)
+        descriptor = _open_regular(folder, name, path, follow)
     with os.fdopen(descriptor, "rb") as stream:
         size = os.fstat(descriptor).st_size
         if size > MAX_TEXT_BYTES:
@@ -84,20 +88,20 @@ def read_text(root: Path, path: Path) -> str:
         ) from None
 
 
-def _open_regular(folder: int, name: str, path: Path) -> int:
+def _open_regular(folder: int, name: str, path: Path, follow: bool) -> int:
     """`name` in `folder` opened for reading, if it is a regular file.
 
     A FIFO or a device would block the server on read; a symlink here was not there when
     the path was checked. The open does not block and follows no symlink, and what it
     opened is looked at again, so a swap after the first look changes nothing.
     """
-    status = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    status = os.stat(name, dir_fd=folder, follow_symlinks=follow)
     if stat.S_ISDIR(status.st_mode):
         raise IsADirectoryError(str(path))
     not_regular = NotText(f"{path.name} is not a regular file")
     if not stat.S_ISREG(status.st_mode):
         raise not_regular
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
         descriptor = os.open(name, flags, dir_fd=folder)
     except FileNotFoundError:

@@ -138,11 +138,25 @@ class ShellResult:
     exit_code: int | None
     output: str
     timed_out: bool = False
+    sandbox_note: str | None = None
+    """One line when the output shows that the sandbox stopped the command."""
+
+
+class ShellRefused(Exception):
+    """The shell runs no command: the settings require a sandbox this machine cannot give."""
 
 
 class Shell(Protocol):
-    async def run(self, command: str, timeout: float, output_limit: int) -> ShellResult:
-        """Run `command`, keeping at most about `output_limit` characters of its output.
+    @property
+    def sandboxed(self) -> bool:
+        """Whether commands run confined (unless run with `sandboxed=False`)."""
+        ...
+
+    async def run(
+        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+    ) -> ShellResult:
+        """Run `command`, keeping at most about `output_limit` characters of its output;
+        outside the sandbox if `sandboxed` is False. Raises ShellRefused.
 
         Cancelling the awaiting task kills it.
         """
@@ -153,7 +167,10 @@ Decision = Literal["allow", "allow_task", "deny"]
 
 
 class Approver(Protocol):
-    async def approve(self, command: str) -> Decision: ...
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+        """Ask the user; `unsandboxed`: an allowed command runs outside the sandbox, which
+        the question must say."""
+        ...
 
 
 class Progress(Protocol):

@@ -64,8 +64,9 @@ class AcpApprover:
         self.progress = progress
         self.mode = mode
 
-    async def approve(self, command: str) -> Decision:
-        call = _call(self.progress, command, "execute", {"command": command})
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+        title = f"{command} (outside the sandbox)" if unsandboxed else command
+        call = _call(self.progress, title, "execute", {"command": command})
         choice = await ask(self.client, self.session_id, call, [ALLOW_ONCE, ALLOW_ALWAYS, REJECT])
         if choice == ALLOW_ALWAYS.option_id:
             self.mode.allow_always()

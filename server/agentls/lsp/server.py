@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from .. import sandbox
 from ..model import preload
 from .agent_server import AgentServer
 from .commands import COMMANDS
@@ -14,7 +15,11 @@ def _initialize(ls: AgentServer, params: types.InitializeParams) -> None:
 
 
 def _initialized(ls: AgentServer, params: types.InitializedParams) -> None:
-    preload()
+    options = ls.initialization_options
+    settings = options.get("agentls") if isinstance(options, dict) else None
+    provider = settings.get("provider") if isinstance(settings, dict) else None
+    preload(provider if isinstance(provider, str) else None)
+    sandbox.probe_in_background()
 
 
 def _did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -23,12 +28,18 @@ def _did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
     notification), so an accepted edit that the client saved settles at once."""
 
 
+def _did_change_configuration(ls: AgentServer, params: types.DidChangeConfigurationParams) -> None:
+    """Nothing to do: the settings are pulled at the start of each task. Handled so that
+    pygls does not warn of an unknown notification (eglot sends one at every start)."""
+
+
 def make_server() -> AgentServer:
     """A new server, ready to start on any transport (or to be driven in process by tests)."""
     server = AgentServer()
     server.feature(types.INITIALIZE)(_initialize)
     server.feature(types.INITIALIZED)(_initialized)
     server.feature(types.TEXT_DOCUMENT_DID_SAVE)(_did_save)
+    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(_did_change_configuration)
     for name, handler in COMMANDS.items():
         server.command(name)(handler)
     return server

@@ -56,9 +56,14 @@ async def _run(
     except ModelError as error:
         ls.show(types.MessageType.Error, f"{error} {error.hint}")
         return TaskResult("failed", str(error), error_hint=error.hint).as_dict()
+    if setup.warning and setup.warning not in ls.warned:
+        ls.warned.add(setup.warning)
+        ls.show(types.MessageType.Warning, setup.warning)
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, title, ls.cancel)
-    agent = setup.agent(LspWorkspace(ls, root), LspApprover(ls), progress, ls.session)
+    approver = LspApprover(ls, settings)
+    workspace = LspWorkspace(ls, root, approver)
+    agent = setup.agent(workspace, approver, progress, ls.session)
     result = await work(agent)
     progress.end(setup.outcome(result))
     if result.status == "failed":

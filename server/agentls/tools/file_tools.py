@@ -111,8 +111,10 @@ def _replacement_hunks(text: str, spans: list[tuple[int, int]], new_text: str) -
         line_start = text.rfind("\n", 0, start) + 1
         line_end = text.find("\n", end)
         line_end = len(text) if line_end == -1 else line_end + 1
-        if groups and line_start <= groups[-1][1]:
-            groups[-1] = (groups[-1][0], line_end, [*groups[-1][2], (start, end)])
+        if groups and line_start <= groups[-1][1]:  # on the next line: the same hunk
+            group_start, _, members = groups[-1]
+            members.append((start, end))
+            groups[-1] = (group_start, line_end, members)
         else:
             groups.append((line_start, line_end, [(start, end)]))
     hunks: list[Hunk] = []
