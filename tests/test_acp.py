@@ -278,3 +278,19 @@ def test_bad_cwd_and_unknown_session_are_clear_errors(
     events = drive(client_installed, root / "missing", fake, [{"op": "new"}])
     (new,) = responses(events, "new")
     assert "not an absolute folder" in json.dumps(new["error"])
+
+
+def test_the_plan_reaches_the_client(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    todos = [
+        {"content": "Read the code", "status": "completed"},
+        {"content": "Fix the bug", "status": "in_progress"},
+        {"content": "Run the tests", "status": "pending"},
+    ]
+    fake.script(reply(tool_use("todo_write", {"todos": todos})), reply(text("planned")))
+    events = drive(client_installed, root, fake, [{"op": "new"}, {"op": "prompt", "text": "plan"}])
+    (plan,) = updates(events, "plan")
+    assert [(e["content"], e["status"]) for e in plan["entries"]] == [
+        (t["content"], t["status"]) for t in todos
+    ]

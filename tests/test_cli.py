@@ -95,6 +95,7 @@ def test_tcp_serves_lsp() -> None:
             "agent.cancel",
             "agent.newSession",
             "agent.compact",
+            "agent.steer",
         }
         # Asking for saves makes Neovim send its held-back didChange with each save.
         assert answer["result"]["capabilities"]["textDocumentSync"]["save"] is True

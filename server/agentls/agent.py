@@ -13,8 +13,10 @@ from typing import Any, Literal
 from .context import ContextBudget, prompt_chars
 from .environment import redact
 from .interfaces import Block, Model, ModelError, Progress, PromptTooLong, Turn, Usage
+from .memory import ProjectMemory
+from .paths import PathError, resolve
 from .prompt import system_prompt
-from .tools import TOOLS, ToolContext, run_tool
+from .tools import ToolContext, offered, run_tool
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,10 @@ class Session:
 
     messages: list[dict[str, Any]] = field(default_factory=list)
     budget: ContextBudget = field(default_factory=ContextBudget)
+    steering: list[str] = field(default_factory=list)
+    """Text the user added to the running task, for the model at the next step."""
+    memory_noted: dict[str, str] = field(default_factory=dict)
+    """Subfolders' memory files already in the conversation, by label, with their text."""
 
     def add_user(self, blocks: list[Block]) -> None:
         # A task cancelled before the model answered leaves a user message last; the API
@@ -79,6 +85,10 @@ class Session:
 
 CANCELLED_BY_USER = "Cancelled by the user."
 
+_STEERED = "(The user adds, while you work on this task:)\n{text}"
+_MEMORY_TOOLS = ("read_file", "edit_file", "write_file")
+"""The tools after which a subfolder's AGENTS.md joins the result."""
+
 
 @dataclass
 class TaskResult:
@@ -89,13 +99,18 @@ class TaskResult:
     edits_rejected: int = 0
     usage: Usage = field(default_factory=Usage)
     error_hint: str = ""
+    edits_partly: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "summary": self.summary,
             "steps": self.steps,
-            "edits": {"applied": self.edits_applied, "rejected": self.edits_rejected},
+            "edits": {
+                "applied": self.edits_applied,
+                "rejected": self.edits_rejected,
+                "partly": self.edits_partly,
+            },
             "usage": self.usage.as_dict(),
         }
 
@@ -120,9 +135,6 @@ def _text_of(content: list[Block]) -> str:
     return "".join(b.get("text", "") for b in content if b.get("type") == "text").strip()
 
 
-TOOL_SCHEMAS = [tool.schema() for tool in TOOLS.values()]
-
-
 class Agent:
     def __init__(
         self,
@@ -130,22 +142,37 @@ class Agent:
         tools: ToolContext,
         progress: Progress,
         session: Session,
+        memory: ProjectMemory | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
         self.progress = progress
         self.session = session
+        self.memory = memory
+        # Fixed for the task, as prompt caching needs: the tools are the cached prefix's start.
+        self.offered = offered(tools)
+        self.schemas = [tool.schema() for tool in self.offered.values()]
+        # Built once: the system prompt (and the memory in it) stays byte-stable for the task.
+        self.system = system_prompt(tools.workspace.root, memory.prompt() if memory else "")
 
     async def run(self, task: str) -> TaskResult:
         """Run one task to its end; cancelling the awaiting task ends it as `cancelled`."""
         usage = Usage()
         steps = 0
-        system = system_prompt(self.tools.workspace.root)
         max_steps = self.tools.settings.max_steps
 
         def result(status: Status, summary: str, hint: str = "") -> TaskResult:
             edits = self.tools.edits
-            return TaskResult(status, summary, steps, edits.applied, edits.rejected, usage, hint)
+            return TaskResult(
+                status,
+                summary,
+                steps,
+                edits.applied,
+                edits.rejected,
+                usage,
+                hint,
+                edits_partly=edits.partly,
+            )
 
         start = self.session.checkpoint()
         # The task may carry the editor's selection, which may hold a secret (a .env line).
@@ -154,7 +181,7 @@ class Agent:
         try:
             while steps < max_steps:
                 steps += 1
-                turn = await self._ask(system)
+                turn = await self._ask()
                 usage.add(turn.usage)
                 # The API refuses an empty assistant turn in the history of a later request.
                 content = turn.content or [{"type": "text", "text": "(empty reply)"}]
@@ -163,16 +190,21 @@ class Agent:
                 if turn.stop_reason == "refusal":
                     # A refused turn left in the history makes the next ones refused too.
                     self.session.rewind(start)
+                    self.session.steering.clear()
                     return result("failed", "The model declined this task (refusal).")
                 if not calls:
                     if turn.stop_reason == "max_tokens":
                         self.session.add_user([{"type": "text", "text": _CUT_OFF}])
+                        continue
+                    if self.session.steering:  # added as the model finished: not done yet
+                        self.session.add_user(self._steering())
                         continue
                     return result("done", _text_of(turn.content))
                 cut_off = turn.stop_reason == "max_tokens"
                 self.session.add_user([])
                 for call in calls:
                     self.session.messages[-1]["content"].append(await self._call(call, cut_off))
+                self.session.add_user(self._steering())
             return result("step_limit", f"Stopped after {max_steps} steps (the maxSteps setting).")
         except asyncio.CancelledError:
             self._interrupted("The user cancelled this task; do not go on with it unless asked.")
@@ -198,7 +230,7 @@ class Agent:
         before = self.session.checkpoint()
         self.session.add_user([{"type": "text", "text": _COMPACT}])
         try:
-            turn = await self._ask(system_prompt(self.tools.workspace.root))
+            turn = await self._ask()
         except BaseException as error:
             # Left in place, the request would join the user's next task.
             self.session.rewind(before)
@@ -215,18 +247,20 @@ class Agent:
         self.session.messages[:] = [
             {"role": "user", "content": [{"type": "text", "text": COMPACTED + summary}]}
         ]
+        self.session.memory_noted.clear()  # the summary may not hold them: note them again
         return TaskResult("done", summary, steps=1, usage=turn.usage)
 
-    async def _ask(self, system: str) -> Turn:
+    async def _ask(self) -> Turn:
         """The model's next turn, the conversation first brought within its context budget."""
+        system, schemas = self.system, self.schemas
         settings = self.tools.settings
         # A front end resolves the window by model (wiring.prepare_task); 200k for a bare loop.
         limit = int((settings.context_window or 200_000) * settings.context_budget)
         budget, messages = self.session.budget, self.session.messages
-        chars = prompt_chars(system, TOOL_SCHEMAS, messages)
+        chars = prompt_chars(system, schemas, messages)
         chars -= self._fit(chars, limit)
         try:
-            turn = await self.model.respond(system, messages, TOOL_SCHEMAS, self.progress.text)
+            turn = await self.model.respond(system, messages, schemas, self.progress.text)
         except PromptTooLong as error:
             # The estimate fell short of the API's count (or the window is smaller than the
             # settings say): learn the real size, cut a fifth at least, and ask once more.
@@ -235,7 +269,7 @@ class Agent:
             if not removed:
                 raise
             chars -= removed
-            turn = await self.model.respond(system, messages, TOOL_SCHEMAS, self.progress.text)
+            turn = await self.model.respond(system, messages, schemas, self.progress.text)
         budget.observe(turn.usage.prompt, chars)
         return turn
 
@@ -246,18 +280,42 @@ class Agent:
         return removed
 
     def _interrupted(self, note: str) -> None:
-        """Close the task in the conversation so the next one starts clean and knows why."""
+        """Close the task in the conversation so the next one starts clean and knows why;
+        text the user added that never reached the model goes with it."""
         self.session.close_open_tool_calls()
-        self.session.add_user([{"type": "text", "text": f"({note})"}])
+        self.session.add_user([{"type": "text", "text": f"({note})"}, *self._steering()])
+
+    def _steering(self) -> list[Block]:
+        """The text the user added since the last step, as blocks for the next request."""
+        texts = [redact(text, self.tools.secrets) for text in self.session.steering]
+        self.session.steering.clear()
+        for text in texts:
+            self.progress.steered(text)
+        return [{"type": "text", "text": _STEERED.format(text=text)} for text in texts]
+
+    def _memory_note(self, call: Block) -> str:
+        """The note of subfolders' memory for a call that read or edited a file, or ""."""
+        arguments = call.get("input")
+        if self.memory is None or call["name"] not in _MEMORY_TOOLS:
+            return ""
+        if not isinstance(arguments, dict) or not isinstance(arguments.get("path"), str):
+            return ""
+        try:
+            path = resolve(self.tools.workspace.root, arguments["path"])
+        except PathError:
+            return ""
+        return self.memory.subfolder_note(path, self.session.memory_noted)
 
     async def _call(self, call: Block, cut_off: bool) -> Block:
-        tool = TOOLS.get(call["name"])
+        tool = self.offered.get(call["name"])
         summary = tool.summary(call.get("input")) if tool else ""
         self.progress.step(call["name"], summary)
         if cut_off:
             text, is_error = _CUT_OFF_TOOL, True
         else:
             text, is_error = await run_tool(self.tools, call["name"], call.get("input"))
+            note = "" if is_error else self._memory_note(call)
+            text = f"{text}\n\n{note}" if note else text
         first_line = text.splitlines()[0] if text else ""
         self.progress.step_done(call["name"], summary, not is_error, first_line, text)
         return _tool_result(call["id"], text, is_error)

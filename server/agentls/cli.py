@@ -1,4 +1,4 @@
-"""The `agentls` command: serve LSP (stdio or TCP), or run one task in the terminal."""
+"""The `agentls` command: serve LSP (stdio or TCP), or run tasks in the terminal."""
 
 from __future__ import annotations
 
@@ -40,8 +40,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     parser.add_argument("--log-file", help="write the server's log to this file")
     commands = parser.add_subparsers(dest="command")
-    run = commands.add_parser("run", help="run one task in the current directory")
-    run.add_argument("task", help="what the agent should do")
+    run = commands.add_parser(
+        "run", help="run a task in the current directory; with none, a conversation"
+    )
+    run.add_argument(
+        "task", nargs="?", help="what the agent should do (none: type tasks one by one)"
+    )
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument(
         "--provider",
@@ -89,7 +93,7 @@ def check_settings(raw: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.command == "run":
-        from .terminal import run_in_terminal
+        from .terminal_session import run_in_terminal
 
         return run_in_terminal(
             arguments.task,

@@ -173,6 +173,21 @@ class Approver(Protocol):
         ...
 
 
+PlanStatus = Literal["pending", "in_progress", "completed"]
+PLAN_STATUSES: tuple[PlanStatus, ...] = ("pending", "in_progress", "completed")
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One line of the model's plan for a task (the todo_write tool)."""
+
+    content: str
+    status: PlanStatus
+
+    def as_dict(self) -> dict[str, str]:
+        return {"content": self.content, "status": self.status}
+
+
 class Progress(Protocol):
     def step(self, tool: str, summary: str) -> None:
         """A tool step starts."""
@@ -187,4 +202,12 @@ class Progress(Protocol):
 
     def text(self, delta: str) -> None:
         """A piece of the model's streamed text."""
+        ...
+
+    def plan(self, items: list[PlanItem]) -> None:
+        """The model wrote its plan anew (the whole list, in order)."""
+        ...
+
+    def steered(self, text: str) -> None:
+        """Text the user added to the running task is on its way to the model."""
         ...

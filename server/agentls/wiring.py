@@ -13,6 +13,7 @@ from .agent import Agent, Session, TaskResult
 from .chat_model import ChatModel
 from .costs import Price, describe, price_of, report
 from .interfaces import Approver, ModelError, Progress, Shell, Workspace
+from .memory import ProjectMemory
 from .model import AnthropicModel, ClientCache
 from .settings import DEFAULT_MODEL, Settings
 from .shell import RefusingShell, SubprocessShell
@@ -33,10 +34,27 @@ class TaskSetup:
     warning: str | None = None
 
     def agent(
-        self, workspace: Workspace, approver: Approver, progress: Progress, session: Session
+        self,
+        workspace: Workspace,
+        approver: Approver,
+        progress: Progress,
+        session: Session,
+        extra_tools: frozenset[str] = frozenset(),
     ) -> Agent:
-        tools = ToolContext(workspace, self.shell, approver, self.settings, self.secrets)
-        return Agent(self.model, tools, progress, session)
+        """The task's agent, offered the core tools and those of `extra_tools` (names from
+        `tools.OPTIONAL_TOOLS`) that the front end can serve. The project memory is read now,
+        so each task sees its changes."""
+        tools = ToolContext(
+            workspace,
+            self.shell,
+            approver,
+            self.settings,
+            self.secrets,
+            extra_tools=extra_tools,
+            progress=progress,
+        )
+        memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
+        return Agent(self.model, tools, progress, session, memory)
 
     @property
     def price(self) -> Price | None:
@@ -48,9 +66,10 @@ class TaskSetup:
 
     def outcome(self, result: TaskResult) -> str:
         """One line: how the task ended and what it cost."""
+        partly = f" ({result.edits_partly} in part)" if result.edits_partly else ""
         return (
             f"{result.status}: {_count(result.steps, 'step')}, "
-            f"{_count(result.edits_applied, 'edit')} applied, "
+            f"{_count(result.edits_applied, 'edit')} applied{partly}, "
             f"{result.edits_rejected} rejected, {describe(result.usage, self.price)}"
         )
 

@@ -24,6 +24,7 @@ export const SERVER_SETTINGS = [
   'sandbox',
   'sandboxNetwork',
   'approvedCommandsUnsandboxed',
+  'planTool',
 ] as const;
 
 export const DEFAULT_SERVER_COMMAND = ['agentls'];

@@ -8,6 +8,7 @@ from pathlib import Path
 import acp
 from acp.schema import ToolCallLocation, ToolKind
 
+from ..interfaces import PlanItem
 from .updates import Updates
 
 KINDS: dict[str, ToolKind] = {
@@ -67,3 +68,13 @@ class AcpProgress:
 
     def text(self, delta: str) -> None:
         self.updates.send(acp.update_agent_message_text(delta))
+
+    def plan(self, items: list[PlanItem]) -> None:
+        self.updates.send(
+            acp.update_plan(
+                [acp.plan_entry(item.content, status=item.status) for item in items]
+            )
+        )
+
+    def steered(self, text: str) -> None:
+        self.updates.send(acp.update_user_message_text(text))

@@ -31,6 +31,8 @@ REQUEST_FAILED = -32803
 class RunningTask:
     task: asyncio.Future[dict[str, Any]]
     request_id: Any
+    steerable: bool
+    """Whether the user may add text to it (a task, not a compaction)."""
 
 
 class AgentServer(LanguageServer):

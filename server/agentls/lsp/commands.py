@@ -16,6 +16,7 @@ RUN_TASK = "agent.runTask"
 CANCEL = "agent.cancel"
 NEW_SESSION = "agent.newSession"
 COMPACT = "agent.compact"
+STEER = "agent.steer"
 
 
 def refuse_while_running(ls: AgentServer, message: str) -> None:
@@ -48,12 +49,34 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
 async def compact(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     refuse_while_running(ls, "A task is running; compact the conversation when it has ended.")
     before = len(ls.session.messages)
-    result = await supervise(ls, ls.root(), "compact the conversation", Agent.compact)
+    result = await supervise(
+        ls, ls.root(), "compact the conversation", Agent.compact, steerable=False
+    )
     return {**result, "messages": {"before": before, "after": len(ls.session.messages)}}
 
 
 def cancel(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
     return {"cancelled": ls.cancel()}
+
+
+def steer(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
+    """Add the user's text to the running task; the model reads it at its next step."""
+    if (
+        len(arguments) != 1
+        or not isinstance(arguments[0], dict)
+        or not isinstance(arguments[0].get("text"), str)
+        or not arguments[0]["text"].strip()
+    ):
+        raise JsonRpcInvalidParams('agent.steer takes one argument: {"text": "..."}')
+    running = ls.running
+    if running is None or running.task.done():
+        raise JsonRpcException("No task is running; start one with agent.runTask.", REQUEST_FAILED)
+    if not running.steerable:
+        raise JsonRpcException(
+            "The conversation is being compacted; add your text as the next task.", REQUEST_FAILED
+        )
+    ls.session.steering.append(arguments[0]["text"].strip())
+    return {"queued": True}
 
 
 def new_session(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
@@ -62,4 +85,10 @@ def new_session(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
     return {"ok": True}
 
 
-COMMANDS = {RUN_TASK: run_task, CANCEL: cancel, NEW_SESSION: new_session, COMPACT: compact}
+COMMANDS = {
+    RUN_TASK: run_task,
+    CANCEL: cancel,
+    STEER: steer,
+    NEW_SESSION: new_session,
+    COMPACT: compact,
+}

@@ -247,6 +247,8 @@ async def propose(context: ToolContext, change: Change) -> str:
         state = "was not created" if change.old_text is None else "is unchanged"
         raise ToolError(f"The edit of {name} was not applied: {reason}. The file {state}.")
     context.edits.applied += 1
+    if _kept_some(change, outcome):
+        context.edits.partly += 1
     report = describe(change, outcome, name, context.secrets)
     if not outcome.on_disk and outcome.text is not None:
         report += (
@@ -254,6 +256,14 @@ async def propose(context: ToolContext, change: Change) -> str:
             "old file until the user saves it."
         )
     return report
+
+
+def _kept_some(change: Change, outcome: Landed) -> bool:
+    """Whether the user kept some of the hunks, not all."""
+    if outcome.text is None or outcome.text == change.new_text:
+        return False
+    choices = landed(change.old_text or "", change.hunks, outcome.text)
+    return choices is not None and not all(choices)
 
 
 def _nothing_landed(change: Change, outcome: Landed) -> bool:

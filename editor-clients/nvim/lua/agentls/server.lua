@@ -34,6 +34,10 @@ local function handlers()
     ['agent/step'] = function(_, params)
       transcript.step(params)
     end,
+    ['agent/plan'] = function(_, params)
+      transcript.plan(params.items)
+      require('agentls.progress').plan(params.items)
+    end,
   }
 end
 

@@ -135,6 +135,28 @@ function M.cancel()
   return true
 end
 
+---Add `text` to the running task (agent.steer): the model reads it at its next step.
+---@param text string
+---@return boolean sent Whether a task was running to send it to.
+function M.steer(text)
+  local running = M.current
+  local client = running and vim.lsp.get_client_by_id(running.client_id)
+  if not running or not client then
+    notify('no task is running', vim.log.levels.WARN)
+    return false
+  end
+  local params = { command = 'agent.steer', arguments = { { text = text } } }
+  client:request('workspace/executeCommand', params, function(err)
+    if err then
+      notify(err.message, vim.log.levels.WARN)
+    else
+      transcript.added(text)
+      notify('added to the running task')
+    end
+  end)
+  return true
+end
+
 ---Start a new conversation: the next task does not see the earlier ones.
 ---@param bufnr integer
 function M.new_session(bufnr)

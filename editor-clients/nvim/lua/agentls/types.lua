@@ -30,3 +30,7 @@
 ---@field steps integer
 ---@field edits { applied: integer, rejected: integer }
 ---@field usage? table<string, number> Tokens over the whole task, as the API reported them.
+
+---@class agentls.PlanItem
+---@field content string One line: what to do.
+---@field status "pending"|"in_progress"|"completed"
