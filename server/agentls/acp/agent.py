@@ -13,8 +13,11 @@ from typing import Any, Literal
 import acp
 from acp.schema import (
     AgentCapabilities,
+    AuthenticateResponse,
     ClientCapabilities,
+    CloseSessionResponse,
     EmbeddedResourceContentBlock,
+    ForkSessionResponse,
     Implementation,
     InitializeResponse,
     NewSessionResponse,
@@ -23,6 +26,7 @@ from acp.schema import (
     ResourceContentBlock,
     SessionMode,
     SessionModeState,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
     TextContentBlock,
@@ -65,6 +69,7 @@ class AcpSession:
     mode: Mode = "ask"
     conversation: Session = field(default_factory=Session)
     running: asyncio.Task[TaskResult] | None = None
+    warned: bool = False
     notes: list[str] = field(default_factory=list)
     """Said once, at the start of the next answer (what the session ignored, say)."""
 
@@ -169,6 +174,10 @@ class AcpAgent:
         except ModelError as error:
             await updates.flush()
             raise acp.RequestError.internal_error({"message": f"{error} {error.hint}"}) from None
+        if setup.warning and not session.warned:
+            # Once per session, as the other doors do: why bash is not sandboxed.
+            session.warned = True
+            updates.send(acp.update_agent_message_text(f"(agentls: {setup.warning})\n\n"))
         progress = AcpProgress(updates, session.root)
         approver = AcpApprover(self.client, session.id, progress, session)
         workspace = AcpWorkspace(
@@ -192,6 +201,36 @@ class AcpAgent:
         session = self.sessions.get(session_id)
         if session is not None and session.running is not None:
             session.running.cancel()
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        await self.cancel(session_id)
+        self.sessions.pop(session_id, None)
+        return CloseSessionResponse()
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
+        # No methods are offered: the key comes from the user's environment or config.
+        return None
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse | None:
+        raise acp.RequestError.method_not_found("session/set_config_option")
+
+    async def fork_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ForkSessionResponse:
+        raise acp.RequestError.method_not_found("session/fork")
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise acp.RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        log.info("ignored the ACP notification %s", method)
 
 
 def _usage(result: TaskResult) -> Usage:

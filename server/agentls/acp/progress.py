@@ -50,9 +50,7 @@ class AcpProgress:
             )
         )
 
-    def step_done(
-        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
-    ) -> None:
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
         if self.current is None:
             return
         # A command's output is what the user wants to see; for the rest, how it ended (an
@@ -71,9 +69,7 @@ class AcpProgress:
 
     def plan(self, items: list[PlanItem]) -> None:
         self.updates.send(
-            acp.update_plan(
-                [acp.plan_entry(item.content, status=item.status) for item in items]
-            )
+            acp.update_plan([acp.plan_entry(item.content, status=item.status) for item in items])
         )
 
     def steered(self, text: str) -> None:
