@@ -87,7 +87,7 @@ async def test_an_edit_is_reviewed_landed_and_seen_by_bash(api: Api, root: Path)
         assert request.label == "edit_file: app.py"
         assert client.documents[uri][0] == SOURCE.replace("hello", "bye")
     assert (result["status"], result["summary"]) == ("done", "The greeting is bye.")
-    assert result["edits"] == {"applied": 1, "rejected": 0}
+    assert result["edits"] == {"applied": 1, "rejected": 0, "partly": 0}
     assert path.read_text() == SOURCE.replace("hello", "bye")
     assert api.results(api.fake.requests[-1].body) == [
         ("Edited app.py: 1 hunk accepted.", False),
