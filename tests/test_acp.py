@@ -16,12 +16,13 @@ from fake_api import FakeAnthropic, reply, text, tool_use
 
 CLIENT = Path(__file__).with_name("acp_client")
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
+pytestmark = pytest.mark.acp
 
 
 @pytest.fixture(scope="session")
 def client_installed() -> Path:
-    """The client's npm packages, installed once (the registry is reachable where tests run)."""
+    """The client's npm packages (`.ci/run` installs them; so does this, once, if missing)."""
+    assert shutil.which("node"), "the acp tier needs Node.js"
     if not (CLIENT / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
         subprocess.run(
             ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
