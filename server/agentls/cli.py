@@ -57,11 +57,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--sandbox",
         choices=["auto", "required", "off"],
-        default="auto",
         help="run bash in a sandbox: where one works (auto, the default), always, or never",
     )
     run.add_argument(
-        "--sandbox-network", action="store_true", help="let sandboxed commands reach the network"
+        "--sandbox-network",
+        action="store_true",
+        default=None,
+        help="let sandboxed commands reach the network",
     )
     commands.add_parser(
         "acp", help="serve the Agent Client Protocol on stdio (Zed, JetBrains, agent-shell, ...)"
