@@ -127,7 +127,7 @@ def test_initialize_and_an_edit_written_through_the_client(
 
     text_seen = streamed_text(events)
     assert "Reading." in text_seen and "Changed the greeting." in text_seen
-    assert "done: 3 steps, 1 edits applied, 0 rejected" in text_seen
+    assert "done: 3 steps, 1 edit applied, 0 rejected" in text_seen
     (prompt,) = responses(events, "prompt")
     assert prompt["result"]["stopReason"] == "end_turn"
     assert prompt["result"]["usage"]["outputTokens"] > 0
@@ -295,3 +295,57 @@ def test_the_plan_reaches_the_client(
     assert [(e["content"], e["status"]) for e in plan["entries"]] == [
         (t["content"], t["status"]) for t in todos
     ]
+
+
+def test_a_saved_session_is_listed_loaded_and_continued(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(tool_use("bash", {"command": "echo remembered"})), reply(text("noted")))
+    first = drive(
+        client_installed,
+        root,
+        fake,
+        [{"op": "new"}, {"op": "setMode", "mode": "always"}, {"op": "prompt", "text": "first"}],
+    )
+    (new,) = responses(first, "new")
+    session_id = new["result"]["sessionId"]
+
+    # A new agent process (the editor restarted) finds it, replays it, and goes on with it.
+    fake.script(reply(text("second answer")))
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [
+            {"op": "list"},
+            {"op": "load", "sessionId": session_id},
+            {"op": "prompt", "text": "second", "permission": "allow"},
+        ],
+    )
+    (listed,) = responses(events, "list")
+    assert [(s["sessionId"], s["title"]) for s in listed["result"]["sessions"]] == [
+        (session_id, "first")
+    ]
+    (loaded,) = responses(events, "load")
+    assert "error" not in loaded
+    replayed = [e for e in events if e["kind"] == "update" and e["t"] < loaded["t"]]
+    kinds = [e["update"]["sessionUpdate"] for e in replayed]
+    assert kinds == [
+        "user_message_chunk",
+        "tool_call",
+        "tool_call_update",
+        "agent_message_chunk",
+    ], kinds
+    assert replayed[0]["update"]["content"]["text"] == "first"
+    assert "remembered" in json.dumps(replayed[2]["update"]["content"])
+    # The model saw the whole earlier conversation.
+    sent = json.dumps(fake.requests[-1].body["messages"])
+    assert "first" in sent and "remembered" in sent and "noted" in sent and "second" in sent
+
+
+def test_loading_an_unknown_session_is_a_clear_error(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    events = drive(client_installed, root, fake, [{"op": "load", "sessionId": "nope"}])
+    (loaded,) = responses(events, "load")
+    assert "no saved session nope" in json.dumps(loaded["error"])

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,10 +20,14 @@ from acp.schema import (
     ForkSessionResponse,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
+    ResumeSessionResponse,
+    SessionInfo,
     SessionMode,
     SessionModeState,
     SetSessionConfigOptionResponse,
@@ -38,10 +42,12 @@ from .. import __version__
 from ..agent import Session, TaskResult
 from ..interfaces import ModelError
 from ..model import ClientCache
+from ..sessions import SessionStore
 from ..user_settings import load as load_user_settings
 from ..wiring import prepare_task
 from .approver import AcpApprover
 from .progress import AcpProgress
+from .replay import replay
 from .updates import Updates
 from .workspace import AcpWorkspace
 
@@ -122,16 +128,81 @@ class AcpAgent:
         )
 
     async def new_session(
-        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
     ) -> NewSessionResponse:
-        session = self._open(cwd, uuid.uuid4().hex, mcp_servers)
+        root = _root(cwd)
+        # Saved as it goes, in the store every door shares: session/list finds it later.
+        conversation = Session(journal=_store(root).create())
+        session = self._open(root, conversation, mcp_servers)
         return NewSessionResponse(session_id=session.id, modes=MODES)
 
-    def _open(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> AcpSession:
-        root = Path(cwd)
-        if not root.is_absolute() or not root.is_dir():
-            raise acp.RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
-        session = AcpSession(session_id, root)
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> LoadSessionResponse:
+        session = self._resume(cwd, session_id, mcp_servers)
+        updates = Updates(self.client, session.id)
+        replay(session.conversation.messages, updates)
+        await updates.flush()
+        return LoadSessionResponse(modes=_modes(session.mode))
+
+    async def resume_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ResumeSessionResponse:
+        session = self._resume(cwd, session_id, mcp_servers)
+        return ResumeSessionResponse(modes=_modes(session.mode))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        if cwd is None:
+            raise acp.RequestError.invalid_params({"cwd": "sessions are kept per folder"})
+        root = _root(cwd)
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=info.id,
+                    cwd=str(root),
+                    title=info.title,
+                    updated_at=datetime.fromtimestamp(info.updated, timezone.utc).isoformat(),
+                )
+                for info in _store(root).list_sessions()
+            ]
+        )
+
+    def _resume(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> AcpSession:
+        root = _root(cwd)
+        running = self.sessions.get(session_id)
+        if running is not None and running.running is not None and not running.running.done():
+            raise acp.RequestError.invalid_request(
+                {"message": "that session is running a prompt; cancel it first"}
+            )
+        try:
+            journal, stored = _store(root).open(session_id)
+        except (KeyError, ValueError):
+            raise acp.RequestError.invalid_params(
+                {"sessionId": f"no saved session {session_id} in {root}"}
+            ) from None
+        conversation = Session.resumed(
+            stored.messages, journal, stored.info.tasks, stored.last_request
+        )
+        return self._open(root, conversation, mcp_servers)
+
+    def _open(self, root: Path, conversation: Session, mcp_servers: list[Any] | None) -> AcpSession:
+        session = AcpSession(conversation.id, root, conversation=conversation)
         if mcp_servers:
             session.notes.append(
                 f"(agentls does not support MCP servers yet; {len(mcp_servers)} ignored.)\n\n"
@@ -231,6 +302,24 @@ class AcpAgent:
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         log.info("ignored the ACP notification %s", method)
+
+
+def _root(cwd: str) -> Path:
+    root = Path(cwd)
+    if not root.is_absolute() or not root.is_dir():
+        raise acp.RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
+    return root
+
+
+def _store(root: Path) -> SessionStore:
+    try:
+        return SessionStore(root)
+    except OSError as error:
+        raise acp.RequestError.internal_error({"message": f"the session store: {error}"}) from None
+
+
+def _modes(current: Mode) -> SessionModeState:
+    return MODES.model_copy(update={"current_mode_id": current})
 
 
 def _usage(result: TaskResult) -> Usage:
