@@ -58,11 +58,16 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--sandbox",
         choices=["auto", "required", "off"],
-        default="auto",
         help="run bash in a sandbox: where one works (auto, the default), always, or never",
     )
     run.add_argument(
-        "--sandbox-network", action="store_true", help="let sandboxed commands reach the network"
+        "--sandbox-network",
+        action="store_true",
+        default=None,
+        help="let sandboxed commands reach the network",
+    )
+    commands.add_parser(
+        "acp", help="serve the Agent Client Protocol on stdio (Zed, JetBrains, agent-shell, ...)"
     )
     resume = run.add_mutually_exclusive_group()
     resume.add_argument(
@@ -174,12 +179,18 @@ def main(argv: list[str] | None = None) -> int:
         return check_settings(arguments.settings)
     if arguments.command == "check-model":
         return check_model(arguments.settings)
+    # Logs go to a file or stderr, never stdout: stdout is the protocol's channel.
     from .logs import configure
 
     configure(arguments.log_file)
     from .lifetime import exit_now, kill_shells_on_signals
 
     kill_shells_on_signals()
+    if arguments.command == "acp":
+        from .acp.agent import serve
+
+        serve()
+        exit_now(0)
     if arguments.tcp:
         return serve_tcp(arguments.host, arguments.port)
     from .lsp.server import make_server
