@@ -35,7 +35,11 @@ def _key(path: str) -> bytes:
     return path.encode("utf-8", "surrogatepass")
 
 
-def cut(text: str) -> str:
+def cut(text: str | bytes) -> str:
+    """A line as shown: rg's bytes decoded (its CR before the LF dropped), at most
+    MATCH_CHARS characters."""
+    if isinstance(text, bytes):
+        text = text.removesuffix(b"\r").decode("utf-8", "replace")
     return text if len(text) <= MATCH_CHARS else text[:MATCH_CHARS] + " [...]"
 
 
@@ -52,14 +56,19 @@ class Found:
         self._largest: list[_Largest] = []
         self._floor: bytes | None = None
         """The smallest path whose lines were let go: no path from it on is kept."""
+        self._passed_over = ""
 
-    def add(self, path: str, number: int, is_match: bool, text: str) -> None:
+    def add(self, path: str, number: int, is_match: bool, text: str | bytes) -> None:
+        """A line of `path`; `text` as read_file shows it, or as rg printed it."""
         if is_match:
             self.counts[path] = self.counts.get(path, 0) + 1
         lines = self._lines.get(path)
         if lines is None:
+            if path == self._passed_over:
+                return
             key = _key(path)
             if self._floor is not None and key >= self._floor:
+                self._passed_over = path  # its next lines, which come next, are not kept
                 return
             lines = self._lines[path] = []
             self._kept_matches[path] = 0

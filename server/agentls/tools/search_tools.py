@@ -180,30 +180,32 @@ class _Search:
             async for chunk in chunks:
                 lines = (pending + chunk).split(b"\n")
                 pending = lines.pop()
-                for line in lines:
-                    self._disk_line(line, skip)
-        if pending:
-            self._disk_line(pending, skip)
+                self._disk_lines(lines, skip)
+        self._disk_lines([pending], skip)
 
-    def _disk_line(self, line: bytes, skip: set[str]) -> None:
-        raw, separator, rest = line.partition(b"\0")
-        numbered = _RG_LINE.match(rest) if separator else None
-        if numbered is None:
-            return  # the `--` between context groups, or a file name with a line break
-        path = _name(raw)
-        if path in skip or path in self.again:
-            return
-        text = rest[numbered.end() :]
-        if any(mark in text for mark in self.marks):
-            self.again.add(path)
-            self.found.forget(path)
-            return
-        self.found.add(
-            path,
-            int(numbered.group(1)),
-            numbered.group(2) == b":",
-            text.removesuffix(b"\r").decode("utf-8", "replace"),
-        )
+    def _disk_lines(self, lines: list[bytes], skip: set[str]) -> None:
+        """rg's `path NUL number:text` lines (`-` for context) into what was found.
+
+        Run for every line rg prints, tens of thousands a step: each file's name is decoded
+        once for its run of lines, and a line's text only where it is kept.
+        """
+        found, marks, again, match = self.found, self.marks, self.again, _RG_LINE.match
+        last_raw, path = None, ""
+        for line in lines:
+            raw, separator, rest = line.partition(b"\0")
+            numbered = match(rest) if separator else None
+            if numbered is None:
+                continue  # the `--` between context groups, or a file name with a line break
+            if raw != last_raw:
+                last_raw, path = raw, _name(raw)
+            if path in skip or path in again:
+                continue
+            text = rest[numbered.end() :]
+            if marks and any(mark in text for mark in marks):
+                again.add(path)
+                found.forget(path)
+                continue
+            found.add(path, int(numbered.group(1)), numbered.group(2) == b":", text)
 
     async def text(self, path: str, text: str) -> None:
         """Search `text` as the file `path` holds it, through rg's standard input."""
@@ -223,12 +225,8 @@ class _Search:
         for line in pending.split(b"\n"):
             numbered = _RG_LINE.match(line)
             if numbered is not None:
-                text_of_line = line[numbered.end() :].removesuffix(b"\r")
                 self.found.add(
-                    path,
-                    int(numbered.group(1)),
-                    numbered.group(2) == b":",
-                    text_of_line.decode("utf-8", "replace"),
+                    path, int(numbered.group(1)), numbered.group(2) == b":", line[numbered.end() :]
                 )
 
 
