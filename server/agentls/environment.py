@@ -22,7 +22,6 @@ from pathlib import Path
 
 from .files import NotText, read_text
 
-_SECRET_NAMES = {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"}
 _SECRET_LAST_WORDS = frozenset(
     ("KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "PAT")
 )
@@ -44,7 +43,7 @@ MIN_SHORT_SECRET = 4
 def is_secret_name(name: str) -> bool:
     upper = name.upper()
     words = upper.split("_")
-    if upper in _SECRET_NAMES or any(word in upper for word in _SECRET_WORDS):
+    if any(word in upper for word in _SECRET_WORDS):
         return True
     # One word alone (PWD, KEY, PATH) is the shell's or a tool's, not a credential.
     return len(words) > 1 and words[-1] in _SECRET_LAST_WORDS and words[-2] not in _PUBLIC_WORDS
