@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from . import __version__
 
@@ -63,6 +64,28 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--sandbox-network", action="store_true", help="let sandboxed commands reach the network"
     )
+    resume = run.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="go on with this folder's last session",
+    )
+    resume.add_argument("--resume", metavar="ID", help="go on with a saved session")
+    commands.add_parser("sessions", help="list this folder's saved sessions, newest first")
+    undo = commands.add_parser(
+        "undo", help="undo the agent's changes back to a checkpoint (default: the last task)"
+    )
+    undo.add_argument("id", nargs="?", type=int, help="the checkpoint (see --list)")
+    undo.add_argument("--list", action="store_true", help="list the checkpoints, newest first")
+    undo.add_argument("--yes", action="store_true", help="do not ask before changing files")
+    undo.add_argument(
+        "--overwrite",
+        nargs="+",
+        default=[],
+        metavar="PATH",
+        help="put these files back even though they changed since",
+    )
     check = commands.add_parser(
         "check-settings", help="check an agentls settings object (JSON) as the server would"
     )
@@ -91,7 +114,13 @@ def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.command == "run":
         from .terminal_session import run_in_terminal
+        from .terminal_state import saved_session
 
+        try:
+            session = saved_session(Path.cwd(), arguments.resume, arguments.continue_last)
+        except KeyError:
+            print(f"agentls: no saved session {arguments.resume!r} here (see `agentls sessions`)")
+            return 1
         return run_in_terminal(
             arguments.task,
             arguments.yes,
@@ -100,7 +129,14 @@ def main(argv: list[str] | None = None) -> int:
             arguments.max_steps,
             arguments.sandbox,
             arguments.sandbox_network,
+            session,
         )
+    if arguments.command in ("sessions", "undo"):
+        from .terminal_state import list_sessions, undo_in_terminal
+
+        if arguments.command == "sessions":
+            return list_sessions()
+        return undo_in_terminal(arguments.id, arguments.list, arguments.yes, arguments.overwrite)
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
     from .logs import configure

@@ -11,6 +11,7 @@ from typing import Any
 from . import environment, providers, sandbox
 from .agent import Agent, Session, TaskResult
 from .chat_model import ChatModel
+from .checkpoints import checkpoints_for
 from .costs import Price, describe, price_of, report
 from .interfaces import Approver, ModelError, Progress, Shell, Workspace
 from .memory import ProjectMemory
@@ -54,7 +55,8 @@ class TaskSetup:
             progress=progress,
         )
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
-        return Agent(self.model, tools, progress, session, memory)
+        checkpoints = checkpoints_for(workspace.root)
+        return Agent(self.model, tools, progress, session, memory, checkpoints)
 
     @property
     def price(self) -> Price | None:
