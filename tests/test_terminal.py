@@ -282,3 +282,17 @@ def test_without_a_working_sandbox_bash_warns_or_is_refused(
         assert (tmp_path / "made").exists() == ran
         result = fake.requests[-1].body["messages"][-1]["content"][0]
         assert result.get("is_error", False) != ran
+
+
+def test_the_users_settings_file_applies_and_flags_win(tmp_path: Path, fake: FakeAnthropic) -> None:
+    config = tmp_path / ".config" / "agentls"
+    config.mkdir(parents=True)
+    (config / "settings.json").write_text('{"maxSteps": 1, "bogus": 1}')
+    fake.script(reply(tool_use("bash", {"command": "true"})), reply(text("not reached")))
+    done = run(tmp_path, fake, "--yes", "go")
+    assert done.returncode == 2, done.stdout  # step_limit after the file's one step
+    assert "unknown setting agentls.bogus is ignored" in done.stderr
+    fake.reset()
+    fake.script(reply(tool_use("bash", {"command": "true"})), reply(text("two steps")))
+    done = run(tmp_path, fake, "--yes", "--max-steps", "2", "go")
+    assert done.returncode == 0 and "two steps" in done.stdout

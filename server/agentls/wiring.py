@@ -14,10 +14,10 @@ from .chat_model import ChatModel
 from .checkpoints import checkpoints_for
 from .costs import Price, describe, price_of, report
 from .counts import counted
-from .interfaces import Approver, ModelError, Progress, Shell, Workspace
+from .interfaces import Approver, Progress, Shell, Workspace
 from .memory import ProjectMemory
 from .model import AnthropicModel, ClientCache
-from .settings import DEFAULT_MODEL, Settings
+from .settings import Settings
 from .shell import RefusingShell, SubprocessShell
 from .tools import ToolContext
 
@@ -83,14 +83,7 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
     env, secrets = loaded.client, loaded.secrets
     endpoint = providers.endpoint(settings.provider, settings.base_url, env)
     wire = endpoint.profile.wire
-    name = settings.model or env.get("AGENTLS_MODEL")
-    if name is None and endpoint.profile.name != providers.DEFAULT_PROVIDER:
-        raise ModelError(
-            f"No model is set for the {endpoint.profile.title} provider.",
-            "Set the agentls.model setting (or AGENTLS_MODEL, or --model in the terminal) "
-            "to one of the models it serves.",
-        )
-    name = name or DEFAULT_MODEL
+    name = providers.model_id(endpoint.profile, settings.model, env)
     if settings.context_window is None:
         settings = replace(settings, context_window=providers.context_window(name, wire))
     adapter = ChatModel if wire == "openai" else AnthropicModel
