@@ -35,7 +35,7 @@ class ToolContext:
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Tool:
     name: str
     description: str
