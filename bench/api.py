@@ -1,4 +1,4 @@
-"""The fake Messages API of the test suite (tests/fake_api.py), shared by the benchmarks."""
+"""The fake Messages API of the test suite (tests/fake_api/), shared by the benchmarks."""
 
 from __future__ import annotations
 

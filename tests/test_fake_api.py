@@ -48,7 +48,7 @@ from fake_api import (
 
 MODEL = "claude-fake-1"
 HI = [{"role": "user", "content": "hi"}]
-FAKE_API = Path(__file__).with_name("fake_api.py")
+TESTS = Path(__file__).parent
 
 
 
@@ -580,7 +580,8 @@ def test_cli_prints_url_and_serves_posted_script(tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"text": "from file"}]))
     proc = subprocess.Popen(
-        [sys.executable, str(FAKE_API), "--port", "0", "--script", str(script)],
+        [sys.executable, "-m", "fake_api", "--port", "0", "--script", str(script)],
+        cwd=TESTS,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -95,8 +95,12 @@ export class FakeApi {
   ) {}
 
   static async start(paths: Paths): Promise<FakeApi> {
-    const script = path.join(paths.repo, 'tests', 'fake_api.py');
-    const group = new Group(spawn(paths.python, [script, '--port', '0'], { detached: true }));
+    const group = new Group(
+      spawn(paths.python, ['-m', 'fake_api', '--port', '0'], {
+        cwd: path.join(paths.repo, 'tests'),
+        detached: true,
+      }),
+    );
     const [, url] = await group.waitFor(/listening on (http:\/\/\S+)/, 15000);
     return new FakeApi(group, url);
   }

@@ -1,0 +1,43 @@
+"""`python -m fake_api`: serve the fake for drivers that are not Python (the VS Code e2e test)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+
+from .limits import DEFAULT_MIN_CACHEABLE_TOKENS
+from .script import turn_from_json
+from .server import FakeAnthropic
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Fake Anthropic Messages API for tests.")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--script", metavar="FILE.json", help="JSON list of turns to queue")
+    parser.add_argument("--min-cacheable-tokens", type=int, default=DEFAULT_MIN_CACHEABLE_TOKENS)
+    args = parser.parse_args(argv)
+
+    fake = FakeAnthropic(args.port, min_cacheable_tokens=args.min_cacheable_tokens)
+    if args.script:
+        with open(args.script, encoding="utf-8") as f:
+            loaded = json.load(f)
+        items = loaded if isinstance(loaded, list) else [loaded]
+        fake.script(*(turn_from_json(t) for t in items))
+
+    done = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: done.set())
+    fake.start()
+    print(f"listening on {fake.url}", flush=True)
+    # Polling rather than a bare wait() keeps the main thread responsive to signals.
+    while not done.wait(0.2):
+        pass
+    fake.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
