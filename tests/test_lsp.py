@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from agentls.lsp.workspace import SETTLE_SECONDS
 from doubles import is_running, results
-from editor_client import EditorClient, editor
+from editor_client import EditorClient, approves_commands, editor
 from fake_api import (
     FakeAnthropic,
     auth_error,
@@ -404,6 +404,36 @@ async def test_commands_are_put_to_the_user(
         assert client.approval_requests == ["The agent wants to run:\ntouch made"]
     assert (root / "made").exists() == ran
     assert result["summary"].startswith("told: exit code 0" if ran else "told: The user denied")
+
+
+@pytest.mark.parametrize(
+    ("answer", "ran"),
+    [("Allow", True), ("Allow for this task", True), ("Deny", False), (None, False), ("x", False)],
+)
+async def test_a_client_that_knows_approvals_gets_the_structured_request(
+    fake: FakeAnthropic, root: Path, answer: str | None, ran: bool
+) -> None:
+    fake.script(reply(tool_use("bash", {"command": "touch made"})), echo_result)
+    initialization = {"approveCommands": "ask"}
+    async with editor(
+        root, fake.url, initialization=initialization, capabilities=approves_commands
+    ) as client:
+        client.approvals = [answer]
+        await client.run_task("make it")
+        assert client.approval_requests == []  # no showMessageRequest
+        assert client.command_approvals == [
+            {
+                "command": "touch made",
+                "cwd": str(root),
+                "prompt": "The agent wants to run a command",
+                "choices": [
+                    {"id": "allow", "title": "Allow"},
+                    {"id": "allow_task", "title": "Allow for this task"},
+                    {"id": "deny", "title": "Deny"},
+                ],
+            }
+        ]
+    assert (root / "made").exists() == ran
 
 
 async def test_allow_for_this_task_and_allowed_commands(fake: FakeAnthropic, root: Path) -> None:

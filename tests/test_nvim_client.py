@@ -121,7 +121,7 @@ def test_agent_cancel_stops_a_long_bash_step(fake: FakeAnthropic, root: Path) ->
     )
     report = run_spec("cancel_spec.lua", root, fake.url)
     assert report["result"]["status"] == "cancelled"
-    assert report["asked"] == ["The agent wants to run:\necho $$ > pid; sleep 60"]
+    assert report["asked"] == ["The agent wants to run a command:\necho $$ > pid; sleep 60"]
     assert not is_running(report["pid"])
     assert len(fake.requests) == 1  # no model call after the cancel
 

@@ -58,7 +58,7 @@ async def _run(
         return TaskResult("failed", str(error), error_hint=error.hint).as_dict()
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, title, ls.cancel)
-    agent = setup.agent(LspWorkspace(ls, root), LspApprover(ls), progress, ls.session)
+    agent = setup.agent(LspWorkspace(ls, root), LspApprover(ls, root), progress, ls.session)
     result = await work(agent)
     progress.end(setup.outcome(result))
     if result.status == "failed":
