@@ -130,10 +130,8 @@ class EditorClient(LanguageClient):
             elif self.save:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(new_text)
-        if not applied_any:
-            return types.ApplyWorkspaceEditResult(
-                applied=False, failure_reason="the user rejected the edit"
-            )
+        if not applied_any:  # the user's no, which the server words (as the editor clients do)
+            return types.ApplyWorkspaceEditResult(applied=False)
         return types.ApplyWorkspaceEditResult(applied=True)
 
     def approve(self, params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:

@@ -111,7 +111,7 @@ async def test_edit_rejected_leaves_the_file_alone(
     (told,) = results(fake.requests[-1].body["messages"])
     assert told["is_error"] is True
     assert told["content"] == (
-        "The edit of app.py was not applied: the user rejected the edit. The file is unchanged."
+        "The edit of app.py was not applied: the user rejected it. The file is unchanged."
     )
 
 
@@ -129,6 +129,11 @@ async def test_edit_partly_accepted_says_which_hunks(fake: FakeAnthropic, root: 
         assert document_edit.text_document.version == 1
         annotations = request.edit.change_annotations
         assert [a.needs_confirmation for a in annotations.values()] == [True, True]
+        # The editor shows each hunk in the words the model is told of it.
+        assert [a.label for a in annotations.values()] == [
+            "hunk 1 of 2: change of line 1",
+            "hunk 2 of 2: change of line 5",
+        ]
         assert [e.annotation_id for e in document_edit.edits] == list(annotations)
     assert path.read_text() == SOURCE.replace("def greet", "def hello")
     assert result_text(fake.requests[-1].body) == (

@@ -77,6 +77,11 @@ def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: 
     assert report["result"]["status"] == "done"
     assert report["result"]["edits"] == {"applied": 1, "rejected": 0}
     assert report["hunks"] == 2
+    # Each hunk is shown in the words the model is told of it (the server's labels).
+    assert report["hunk_marks"] == [
+        "  ● undecided  hunk 1 of 2: change of line 2",
+        "  ● undecided  hunk 2 of 2: change of line 5",
+    ]
     assert report["windows_during_review"] == 2
     assert report["status_during_review"] == "write_file: app.py"
     # $/progress reaches LspProgress (fidget.nvim, statuslines) with each step.
@@ -181,7 +186,7 @@ def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
     report = run_spec("refusals_spec.lua", root, fake.url)
     assert report["rejected"]["edits"] == {"applied": 0, "rejected": 1}
     assert result_text(fake.requests[1].body) == (
-        "The edit of app.py was not applied: the user rejected the edit. The file is unchanged."
+        "The edit of app.py was not applied: the user rejected it. The file is unchanged."
     )
     # Typed during the review: the edit no longer fits, and Neovim must not claim it landed.
     assert report["stale"]["edits"] == {"applied": 0, "rejected": 1}

@@ -11,17 +11,16 @@ import type {
 } from 'vscode-languageclient';
 import {
   applyHunks,
-  describeHunk,
   type Decision,
   type Hunk,
   HunkDecisions,
+  hunksOf,
   positionAt,
-  splitIntoHunks,
   type TextEdit,
+  UnsupportedEdit,
 } from './hunks';
 
 export const REVIEW_SCHEME = 'agentls-proposal';
-const REJECTED = 'the user rejected it';
 
 interface FileChange {
   uri: vscode.Uri;
@@ -29,8 +28,6 @@ interface FileChange {
   edits: TextEdit[];
   create: boolean;
 }
-
-class UnsupportedEdit extends Error {}
 
 /** The LSP edit as one change per file, in the order the server sent them. */
 function fileChanges(edit: LspWorkspaceEdit): FileChange[] {
@@ -189,14 +186,13 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
       return [];
     }
     const key = review.proposal.toString();
-    const total = review.hunks.length;
     const proposed = review.proposedText();
     return review.hunks.flatMap((hunk, i) => {
       const line = review.proposedLine(i, proposed);
       const at = new vscode.Range(line, 0, line, 0);
       const lens = (title: string, command: string) =>
         new vscode.CodeLens(at, { title, command, arguments: [key, i] });
-      const which = `hunk ${i + 1} of ${total} (${describeHunk(review.text, hunk)})`;
+      const which = hunk.label;
       const decision = review.decisions.all[i];
       if (decision === 'pending') {
         return [
@@ -215,7 +211,7 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
   ): Promise<ApplyWorkspaceEditResult> {
     let reviews: FileReview[];
     try {
-      reviews = await this.prepare(fileChanges(params.edit));
+      reviews = await this.prepare(fileChanges(params.edit), params.edit.changeAnnotations);
     } catch (error) {
       if (error instanceof UnsupportedEdit) {
         return { applied: false, failureReason: error.message };
@@ -236,12 +232,15 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
     }
     const accepted = reviews.filter((r) => r.decisions.accepted(r.hunks).length > 0);
     if (accepted.length === 0) {
-      return { applied: false, failureReason: REJECTED };
+      return { applied: false }; // the user's no: the server words it
     }
     return this.land(accepted);
   }
 
-  private async prepare(changes: FileChange[]): Promise<FileReview[]> {
+  private async prepare(
+    changes: FileChange[],
+    annotations: Record<string, { label: string }> | undefined,
+  ): Promise<FileReview[]> {
     const reviews: FileReview[] = [];
     for (const change of changes) {
       const open = openDocument(change.uri);
@@ -253,10 +252,10 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
         throw new UnsupportedEdit(`${change.uri.fsPath} does not exist`);
       }
       const text = existing ?? '';
-      let hunks = splitIntoHunks(text, change.edits);
+      let hunks = hunksOf(text, change.edits, annotations);
       if (existing === undefined && hunks.length === 0) {
         // An empty new file (an __init__.py) still needs the user's yes to be created.
-        hunks = [{ start: 0, end: 0, newText: '' }];
+        hunks = [{ start: 0, end: 0, newText: '', label: 'an empty new file' }];
       }
       reviews.push(new FileReview(change, text, hunks, this.nextId++));
     }

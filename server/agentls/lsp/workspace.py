@@ -15,6 +15,7 @@ from pygls.uris import from_fs_path
 from pygls.workspace import TextDocument
 
 from .. import files
+from ..edits import Hunk
 from ..interfaces import Change, Landed
 from ..paths import relative
 from .positions import annotated, text_edits
@@ -26,6 +27,11 @@ WRITE_THROUGH_AFTER = 0.2
 _POLLS = (0.01, 0.02, 0.04, 0.08, 0.1)
 """Pauses between looks: a client that answered with its file saved is seen at once, and
 one that never saves does not have a big file read 200 times."""
+
+
+def hunk_label(hunk: Hunk, index: int, total: int) -> str:
+    """What an editor shows for a hunk, in the words the model is told of it."""
+    return f"hunk {index + 1} of {total}: {hunk.describe()}"
 
 
 def uri_of(path: Path) -> str:
@@ -68,9 +74,9 @@ class LspWorkspace:
             ids = [f"{change.tool}:{name}:{i + 1}" for i in range(total)]
             annotations = {
                 ids[i]: types.ChangeAnnotation(
-                    label=f"{change.tool}: {name} ({hunk.describe()}, {i + 1} of {total})",
+                    label=hunk_label(hunk, i, total),
                     needs_confirmation=True,
-                    description="Proposed by the agent",
+                    description=f"{change.tool}: {name}, proposed by the agent",
                 )
                 for i, hunk in enumerate(change.hunks)
             }

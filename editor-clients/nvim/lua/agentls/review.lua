@@ -131,7 +131,7 @@ local function conclude(label, files, encoding)
   end
   transcript.detail(('review of %s: %d of %d hunks accepted'):format(label, accepted, total))
   if accepted == 0 then
-    return { applied = false, failureReason = 'the user rejected the edit' }
+    return { applied = false } -- the user's no: the server words it
   end
   return { applied = true }
 end

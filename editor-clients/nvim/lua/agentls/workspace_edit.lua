@@ -6,6 +6,7 @@ local M = {}
 ---@field uri string
 ---@field version integer? The document version the edits were made for (nil: not open).
 ---@field edits lsp.TextEdit[] In document order.
+---@field labels string[] Per edit, what the user is shown of it: the server's words.
 ---@field bufnr? integer Its buffer, once the review has loaded it.
 ---@field decisions? boolean[] Per edit, whether the user accepted it.
 
@@ -17,6 +18,20 @@ local function in_document_order(edits)
     return x.line < y.line or (x.line == y.line and x.character < y.character)
   end)
   return edits
+end
+
+---Per edit, its change annotation's label ("hunk 1 of 2: change of lines 3-4", the words
+---the model is told), else its number.
+---@param edits lsp.TextEdit[]
+---@param annotations table<string, lsp.ChangeAnnotation>?
+---@return string[]
+local function labels(edits, annotations)
+  local found = {}
+  for i, edit in ipairs(edits) do
+    local annotation = edit.annotationId and (annotations or {})[edit.annotationId]
+    found[i] = annotation and annotation.label or ('hunk %d of %d'):format(i, #edits)
+  end
+  return found
 end
 
 ---The files `edit` changes, or nil and why it cannot be reviewed.
@@ -39,6 +54,9 @@ function M.files(edit)
   end
   for uri, edits in pairs(edit.changes or {}) do
     table.insert(files, { uri = uri, edits = in_document_order(vim.list_extend({}, edits)) })
+  end
+  for _, file in ipairs(files) do
+    file.labels = labels(file.edits, edit.changeAnnotations)
   end
   return files
 end
