@@ -146,8 +146,7 @@ async def grep(context: ToolContext, arguments: dict[str, Any]) -> str:
 LIST_FILES = Tool(
     name="list_files",
     description=(
-        "List the files under a folder of the workspace (recursively; .gitignore'd files "
-        "left out)."
+        "List the files under a folder of the workspace (recursively; .gitignore'd files left out)."
     ),
     properties={
         "path": {"type": "string", "description": "Folder relative to the root; default the root."}
