@@ -29,7 +29,8 @@ interface FileChange {
   create: boolean;
 }
 
-/** The LSP edit as one change per file, in the order the server sent them. */
+/** The LSP edit as one change per file, in the order the server sent them. The client
+ * advertises documentChanges, so the server never sends the `changes` form. */
 function fileChanges(edit: LspWorkspaceEdit): FileChange[] {
   const byUri = new Map<string, FileChange>();
   const changeFor = (uri: string): FileChange => {
@@ -56,9 +57,6 @@ function fileChanges(edit: LspWorkspaceEdit): FileChange[] {
         change.edits.push(textEdit);
       }
     }
-  }
-  for (const [uri, edits] of Object.entries(edit.changes ?? {})) {
-    changeFor(uri).edits.push(...edits);
   }
   return [...byUri.values()];
 }

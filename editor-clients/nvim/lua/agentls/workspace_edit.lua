@@ -34,7 +34,8 @@ local function labels(edits, annotations)
   return found
 end
 
----The files `edit` changes, or nil and why it cannot be reviewed.
+---The files `edit` changes, or nil and why it cannot be reviewed. The plugin advertises
+---documentChanges, so the server never sends the `changes` form.
 ---@param edit lsp.WorkspaceEdit
 ---@return agentls.FileEdit[]?, string?
 function M.files(edit)
@@ -51,9 +52,6 @@ function M.files(edit)
         edits = in_document_order(vim.list_extend({}, change.edits)),
       })
     end
-  end
-  for uri, edits in pairs(edit.changes or {}) do
-    table.insert(files, { uri = uri, edits = in_document_order(vim.list_extend({}, edits)) })
   end
   for _, file in ipairs(files) do
     file.labels = labels(file.edits, edit.changeAnnotations)
