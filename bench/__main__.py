@@ -14,20 +14,23 @@ from pathlib import Path
 
 from .api import FakeAnthropic
 from .editor import BenchEditor, server_command
-from .report import Row, at_most, info, markdown, ratio_at_most
+from .report import Row, added_at_most, at_least, at_most, info, markdown, ratio_at_most
 from .runs import (
     SETTINGS,
     BigEdit,
     Comparison,
+    PrefixCached,
     Soak,
     Startup,
     big_edits,
     big_edits_in_own_server,
     compare,
     environment,
+    openai_reads,
     soak,
     start_ups,
 )
+from .sandbox_cost import SandboxCost, sandbox_cost
 from .trajectory import make_modules
 
 
@@ -39,6 +42,7 @@ class Plan:
     start_ups: int = 15
     edit_bytes: int = 10 * 1024 * 1024
     edits: int = 3
+    sandbox_runs: int = 30
     edit_server_of_its_own: bool = True
     """The big edits in a fresh server; in quick mode, in the one the other tasks ran in."""
 
@@ -50,6 +54,7 @@ QUICK = Plan(
     start_ups=1,
     edit_bytes=1024 * 1024,
     edits=1,
+    sandbox_runs=3,
     edit_server_of_its_own=False,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
@@ -61,8 +66,10 @@ class Results:
     startup: dict[str, Startup]
     greeting: Comparison
     reads: Comparison
+    openai: PrefixCached
     soak: Soak
     edit: BigEdit
+    sandbox: SandboxCost
 
 
 async def measure(plan: Plan) -> Results:
@@ -83,7 +90,9 @@ async def measure(plan: Plan) -> Results:
         finally:
             await editor.close()
         edit = shared or await big_edits_in_own_server(fake, env, root, plan.edit_bytes, plan.edits)
-    return Results(plan, startup, greeting, reads, soaked, edit)
+        openai = await openai_reads(env, root, paths)
+        cost = await sandbox_cost(root, plan.sandbox_runs)
+    return Results(plan, startup, greeting, reads, openai, soaked, edit, cost)
 
 
 def rows(results: Results) -> list[Row]:
@@ -108,6 +117,19 @@ def rows(results: Results) -> list[Row]:
             reads.naive[0].billed_input,
             "naive",
             0.18,
+        ),
+        info(
+            f"billed input, OpenAI format with prefix caching, {plan.steps} x read_file of 6 KB",
+            results.openai.billed_input,
+            "base tokens",
+            results.openai.prompt_tokens,
+            "uncached",
+        ),
+        at_least(
+            "the same: share of the input tokens read from the cache",
+            results.openai.cache_hit_rate * 100,
+            "%",
+            90,
         ),
         ratio_at_most(
             "time per tool step, instant model (median of runs)",
@@ -163,7 +185,16 @@ def rows(results: Results) -> list[Row]:
         ),
         _first_and_last("soak: time per step", soaked.seconds_per_step),
         _first_and_last("soak: server CPU per step", soaked.cpu_seconds_per_step),
+        _sandbox_row(results.sandbox, plan.sandbox_runs),
     ]
+
+
+def _sandbox_row(cost: SandboxCost, runs: int) -> Row:
+    measure = f"bash `true` in the sandbox, side by side with none (median of {runs})"
+    if cost.unavailable:
+        measure += f": no sandbox here ({cost.unavailable})"
+        return info(measure, cost.bare_ms, "ms", None, "")
+    return added_at_most(measure, cost.sandboxed_ms, "ms", cost.bare_ms, "no sandbox", 20)
 
 
 def _first_and_last(measure: str, per_task: list[float]) -> Row:

@@ -1,4 +1,4 @@
-"""The fake Messages API of the test suite (tests/fake_api/), shared by the benchmarks."""
+"""The fake APIs of the test suite (tests/fake_api/), shared by the benchmarks."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from tests.fake_api import (
     text,
     tool_use,
 )
+from tests.fake_api.chat import FakeOpenAI
 
 __all__ = [
     "FakeAnthropic",
+    "FakeOpenAI",
     "Recorded",
     "Turn",
     "compute_input_usage",

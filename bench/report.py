@@ -34,12 +34,25 @@ def at_most(
     return Row(measure, value, unit, baseline, baseline_name, goal, value <= limit)
 
 
+def at_least(measure: str, value: float, unit: str, limit: float) -> Row:
+    """A row whose goal is a floor on the value itself."""
+    return Row(measure, value, unit, None, "", f"≥ {number(limit)} {unit}", value >= limit)
+
+
 def ratio_at_most(
     measure: str, value: float, unit: str, baseline: float, baseline_name: str, limit: float
 ) -> Row:
     """A row whose goal is a ceiling on value / baseline."""
     passed = value <= limit * baseline
     return Row(measure, value, unit, baseline, baseline_name, f"≤ {limit:g}x", passed)
+
+
+def added_at_most(
+    measure: str, value: float, unit: str, baseline: float, baseline_name: str, limit: float
+) -> Row:
+    """A row whose goal is a ceiling on what value adds to baseline."""
+    goal = f"≤ +{number(limit)} {unit}"
+    return Row(measure, value, unit, baseline, baseline_name, goal, value - baseline <= limit)
 
 
 def info(measure: str, value: float, unit: str, baseline: float | None, baseline_name: str) -> Row:

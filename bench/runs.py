@@ -10,11 +10,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .api import FakeAnthropic, first_prompt_tokens, reply, seconds_per_step, text, tool_use
+from .api import (
+    FakeAnthropic,
+    FakeOpenAI,
+    first_prompt_tokens,
+    reply,
+    seconds_per_step,
+    text,
+    tool_use,
+)
 from .editor import BenchEditor, cpu_seconds, resident_kib, server_command
 from .trajectory import (
     MODEL,
     ONE_WORD_TASK,
+    OPENAI_MODEL,
     READ_TASK,
     greeting_turns,
     read_turns,
@@ -141,6 +150,39 @@ async def compare(
         reads.agentls.append(await agentls_task(editor, fake, READ_TASK, read_turns(paths)))
         reads.naive.append(await naive_task(fake, env, root, READ_TASK, read_turns(paths)))
     return greeting, reads
+
+
+@dataclass(frozen=True)
+class PrefixCached:
+    """The read_file trajectory in the OpenAI format, against automatic prefix caching."""
+
+    billed_input: float
+    prompt_tokens: int
+    cache_hit_rate: float
+
+
+async def openai_reads(env: dict[str, str], root: Path, paths: list[str]) -> PrefixCached:
+    """The read_file trajectory once, in a server of its own talking Chat Completions."""
+    with FakeOpenAI() as fake:
+        chat_env = {
+            **env,
+            "AGENTLS_PROVIDER": "openai",
+            "OPENAI_BASE_URL": fake.url,
+            "OPENAI_API_KEY": "bench-key",
+            "AGENTLS_MODEL": OPENAI_MODEL,
+        }
+        editor = BenchEditor(SETTINGS)
+        await editor.start(server_command("agentls"), chat_env, root)
+        try:
+            fake.script(*read_turns(paths))
+            result = await editor.run_task(READ_TASK)
+        finally:
+            await editor.close()
+        if result["status"] != "done":
+            raise RuntimeError(f"the OpenAI-format task failed: {result!r}")
+        billed = fake.billed
+    prompt = billed.input + billed.cache_read
+    return PrefixCached(billed.billed_input, prompt, billed.cache_read / prompt)
 
 
 @dataclass(frozen=True)

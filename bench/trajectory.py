@@ -10,6 +10,7 @@ FILE_BYTES = 6 * 1024
 ONE_WORD_TASK = "hi"
 READ_TASK = "Read every module under src/ and tell me what each one does."
 MODEL = "claude-sonnet-4-5"
+OPENAI_MODEL = "gpt-4o"
 
 
 def module_text(number: int, size: int) -> str:

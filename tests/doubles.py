@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,41 @@ def is_running(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def running_argv(*argv: str) -> list[int]:
+    """Host pids of the running processes whose command line is exactly `argv`: a process in
+    a sandbox's PID namespace cannot tell its pid outside, so tests find it by a unique one
+    (`sleep 300.417`)."""
+    wanted = "".join(f"{word}\0" for word in argv).encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes() == wanted and is_running(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+BROKEN_BWRAP = "bwrap: No permissions to create new namespace"
+
+
+def path_with_a_broken_bwrap(folder: Path) -> str:
+    """A PATH on which `bwrap` fails as it does where user namespaces are off."""
+    folder.mkdir()
+    (folder / "bwrap").write_text(f"#!/bin/sh\necho '{BROKEN_BWRAP}' >&2\nexit 1\n")
+    (folder / "bwrap").chmod(0o755)
+    return f"{folder}:{os.environ['PATH']}"
+
+
+def unique_seconds() -> str:
+    """A `sleep` length no other test's processes share (tests run in parallel)."""
+    return f"300.{os.getpid()}{next(_counter)}"
+
+
+_counter = itertools.count()
+
+
 class MemoryEditor:
     """An editor with some documents open (unsaved text kept in memory), the disk for the rest.
 
@@ -35,7 +72,7 @@ class MemoryEditor:
     async def read_text(self, path: Path) -> str:
         if path in self.open:
             return self.open[path]
-        return files.read_text(path)
+        return files.read_text(self.root, path)
 
     async def propose(self, change: Change) -> Landed:
         self.proposals.append(change)
@@ -47,7 +84,7 @@ class MemoryEditor:
         )
         if change.path in self.open:
             self.open[change.path] = text
-        files.write_atomic(change.path, text)
+        files.write_atomic(self.root, change.path, text)
         return Landed(True, text)
 
 
@@ -91,6 +128,17 @@ def call(name: str, stop_reason: str = "tool_use", **arguments: Any) -> Turn:
     return Turn([block], stop_reason, Usage(10, 5))
 
 
+def usage_of(result: dict[str, Any]) -> Usage:
+    """The counts of a task result's usage (the protocol's form), as a Usage."""
+    usage = result["usage"]
+    return Usage(
+        usage["inputTokens"],
+        usage["outputTokens"],
+        usage["cacheReadTokens"],
+        usage["cacheWriteTokens"],
+    )
+
+
 def results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The tool results in the last user message."""
     return [b for b in messages[-1]["content"] if b.get("type") == "tool_result"]
@@ -103,7 +151,9 @@ class Recorder:
     def step(self, tool: str, summary: str) -> None:
         self.events.append(("step", tool, summary))
 
-    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+    def step_done(
+        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
+    ) -> None:
         self.events.append(("done", tool, "ok" if ok else "error"))
 
     def text(self, delta: str) -> None:

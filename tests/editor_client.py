@@ -237,11 +237,14 @@ async def editor(
     settings: dict[str, Any] | None = None,
     initialization: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
+    arguments: tuple[str, ...] = (),
     capabilities: Callable[[types.ClientCapabilities], None] | None = None,
     process: bool = False,
 ) -> AsyncIterator[EditorClient]:
     """An editor connected to a new server: in this process (see in_process.py), or, with
-    `process`, `python -m agentls` on stdio for what only a real process shows."""
+    `process` (or command-line `arguments`), `python -m agentls` on stdio for what only a
+    real process shows."""
+    process = process or bool(arguments)
     client = _make_client()
     if settings is not None:
         client.set_configuration({"agentls": settings})
@@ -253,7 +256,9 @@ async def editor(
     }
     async with AsyncExitStack() as stack:
         if process:
-            await client.start_io(sys.executable, "-m", "agentls", env={**os.environ, **server_env})
+            await client.start_io(
+                sys.executable, "-m", "agentls", *arguments, env={**os.environ, **server_env}
+            )
             stack.push_async_callback(client.stop)
             # Looked up at the end: a test that shut the session down itself replaces it.
             stack.push_async_callback(lambda: client.shutdown_session())

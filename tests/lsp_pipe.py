@@ -25,7 +25,9 @@ class ServerPipe:
         self._next_id = 0
 
     @classmethod
-    async def start(cls, root: Path, api_url: str) -> ServerPipe:
+    async def start(
+        cls, root: Path, api_url: str, settings: dict[str, Any] | None = None
+    ) -> ServerPipe:
         env = {
             **os.environ,
             "ANTHROPIC_BASE_URL": api_url,
@@ -49,7 +51,9 @@ class ServerPipe:
                 "rootUri": None,
                 "capabilities": {"workspace": edits},
                 "workspaceFolders": [{"uri": from_fs_path(str(root)), "name": "root"}],
-                "initializationOptions": {"agentls": {"approveCommands": "always"}},
+                "initializationOptions": {
+                    "agentls": {"approveCommands": "always", **(settings or {})}
+                },
             },
         )
         pipe.notify("initialized", {})

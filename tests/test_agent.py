@@ -217,3 +217,16 @@ async def test_a_compaction_that_breaks_leaves_no_request_behind(tmp_path: Path)
     with pytest.raises(RuntimeError):
         await agent.compact()
     assert session.messages == before
+
+
+async def test_a_secret_in_the_task_or_its_selection_never_reaches_the_model(
+    tmp_path: Path,
+) -> None:
+    """The editor sends the selection with the task: a selected .env line holds a key."""
+    model = ScriptedModel(say("ok"))
+    agent, _ = make_agent(tmp_path, model)
+    agent.tools.secrets = ("sk-ant-selected-0123456789",)
+    task = "Selected lines 1-1:\n```\nANTHROPIC_API_KEY=sk-ant-selected-0123456789\n```\nfix"
+    assert (await agent.run(task)).status == "done"
+    sent = model.requests[0][0]["content"][0]["text"]
+    assert sent == "Selected lines 1-1:\n```\nANTHROPIC_API_KEY=[redacted]\n```\nfix"

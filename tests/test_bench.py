@@ -23,11 +23,13 @@ def test_quick_bench_prints_every_measure() -> None:
         for line in done.stdout.splitlines()
         if line.startswith("| ") and not line.startswith(("| measure", "| ---"))
     }
-    assert len(rows) == 11, done.stdout
+    assert len(rows) == 14, done.stdout
     overhead = rows["fixed overhead: input tokens of the first request, one-word task"]
     assert overhead[-1].strip(" |") == "pass"
     billed = next(cells for name, cells in rows.items() if name.startswith("billed input"))
     assert float(billed[3].rstrip("x")) < 1  # cheaper than the naive loop even on a short run
     wire = next(cells for name, cells in rows.items() if "on the wire" in name)
     assert wire[-1].strip(" |") == "pass"
+    sandbox = next(cells for name, cells in rows.items() if "in the sandbox" in name)
+    assert "(no sandbox)" in sandbox[2] and sandbox[4] == "≤ +20 ms"
     assert "`python -m bench --quick`" in done.stdout and "cores" in done.stdout

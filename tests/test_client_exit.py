@@ -7,58 +7,67 @@ of its process group, and the fake API.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
 from pathlib import Path
 
 import pytest
-from doubles import is_running
+from doubles import running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, tool_use
 from lsp_pipe import ServerPipe
 
 EXIT_WITHIN = 5.0
 """Seconds the server and its shell processes get to be gone; they take well under one."""
 
-# A child of bash in bash's group, and bash itself waiting for it: both must die.
-LONG_BASH = {"command": "sleep 300 & echo $! $$ > pids.tmp; mv pids.tmp pids; wait"}
-# A job left running in the background after its step, as `server &` would be.
-BACKGROUND_JOB = {"command": "sleep 300 > /dev/null 2>&1 & echo $! > pids"}
+
+def _long_bash(seconds: str) -> dict[str, str]:
+    """A child of bash in bash's group, one in a session of its own, and bash waiting."""
+    return {"command": f"sleep {seconds} & setsid sleep {seconds} & touch started; wait"}
 
 
-async def _pids(root: Path) -> list[int]:
+def _background_job(seconds: str) -> dict[str, str]:
+    """A job left running in the background after its step, as `server &` would be."""
+    return {"command": f"sleep {seconds} > /dev/null 2>&1 & touch started"}
+
+
+async def _started(root: Path, seconds: str, count: int) -> None:
     deadline = time.monotonic() + 60  # start-up, slow on a loaded machine
-    while not (root / "pids").exists():
+    while not (root / "started").exists() or len(running_argv("sleep", seconds)) < count:
         assert time.monotonic() < deadline, "the bash step never started"
         await asyncio.sleep(0.02)
-    pids = [int(line) for line in (root / "pids").read_text().split()]
-    assert pids and all(map(is_running, pids))
-    return pids
 
 
-async def _mid_bash_step(server: ServerPipe, fake: FakeAnthropic, root: Path) -> list[int]:
-    fake.script(reply(tool_use("bash", LONG_BASH)))
+async def _mid_bash_step(server: ServerPipe, fake: FakeAnthropic, root: Path, seconds: str) -> None:
+    fake.script(reply(tool_use("bash", _long_bash(seconds))))
     server.send_request("workspace/executeCommand", _run_task())
-    return await _pids(root)
+    await _started(root, seconds, 2)
 
 
-async def _mid_review(server: ServerPipe, fake: FakeAnthropic, root: Path) -> list[int]:
+async def _mid_review(server: ServerPipe, fake: FakeAnthropic, root: Path, seconds: str) -> None:
     """A background job from an earlier step runs; an edit waits for the user's review."""
     (root / "a.py").write_text("x = 1\n")
     fake.script(
-        reply(tool_use("bash", BACKGROUND_JOB)),
+        reply(tool_use("bash", _background_job(seconds))),
         reply(tool_use("edit_file", {"path": "a.py", "old_text": "1", "new_text": "2"})),
     )
     server.send_request("workspace/executeCommand", _run_task())
     await asyncio.wait_for(server.wait_for("workspace/applyEdit"), 60)
-    return await _pids(root)
+    await _started(root, seconds, 1)
 
 
 def _run_task() -> dict[str, object]:
     return {"command": "agent.runTask", "arguments": [{"task": "work"}]}
 
 
-MOMENTS = {"bash step": _mid_bash_step, "review": _mid_review}
+MOMENTS = {
+    "bash step in the sandbox": (_mid_bash_step, "auto"),
+    # Without the sandbox, `setsid` leaves the group: only the group's processes are checked.
+    "bash step without a sandbox": (_mid_bash_step, "off"),
+    # In the sandbox a background job ends with its step; without one it lives on.
+    "review, a job in the background": (_mid_review, "off"),
+}
 
 
 async def _leave(server: ServerPipe, how: str) -> None:
@@ -74,14 +83,21 @@ async def _leave(server: ServerPipe, how: str) -> None:
         server.process.send_signal(signal.SIGKILL)
 
 
-async def _all_gone(server: ServerPipe, pids: list[int]) -> float:
-    """Seconds until the server has exited and none of `pids` runs."""
+async def _all_gone(server: ServerPipe, seconds: str, sandboxed: bool) -> float:
+    """Seconds until the server has exited and no `sleep seconds` it started runs."""
     started = time.monotonic()
     await asyncio.wait_for(server.process.wait(), EXIT_WITHIN)
-    while any(map(is_running, pids)):
-        assert time.monotonic() - started < EXIT_WITHIN, f"orphans: {pids}"
+    while left := [pid for pid in running_argv("sleep", seconds) if sandboxed or _in_group(pid)]:
+        assert time.monotonic() - started < EXIT_WITHIN, f"orphans: {left}"
         await asyncio.sleep(0.02)
     return time.monotonic() - started
+
+
+def _in_group(pid: int) -> bool:
+    """Whether `pid` stayed in the process group bash was started in (no `setsid`)."""
+    with contextlib.suppress(OSError):
+        return os.getpgid(pid) != pid
+    return False
 
 
 @pytest.mark.parametrize("how", ["pipes closed", "exit without shutdown", "SIGTERM", "SIGKILL"])
@@ -89,26 +105,21 @@ async def _all_gone(server: ServerPipe, pids: list[int]) -> float:
 async def test_the_server_exits_and_kills_the_shell_when_the_editor_goes(
     fake: FakeAnthropic, root: Path, moment: str, how: str
 ) -> None:
-    server = await ServerPipe.start(root, fake.url)
+    go, sandbox = MOMENTS[moment]
+    seconds = unique_seconds()
+    server = await ServerPipe.start(root, fake.url, {"sandbox": sandbox})
     try:
-        pids = await MOMENTS[moment](server, fake, root)
+        await go(server, fake, root, seconds)
         await _leave(server, how)
-        await _all_gone(server, pids)
+        await _all_gone(server, seconds, sandbox != "off")
     finally:
         if server.process.returncode is None:
             server.process.kill()
             await server.process.wait()
-        for pid in _leftover(root):
+        for pid in running_argv("sleep", seconds):
             os.kill(pid, signal.SIGKILL)
-    if moment == "review":
+    if go is _mid_review:
         assert (root / "a.py").read_text() == "x = 1\n"  # the unanswered edit never landed
-
-
-def _leftover(root: Path) -> list[int]:
-    path = root / "pids"
-    if not path.exists():
-        return []
-    return [pid for pid in map(int, path.read_text().split()) if is_running(pid)]
 
 
 def test_the_guardian_gets_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:

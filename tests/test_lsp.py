@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from agentls.lsp.workspace import SETTLE_SECONDS
-from doubles import is_running, results
+from doubles import results, running_argv, unique_seconds
 from editor_client import EditorClient, approves_commands, editor
 from fake_api import (
     FakeAnthropic,
@@ -263,28 +263,26 @@ async def test_progress_without_a_client_token(fake: FakeAnthropic, root: Path) 
 
 
 async def _start_long_bash(
-    client: EditorClient, root: Path, token: str | None = None
-) -> tuple[str, asyncio.Future[Any], int]:
+    client: EditorClient, fake: FakeAnthropic, token: str | None = None
+) -> tuple[str, asyncio.Future[Any], str]:
+    """Starts a task whose bash step runs `sleep seconds` (found by that, sandboxed or not)."""
+    seconds = unique_seconds()
+    fake.script(reply(tool_use("bash", {"command": f"sleep {seconds}"})), reply(text("after")))
     request_id, answer = client.start_task("sleep", token=token)
-    pid_file = root / "pid"
     deadline = time.monotonic() + 30  # spawn and SDK import included, on a loaded machine
-    while not (pid_file.exists() and pid_file.read_text().strip()):
+    while not running_argv("sleep", seconds):
         assert time.monotonic() < deadline, "the bash step never started"
         await asyncio.sleep(0.02)
-    return request_id, answer, int(pid_file.read_text())
-
-
-LONG_BASH = {"command": "echo $$ > pid; sleep 60"}
+    return request_id, answer, seconds
 
 
 @pytest.mark.parametrize("route", ["agent.cancel", "progress", "cancelRequest"])
 async def test_cancel_stops_the_task_and_kills_bash(
     fake: FakeAnthropic, root: Path, route: str
 ) -> None:
-    fake.script(reply(tool_use("bash", LONG_BASH)), reply(text("after cancel")))
     async with editor(root, fake.url) as client:
         client.progress_reports["tok"] = []
-        request_id, answer, pid = await _start_long_bash(client, root, token="tok")
+        request_id, answer, seconds = await _start_long_bash(client, fake, token="tok")
         started = time.monotonic()
         if route == "agent.cancel":
             assert await client.command("agent.cancel") == {"cancelled": True}
@@ -302,7 +300,7 @@ async def test_cancel_stops_the_task_and_kills_bash(
         else:
             result = await answer
             assert result["status"] == "cancelled"
-        while is_running(pid):
+        while running_argv("sleep", seconds):
             assert time.monotonic() - started < 2, "bash still runs"
             await asyncio.sleep(0.02)
         # No further model call was made, and the server takes the next task.
@@ -315,9 +313,8 @@ async def test_cancel_stops_the_task_and_kills_bash(
 
 
 async def test_second_task_is_refused_while_one_runs(fake: FakeAnthropic, root: Path) -> None:
-    fake.script(reply(tool_use("bash", LONG_BASH)), reply(text("first done")))
     async with editor(root, fake.url) as client:
-        _, first, _pid = await _start_long_bash(client, root)
+        _, first, _seconds = await _start_long_bash(client, fake)
         with pytest.raises(JsonRpcException, match="already running"):
             await client.run_task("second")
         assert not first.done()
@@ -355,9 +352,20 @@ async def test_missing_key_says_what_to_do(fake: FakeAnthropic, root: Path) -> N
         assert "Set ANTHROPIC_API_KEY" in client.messages[-1].message
 
 
-async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) -> None:
+async def test_key_from_the_users_config_file_never_from_the_workspace(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    """The user's config `.env` gives the key and the endpoint; the workspace's `.env` (the
+    repository's) configures nothing, and its secrets are redacted too."""
+    config = root.parent / "config" / "agentls"
+    config.mkdir(parents=True)
+    (config / ".env").write_text(
+        f"ANTHROPIC_API_KEY=from-config-file\nANTHROPIC_BASE_URL={fake.url}\n"
+        "AGENTLS_MODEL=claude-from-config\n"
+    )
     (root / ".env").write_text(
-        "ANTHROPIC_API_KEY=from-dotenv\nAGENTLS_MODEL=claude-dotenv\n"
+        "ANTHROPIC_API_KEY=from-the-repository\nANTHROPIC_BASE_URL=http://127.0.0.1:9/\n"
+        "AGENTLS_MODEL=claude-repository\n"
         "DATABASE_URL=postgres://u:pw@h/db\nBASH_ENV=hook.sh\n"
     )
     (root / "hook.sh").write_text("touch pwned\n")
@@ -366,7 +374,8 @@ async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) 
         reply(tool_use("read_file", {"path": ".env"})),
         echo_result,
     )
-    async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
+    env = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": ""}
+    async with editor(root, fake.url, env=env) as client:
         result = await client.run_task("go")
     assert result["status"] == "done"
     first, env_step, _ = fake.requests
@@ -375,10 +384,12 @@ async def test_key_from_the_workspace_env_file(fake: FakeAnthropic, root: Path) 
     assert "BASH_ENV" not in env_output
     # The model may read .env, but never the key in it.
     assert result["summary"].startswith("told: 1\tANTHROPIC_API_KEY=[redacted]\n")
-    assert first.headers["authorization"] == "Bearer from-dotenv"
-    assert first.body["model"] == "claude-dotenv"
+    assert first.headers["authorization"] == "Bearer from-config-file"
+    assert first.body["model"] == "claude-from-config"
     assert not (root / "pwned").exists()
-    assert all("from-dotenv" not in json.dumps(r.body) for r in fake.requests)
+    for request in fake.requests:
+        assert "from-config-file" not in json.dumps(request.body)
+        assert "from-the-repository" not in json.dumps(request.body)
 
 
 async def test_session_memory_and_new_session(fake: FakeAnthropic, root: Path) -> None:
@@ -599,14 +610,13 @@ async def test_cancel_during_the_review_withdraws_the_edit(fake: FakeAnthropic, 
 
 
 async def test_shutdown_during_a_task_cancels_it_cleanly(fake: FakeAnthropic, root: Path) -> None:
-    fake.script(reply(tool_use("bash", LONG_BASH)))
     async with editor(root, fake.url, process=True) as client:  # `exit` ends the process
-        _, answer, pid = await _start_long_bash(client, root)
+        _, answer, seconds = await _start_long_bash(client, fake)
         await client.shutdown_session()  # answered without error, the task cancelled
         with pytest.raises(JsonRpcException):
             await answer
         deadline = time.monotonic() + 2
-        while is_running(pid):
+        while running_argv("sleep", seconds):
             assert time.monotonic() < deadline, "bash outlived the shutdown"
             await asyncio.sleep(0.02)
         client.shutdown_session = _already_shut  # type: ignore[method-assign]

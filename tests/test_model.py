@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from agentls import providers
 from agentls.interfaces import ModelError, PromptTooLong
 from agentls.model import STREAM_RETRIES, AnthropicModel, ClientCache, with_cache_breakpoints
 from fake_api import (
@@ -26,7 +27,8 @@ HELLO = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
 
 def model(fake: FakeAnthropic, timeout: float = 120.0) -> AnthropicModel:
     env = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.url}
-    return AnthropicModel(ClientCache().get(env), "claude-test", 1000, env, timeout)
+    endpoint = providers.endpoint(None, None, env)
+    return AnthropicModel(ClientCache().get(endpoint), "claude-test", 1000, endpoint, env, timeout)
 
 
 async def test_streams_text_and_returns_request_ready_blocks(fake: FakeAnthropic) -> None:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from doubles import is_running
+from doubles import running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 from test_lsp import SOURCE, result_text
 
@@ -120,14 +120,13 @@ def test_edits_to_a_file_not_open_and_to_a_new_file(fake: FakeAnthropic, root: P
 
 def test_agent_cancel_stops_a_long_bash_step(fake: FakeAnthropic, root: Path) -> None:
     (root / "main.py").write_text("print('hi')\n")
-    fake.script(
-        reply(tool_use("bash", {"command": "echo $$ > pid; sleep 60"})),
-        reply(text("never asked")),
-    )
+    seconds = unique_seconds()  # $$ is bash's pid in the sandbox, not outside
+    command = f"echo $$ > pid; sleep {seconds}"
+    fake.script(reply(tool_use("bash", {"command": command})), reply(text("never asked")))
     report = run_spec("cancel_spec.lua", root, fake.url)
     assert report["result"]["status"] == "cancelled"
-    assert report["asked"] == ["The agent wants to run a command:\necho $$ > pid; sleep 60"]
-    assert not is_running(report["pid"])
+    assert report["asked"] == [f"The agent wants to run a command:\n{command}"]
+    assert not running_argv("sleep", seconds)
     assert len(fake.requests) == 1  # no model call after the cancel
 
 

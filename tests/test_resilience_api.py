@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from agentls.agent import COMPACTED
 from agentls.costs import price_of
-from agentls.interfaces import Usage
+from doubles import usage_of
 from editor_client import editor
 from fake_api import (
     FakeAnthropic,
@@ -172,12 +172,7 @@ async def test_usage_and_cost_in_the_result_and_the_progress_end(
         result = await client.run_task("go", token="t")
         end = client.progress_reports["t"][-1]
     usage = result["usage"]
-    counted = Usage(
-        usage["inputTokens"],
-        usage["outputTokens"],
-        usage["cacheReadTokens"],
-        usage["cacheWriteTokens"],
-    )
+    counted = usage_of(result)
     billed = fake.billed
     assert (counted.input, counted.output) == (billed.input, billed.output)
     price = price_of("claude-sonnet-4-5")

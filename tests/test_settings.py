@@ -29,7 +29,15 @@ def test_camel_case_values() -> None:
         }
     )
     assert problems == []
-    assert settings == Settings("claude-x", 7, 1000, "always", ("git status",), 5.0, 2000)
+    assert settings == Settings(
+        model="claude-x",
+        max_steps=7,
+        max_tokens=1000,
+        approve_commands="always",
+        allowed_commands=("git status",),
+        bash_timeout=5.0,
+        output_limit=2000,
+    )
 
 
 def test_bad_values_fall_back_to_defaults_with_a_message() -> None:

@@ -27,10 +27,20 @@ def test_every_field_is_a_setting_whose_json_default_is_its_default() -> None:
 
 def contribution(setting_key: str) -> dict[str, object]:
     (setting,) = (s for s in SETTINGS if s.key == setting_key)
+    scope = {"scope": "application"} if setting.user_only else {}
     return {
+        **scope,
         **setting.schema,
         "default": setting.default,
         "markdownDescription": setting.description,
+    }
+
+
+def test_vscode_ignores_the_user_only_settings_of_an_untrusted_folder() -> None:
+    package = json.loads((REPO / "editor-clients" / "vscode" / "package.json").read_text())
+    restricted = package["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]
+    assert set(restricted) == {"agentls.server.command"} | {
+        f"agentls.{s.key}" for s in SETTINGS if s.user_only
     }
 
 

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from doubles import is_running
+from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 
 
@@ -84,7 +84,8 @@ def test_run_reports_api_errors(tmp_path: Path, fake: FakeAnthropic) -> None:
 
 
 def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
-    fake.script(reply(tool_use("bash", {"command": "echo $$ > pid; sleep 60"})))
+    seconds = unique_seconds()
+    fake.script(reply(tool_use("bash", {"command": f"touch started; sleep {seconds}"})))
     env = _env(tmp_path, fake)
     process = subprocess.Popen(
         [sys.executable, "-m", "agentls", "run", "--yes", "wait"],
@@ -94,14 +95,14 @@ def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
         text=True,
     )
     deadline = time.monotonic() + 30
-    while not ((tmp_path / "pid").exists() and (tmp_path / "pid").read_text().strip()):
+    while not ((tmp_path / "started").exists() and running_argv("sleep", seconds)):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=10)
     assert process.returncode == 130
     assert "cancelled: " in out
-    assert not is_running(int((tmp_path / "pid").read_text()))
+    assert not running_argv("sleep", seconds)
     assert len(fake.requests) == 1
 
 
@@ -199,3 +200,30 @@ def test_run_with_stdin_closed(tmp_path: Path, fake: FakeAnthropic) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "made").exists()  # nobody could approve it
+
+
+def test_without_a_working_sandbox_bash_warns_or_is_refused(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    path = path_with_a_broken_bwrap(tmp_path.parent / f"{tmp_path.name}-bin")
+    env = {**_env(tmp_path, fake), "PATH": path}
+    for sandbox, ran in [("required", False), ("auto", True)]:
+        fake.script(reply(tool_use("bash", {"command": "touch made"})), reply(text("ok")))
+        done = subprocess.run(
+            [sys.executable, "-m", "agentls", "run", "--yes", "--sandbox", sandbox, "go"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        reason = f"bubblewrap fails here: {BROKEN_BWRAP}"
+        warning = {
+            "required": f'agentls: bash is off: the setting sandbox is "required", and {reason}',
+            "auto": f"agentls: bash runs without a sandbox: {reason}",
+        }[sandbox]
+        assert warning in done.stdout
+        assert (tmp_path / "made").exists() == ran
+        result = fake.requests[-1].body["messages"][-1]["content"][0]
+        assert result.get("is_error", False) != ran

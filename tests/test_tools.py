@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -308,13 +309,56 @@ async def test_commands_ask_unless_allowed(tmp_path: Path) -> None:
     ],
 )
 def test_allowed_commands_cannot_be_smuggled(command: str) -> None:
-    assert not is_allowed(command, ["git status", "ls"])
+    assert not is_allowed(command, ["git status", "ls"], Path("/work"))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git diff --output=../x",
+        "git diff --output ../x",
+        "git diff -o x",
+        "pytest --junitxml=../x",
+        "pytest --junitxml=report.xml",
+        "pytest --basetemp=/home",
+        "find . -delete",
+        "find . -exec rm {} +",
+        "find . -fprint ../list",
+        "sed -i s/a/b/ file",
+        "sed -ni.bak s/a/b/ file",
+        "cat /etc/passwd",
+        "cat ~/.ssh/id_rsa",
+        "cat src/../../x",
+        "cat link/secret",
+        "git diff --no-index a /etc/shadow",
+    ],
+)
+def test_allowed_prefixes_never_let_through_writes_or_paths_outside(
+    command: str, tmp_path: Path
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path.parent)
+    prefixes = ["git diff", "pytest", "find", "sed", "cat"]
+    assert not is_allowed(command, prefixes, tmp_path)
+
+
+async def test_an_allowed_prefix_with_a_writing_option_asks(tmp_path: Path) -> None:
+    approver = Approver("deny")
+    ctx = context(tmp_path, approver, approve_commands="ask", allowed_commands=("find",))
+    (tmp_path / "keep.txt").write_text("x")
+    text, error = await run_tool(ctx, "bash", {"command": "find . -name keep.txt -delete"})
+    assert error and "denied" in text and (tmp_path / "keep.txt").exists()
+    assert approver.asked == ["find . -name keep.txt -delete"]
+    text, error = await run_tool(ctx, "bash", {"command": "find . -name keep.txt"})
+    assert (text, error) == ("exit code 0\n./keep.txt", False)
 
 
 def test_allowed_commands_match_word_prefixes() -> None:
-    assert is_allowed("git status --short", ["git status"])
-    assert is_allowed("ls", ["ls"])
-    assert is_allowed("pytest -q tests/test_x.py", ["pytest"])
+    assert is_allowed("git status --short", ["git status"], Path("/work"))
+    assert is_allowed("ls", ["ls"], Path("/work"))
+    assert is_allowed("pytest -q tests/test_x.py", ["pytest"], Path("/work"))
+    assert is_allowed("grep -in main src/", ["grep"], Path("/work"))
+    assert is_allowed("git log --oneline -5 -- ./src", ["git log"], Path("/work"))
 
 
 def test_bounded_output_keeps_head_and_tail() -> None:
@@ -381,9 +425,9 @@ def test_atomic_writes_keep_the_mode_and_leave_no_temporary(tmp_path: Path) -> N
     script = tmp_path / "run.sh"
     script.write_text("old\n")
     script.chmod(0o750)
-    write_atomic(script, "new\n")
+    write_atomic(tmp_path, script, "new\n")
     assert script.read_text() == "new\n" and script.stat().st_mode & 0o777 == 0o750
-    write_atomic(tmp_path / "sub" / "fresh.txt", "x")
+    write_atomic(tmp_path, tmp_path / "sub" / "fresh.txt", "x")
     assert (tmp_path / "sub" / "fresh.txt").stat().st_mode & 0o777 == 0o666 & ~_umask()
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["fresh.txt", "run.sh", "sub"]
 
@@ -404,6 +448,41 @@ async def test_a_background_job_does_not_hold_the_step(tmp_path: Path) -> None:
     os.kill(int((tmp_path / "pid").read_text()), 9)
 
 
+async def test_a_runaway_background_writer_does_not_keep_the_server_busy(tmp_path: Path) -> None:
+    text, _ = await run_tool(context(tmp_path), "bash", {"command": "yes & echo $! > pid"})
+    assert "[background processes still hold the output" in text
+    try:
+        before = time.process_time()
+        await asyncio.sleep(1)
+        assert time.process_time() - before < 0.2  # reading `yes` at full speed takes ~1 s
+    finally:
+        os.kill(int((tmp_path / "pid").read_text()), 9)
+
+
+def test_a_reused_group_id_is_not_killed() -> None:
+    from agentls import guardian
+    from agentls.process_groups import ProcessGroups
+
+    unrelated = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        start = guardian.start_time(unrelated.pid)
+        assert start is not None
+        groups = ProcessGroups()
+        # As if a group of ours with that id had ended, and the id gone to this process.
+        groups._live[unrelated.pid] = start - 1
+        groups.kill_all()
+        told = f"+{unrelated.pid} {start - 1}\n"
+        subprocess.run([sys.executable, "-I", "-S", guardian.__file__], input=told, text=True)
+        assert unrelated.poll() is None
+        # The group it was told of, it kills.
+        told = f"+{unrelated.pid} {start}\n"
+        subprocess.run([sys.executable, "-I", "-S", guardian.__file__], input=told, text=True)
+        assert unrelated.wait(5) == -9
+    finally:
+        unrelated.kill()
+        unrelated.wait()
+
+
 async def test_fifos_are_refused_not_waited_on(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
     (tmp_path / "a.txt").write_text("findme\n")
@@ -422,6 +501,12 @@ def test_secret_variables_by_name_and_by_value() -> None:
         "DB_PASSWORD": "x",
         "MYSQL_PWD": "x",
         "SSH_PRIVATE_KEY": "x",
+        "API_KEY": "x",
+        "PRIVATE_KEY": "x",
+        "STRIPE_KEY": "x",
+        "DB_PASS": "x",
+        # A key id more often than a key, but no name tells them apart.
+        "GPG_KEY": "ABCDEF",
         "DATABASE_URL": "postgres://admin:hunter2@db/app",
         "REDIS_URL": "redis://:hunter2@cache:6379",
     }
@@ -430,7 +515,7 @@ def test_secret_variables_by_name_and_by_value() -> None:
         "PATH": "/usr/bin",
         "PUBLIC_URL": "https://example.com/app",
         "SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1",
-        "GPG_KEY": "ABCDEF",
+        "PWD": "/root",
         "GOOGLE_APPLICATION_CREDENTIALS": "/home/u/gcp.json",
         "STRIPE_PUBLISHABLE_KEY": "pk_test_123",
         "KEYTIMEOUT": "1",
@@ -439,6 +524,7 @@ def test_secret_variables_by_name_and_by_value() -> None:
     assert environment.secret_values(env) == (
         "postgres://admin:hunter2@db/app",
         "redis://:hunter2@cache:6379",
+        "hunter2",
     )
 
 

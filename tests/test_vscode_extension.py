@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -84,6 +85,27 @@ def test_extension_unit_tests() -> None:
     # A failure already failed the run; this catches a run that found no tests.
     passing = re.search(r"(\d+) passing", output)
     assert passing and int(passing.group(1)) > 0, output
+
+
+_WIDENING = re.compile(r"command|approve|allowed|sandbox|url|endpoint|provider|host|port", re.I)
+"""Names of settings that start a program, let commands run unasked, or choose where the
+agent's requests or commands go."""
+
+
+def test_no_folder_setting_starts_a_program_or_widens_approvals() -> None:
+    """A repository's .vscode/settings.json must not set them (issue 9): they are scoped to
+    the user's settings, and ignored in an untrusted folder."""
+    package = json.loads((EXTENSION / "package.json").read_text())
+    properties = package["contributes"]["configuration"]["properties"]
+    sensitive = {key for key in properties if _WIDENING.search(key.removeprefix("agentls."))}
+    assert {"agentls.server.command", "agentls.approveCommands", "agentls.allowedCommands"} <= (
+        sensitive
+    )
+    untrusted = package["capabilities"]["untrustedWorkspaces"]
+    assert untrusted["supported"] == "limited"
+    for key in sorted(sensitive):
+        assert properties[key].get("scope") in ("application", "machine"), key
+        assert key in untrusted["restrictedConfigurations"], key
 
 
 @pytest.mark.vscode

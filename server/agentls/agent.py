@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .context import ContextBudget, prompt_chars
+from .environment import redact
 from .interfaces import Block, Model, ModelError, Progress, PromptTooLong, Turn, Usage
 from .prompt import system_prompt
 from .tools import TOOLS, ToolContext, run_tool
@@ -147,7 +148,9 @@ class Agent:
             return TaskResult(status, summary, steps, edits.applied, edits.rejected, usage, hint)
 
         start = self.session.checkpoint()
-        self.session.add_user([{"type": "text", "text": task}])
+        # The task may carry the editor's selection, which may hold a secret (a .env line).
+        shown = redact(task, self.tools.secrets)
+        self.session.add_user([{"type": "text", "text": shown}])
         try:
             while steps < max_steps:
                 steps += 1
@@ -217,7 +220,8 @@ class Agent:
     async def _ask(self, system: str) -> Turn:
         """The model's next turn, the conversation first brought within its context budget."""
         settings = self.tools.settings
-        limit = int(settings.context_window * settings.context_budget)
+        # A front end resolves the window by model (wiring.prepare_task); 200k for a bare loop.
+        limit = int((settings.context_window or 200_000) * settings.context_budget)
         budget, messages = self.session.budget, self.session.messages
         chars = prompt_chars(system, TOOL_SCHEMAS, messages)
         chars -= self._fit(chars, limit)
@@ -255,5 +259,5 @@ class Agent:
         else:
             text, is_error = await run_tool(self.tools, call["name"], call.get("input"))
         first_line = text.splitlines()[0] if text else ""
-        self.progress.step_done(call["name"], summary, not is_error, first_line)
+        self.progress.step_done(call["name"], summary, not is_error, first_line, text)
         return _tool_result(call["id"], text, is_error)

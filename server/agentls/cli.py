@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 
 from . import __version__
@@ -17,6 +16,16 @@ def _max_steps(text: str) -> int:
     try:
         steps: int = checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
         return steps
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _provider(text: str) -> str:
+    """`--provider`, one of the agentls.provider setting's values."""
+    from .settings import checked
+
+    try:
+        return str(checked("provider", text))
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -34,8 +43,22 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run one task in the current directory")
     run.add_argument("task", help="what the agent should do")
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
+    run.add_argument(
+        "--provider",
+        type=_provider,
+        help="where the model runs: anthropic, openai or a profile (default: AGENTLS_PROVIDER)",
+    )
     run.add_argument("--model", help="model id (default: AGENTLS_MODEL or a current Sonnet)")
     run.add_argument("--max-steps", type=_max_steps, help="stop after this many model turns")
+    run.add_argument(
+        "--sandbox",
+        choices=["auto", "required", "off"],
+        default="auto",
+        help="run bash in a sandbox: where one works (auto, the default), always, or never",
+    )
+    run.add_argument(
+        "--sandbox-network", action="store_true", help="let sandboxed commands reach the network"
+    )
     check = commands.add_parser(
         "check-settings", help="check an agentls settings object (JSON) as the server would"
     )
@@ -65,13 +88,20 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.command == "run":
         from .terminal import run_in_terminal
 
-        return run_in_terminal(arguments.task, arguments.yes, arguments.model, arguments.max_steps)
+        return run_in_terminal(
+            arguments.task,
+            arguments.yes,
+            arguments.provider,
+            arguments.model,
+            arguments.max_steps,
+            arguments.sandbox,
+            arguments.sandbox_network,
+        )
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
-    # Logs go to a file or stderr, never stdout: stdout is the LSP channel.
-    logging.basicConfig(
-        filename=arguments.log_file, level=logging.INFO if arguments.log_file else logging.WARNING
-    )
+    from .logs import configure
+
+    configure(arguments.log_file)
     from .lifetime import exit_now, kill_shells_on_signals
     from .lsp.server import make_server
 

@@ -71,17 +71,39 @@ PRICES: tuple[tuple[str, Price], ...] = (
     ("claude-haiku-4-5", Price(1, 5, 1.25, 0.1)),
     ("claude-3-5-haiku", Price(0.8, 4, 1, 0.08)),
     ("claude-3-haiku", Price(0.25, 1.25, 0.3, 0.03)),
+    # OpenAI's published list prices (cached input; writing the cache costs nothing extra).
+    ("gpt-4o", Price(2.5, 10, 2.5, 1.25)),
+    ("gpt-4o-mini", Price(0.15, 0.6, 0.15, 0.075)),
+    ("gpt-4.1", Price(2, 8, 2, 0.5)),
+    ("gpt-4.1-mini", Price(0.4, 1.6, 0.4, 0.1)),
+    ("gpt-4.1-nano", Price(0.1, 0.4, 0.1, 0.025)),
+    ("gpt-5", Price(1.25, 10, 1.25, 0.125)),
+    ("gpt-5-mini", Price(0.25, 2, 0.25, 0.025)),
+    ("gpt-5-nano", Price(0.05, 0.4, 0.05, 0.005)),
+    ("o3", Price(2, 8, 2, 0.5)),
+    ("o4-mini", Price(1.1, 4.4, 1.1, 0.275)),
+    # DeepSeek's (V3.2, both modes): cache hits a tenth of a miss.
+    ("deepseek-chat", Price(0.28, 0.42, 0.28, 0.028)),
+    ("deepseek-reasoner", Price(0.28, 0.42, 0.28, 0.028)),
 )
 
 
 def price_of(model: str, overrides: Iterable[tuple[str, Price]] = ()) -> Price | None:
     """The price of the longest matching model-id prefix, the settings' before the table's;
-    None for a model nobody priced (a cost is never guessed)."""
-    for table in (tuple(overrides), PRICES):
-        matches = [(len(prefix), price) for prefix, price in table if model.startswith(prefix)]
+    None for a model nobody priced (a cost is never guessed).
+
+    A prefix of the table names a model with its dated or sized variants (`gpt-4o-2024-08-06`,
+    `deepseek-chat:latest`), never a later version (`gpt-5` is not `gpt-5.2`)."""
+    mine = [(prefix, price) for prefix, price in overrides if model.startswith(prefix)]
+    table = [(prefix, price) for prefix, price in PRICES if _variant(model, prefix)]
+    for matches in (mine, table):
         if matches:
-            return max(matches, key=lambda match: match[0])[1]
+            return max(matches, key=lambda match: len(match[0]))[1]
     return None
+
+
+def _variant(model: str, prefix: str) -> bool:
+    return model.startswith(prefix) and model[len(prefix) : len(prefix) + 1] in ("", "-", ":")
 
 
 def report(usage: Usage, model: str, price: Price | None) -> dict[str, Any]:

@@ -6,7 +6,10 @@ to an editor's positions is the front end's business.
 
 from __future__ import annotations
 
+import bisect
 import difflib
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -54,6 +57,63 @@ def _offsets(lines: list[str]) -> list[int]:
     return offsets
 
 
+_EXACT_DIFF_LINES = 2000
+"""Above this many lines (both sides), difflib's exact diff can take minutes: it is
+quadratic in lines that repeat (blank lines, braces), and in the number of matches."""
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def _opcodes(a: list[str], b: list[str]) -> Sequence[Opcode]:
+    if len(a) + len(b) <= _EXACT_DIFF_LINES:
+        return difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return _anchored_opcodes(a, b)
+
+
+def _anchored_opcodes(a: list[str], b: list[str]) -> list[Opcode]:
+    """A patience diff: the lines found once on each side, in the longest run that keeps
+    their order, are anchors; between two anchors, an exact diff when short, else one
+    replacement. O(n log n), and as good as exact for code, where most lines are unique."""
+    count_a, count_b = Counter(a), Counter(b)
+    in_b = {line: j for j, line in enumerate(b) if count_b[line] == 1}
+    pairs = [(i, in_b[line]) for i, line in enumerate(a) if count_a[line] == 1 and line in in_b]
+    opcodes: list[Opcode] = []
+    i0 = j0 = 0
+    for i, j in [*_longest_increasing(pairs), (len(a), len(b))]:
+        if i - i0 + j - j0 <= _EXACT_DIFF_LINES:
+            matcher = difflib.SequenceMatcher(None, a[i0:i], b[j0:j], autojunk=False)
+            gap = [(t, i0 + p, i0 + q, j0 + r, j0 + u) for t, p, q, r, u in matcher.get_opcodes()]
+            opcodes.extend(gap)
+        else:
+            opcodes.append(("replace", i0, i, j0, j))
+        if i < len(a):
+            opcodes.append(("equal", i, i + 1, j, j + 1))
+        i0, j0 = i + 1, j + 1
+    return opcodes
+
+
+def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest subsequence of `pairs` (ordered by their first) whose seconds increase."""
+    tails: list[int] = []  # tails[k]: the index in pairs ending the best run of k + 1
+    ends: list[int] = []  # the second of each, for bisect
+    previous: list[int] = []
+    for index, (_, j) in enumerate(pairs):
+        k = bisect.bisect_left(ends, j)
+        previous.append(tails[k - 1] if k else -1)
+        if k == len(tails):
+            tails.append(index)
+            ends.append(j)
+        else:
+            tails[k] = index
+            ends[k] = j
+    run = []
+    at = tails[-1] if tails else -1
+    while at != -1:
+        run.append(pairs[at])
+        at = previous[at]
+    return run[::-1]
+
+
 def line_hunks(old: str, new: str) -> list[Hunk]:
     """The minimal line-wise hunks that turn `old` into `new`."""
     a = lines_with_ends(old)
@@ -71,9 +131,8 @@ def line_hunks(old: str, new: str) -> list[Hunk]:
     a_base = sum(map(len, a[:head]))
     a_off, b_off = _offsets(a_mid), _offsets(b_mid)
     b_text = "".join(b_mid)
-    matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
     hunks = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes(a_mid, b_mid):
         if tag == "equal":
             continue
         hunks.append(

@@ -1,4 +1,11 @@
-"""Reading and writing files on disk without surprises."""
+"""Reading and writing files on disk without surprises.
+
+Every path is checked against the workspace root when the model names it, but the disk can
+change before it is read or written (a review can take minutes): a folder on the way may
+become a symlink out of the root, a file a FIFO. So both walk from the root one name at a
+time through folder descriptors that never follow a symlink, and look at what they opened
+before using it.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +13,71 @@ import contextlib
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
+
+from .paths import refuse_git_metadata
 
 MAX_TEXT_BYTES = 50 * 1024 * 1024
 _SNIFF = 8192
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class NotText(ValueError):
     """The file is binary or too large to be read as text; the message says which."""
 
 
-def read_text(path: Path) -> str:
-    """A text file's content, newlines kept as they are on disk."""
-    status = path.stat()
-    if stat.S_ISDIR(status.st_mode):
+class PathChanged(OSError):
+    """A folder on the way is now a symlink or no folder: the path no longer leads where it
+    was checked, so nothing is read or written there."""
+
+
+@contextlib.contextmanager
+def _folder_of(root: Path, path: Path, create: bool = False) -> Iterator[tuple[int, str]]:
+    """A descriptor of the folder holding `path` (under `root`), and the file's name in it.
+
+    Reached from `root` one name at a time without following symlinks; missing folders are
+    made when `create` is set.
+    """
+    parts = path.relative_to(root).parts
+    if not parts:
         raise IsADirectoryError(str(path))
-    if not stat.S_ISREG(status.st_mode):
-        # A FIFO or a device would block the server on read.
-        raise NotText(f"{path.name} is not a regular file")
-    size = status.st_size
-    if size > MAX_TEXT_BYTES:
-        raise NotText(f"{path.name} is {size} bytes, too large to read as text")
-    data = path.read_bytes()
+    if ".." in parts:
+        raise PathChanged(f"{path} is not a file under {root}")
+    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parts[:-1]:
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, dir_fd=folder)
+            try:
+                inner = os.open(part, _FOLDER, dir_fd=folder)
+            except FileNotFoundError:
+                raise
+            except OSError:  # a symlink (ELOOP) or a file (ENOTDIR)
+                raise PathChanged(
+                    f"{path} cannot be used: {part} is no longer a folder inside the root"
+                ) from None
+            os.close(folder)
+            folder = inner
+        yield folder, parts[-1]
+    finally:
+        os.close(folder)
+
+
+def read_text(root: Path, path: Path, follow: bool = False) -> str:
+    """A text file's content (under `root`), newlines kept as they are on disk.
+
+    `follow`: the file itself may be a symlink (not the folders on the way), for a file that
+    is no workspace file the model named, such as a `.env`.
+    """
+    with _folder_of(root, path) as (folder, name):
+        descriptor = _open_regular(folder, name, path, follow)
+    with os.fdopen(descriptor, "rb") as stream:
+        size = os.fstat(descriptor).st_size
+        if size > MAX_TEXT_BYTES:
+            raise NotText(f"{path.name} is {size} bytes, too large to read as text")
+        data = stream.read(MAX_TEXT_BYTES + 1)
     if b"\0" in data[:_SNIFF]:
         raise NotText(f"{path.name} is a binary file ({size} bytes)")
     try:
@@ -38,25 +88,63 @@ def read_text(path: Path) -> str:
         ) from None
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` all at once: a crash leaves the old file or the new, never half.
+def _open_regular(folder: int, name: str, path: Path, follow: bool) -> int:
+    """`name` in `folder` opened for reading, if it is a regular file.
+
+    A FIFO or a device would block the server on read; a symlink here was not there when
+    the path was checked. The open does not block and follows no symlink, and what it
+    opened is looked at again, so a swap after the first look changes nothing.
+    """
+    status = os.stat(name, dir_fd=folder, follow_symlinks=follow)
+    if stat.S_ISDIR(status.st_mode):
+        raise IsADirectoryError(str(path))
+    not_regular = NotText(f"{path.name} is not a regular file")
+    if not stat.S_ISREG(status.st_mode):
+        raise not_regular
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    try:
+        descriptor = os.open(name, flags, dir_fd=folder)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        raise not_regular from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise not_regular
+    return descriptor
+
+
+def write_atomic(root: Path, path: Path, text: str) -> None:
+    """Replace `path` (under `root`) with `text` all at once: a crash leaves the old file or
+    the new, never half.
 
     The file keeps its permissions (a new one gets the umask's); missing folders are created.
+    The temporary file is written and renamed inside the folder's descriptor, so a folder
+    swapped for a symlink meanwhile cannot send the write out of the root.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    existing = path.stat().st_mode & 0o7777 if path.exists() else None
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    # os.open applies the umask to a new file's mode, without reading or changing it.
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if existing is not None:
-            os.chmod(temporary, existing)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    refuse_git_metadata(root, path)
+    with _folder_of(root, path, create=True) as (folder, name):
+        try:
+            existing = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            mode = None
+        else:
+            if not stat.S_ISREG(existing.st_mode):
+                raise PathChanged(f"{path} is no longer a regular file; nothing was written")
+            mode = existing.st_mode & 0o7777
+        temporary = f".{name}.{secrets.token_hex(6)}.tmp"
+        # os.open applies the umask to a new file's mode, without reading or changing it.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        handle = os.open(temporary, flags, 0o666, dir_fd=folder)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+                stream.write(text)
+                stream.flush()
+                if mode is not None:
+                    os.fchmod(stream.fileno(), mode)
+                os.fsync(stream.fileno())
+            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary, dir_fd=folder)
+            raise

@@ -138,11 +138,25 @@ class ShellResult:
     exit_code: int | None
     output: str
     timed_out: bool = False
+    sandbox_note: str | None = None
+    """One line when the output shows that the sandbox stopped the command."""
+
+
+class ShellRefused(Exception):
+    """The shell runs no command: the settings require a sandbox this machine cannot give."""
 
 
 class Shell(Protocol):
-    async def run(self, command: str, timeout: float, output_limit: int) -> ShellResult:
-        """Run `command`, keeping at most about `output_limit` characters of its output.
+    @property
+    def sandboxed(self) -> bool:
+        """Whether commands run confined (unless run with `sandboxed=False`)."""
+        ...
+
+    async def run(
+        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+    ) -> ShellResult:
+        """Run `command`, keeping at most about `output_limit` characters of its output;
+        outside the sandbox if `sandboxed` is False. Raises ShellRefused.
 
         Cancelling the awaiting task kills it.
         """
@@ -161,8 +175,11 @@ class Progress(Protocol):
         """A tool step starts."""
         ...
 
-    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
-        """A tool step ended; `detail` is a one-line outcome."""
+    def step_done(
+        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
+    ) -> None:
+        """A tool step ended; `detail` is a one-line outcome, `output` the whole result the
+        model got (cut to the output limit, secrets redacted)."""
         ...
 
     def text(self, delta: str) -> None:

@@ -1,7 +1,8 @@
-"""The model: Claude through the official anthropic SDK, streamed, retried and cached.
+"""The model: the retries and error messages every adapter shares, and Claude (or any server
+speaking the Anthropic Messages API) through the official anthropic SDK, streamed and cached.
 
-The SDK is imported on first use, not at start-up: it is the heaviest import we have, and an
-editor waits for `initialize` before anything else.
+The SDKs are imported on first use, not at start-up: they are the heaviest imports we have,
+and an editor waits for `initialize` before anything else.
 """
 
 from __future__ import annotations
@@ -9,13 +10,16 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import os
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 from .environment import redact, secret_values
 from .interfaces import Block, ModelError, PromptTooLong, Turn, Usage
+from .providers import DEFAULT_PROVIDER, KEYLESS, PROFILES, Endpoint
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -31,11 +35,6 @@ STREAM_RETRIES = 2
 """Further attempts at an answer that broke off after it began (the connection dropped, the
 stream ended early, the tool input was not JSON): the SDK retries only failed requests."""
 
-KEY_HINT = (
-    "Set ANTHROPIC_API_KEY in the environment, in a .env file in the workspace root, "
-    "or in ~/.config/agentls/.env."
-)
-
 _CACHE = {"type": "ephemeral"}
 _MESSAGE_BREAKPOINTS = (-1, -3)
 """The newest message, and the one that was newest at the previous request (each step adds an
@@ -44,33 +43,45 @@ step added, where the API's look-back from the first reaches only 20 blocks. Wit
 prompt's, 3 breakpoints of the API's 4."""
 
 
-def preload() -> None:
-    """Import the SDK in the background, so the first task does not wait seconds for it."""
-    threading.Thread(
-        target=lambda: __import__("anthropic"), name="import-anthropic", daemon=True
-    ).start()
+def preload(provider: str | None) -> None:
+    """Import the provider's SDK in the background, so the first task does not wait seconds
+    for it (`provider`: the setting from the client's initializationOptions, if any)."""
+    profile = PROFILES.get(provider or os.environ.get("AGENTLS_PROVIDER") or DEFAULT_PROVIDER)
+    sdk = profile.wire if profile else DEFAULT_PROVIDER  # a wire format is named after its SDK
+    threading.Thread(target=lambda: __import__(sdk), name=f"import-{sdk}", daemon=True).start()
 
 
 class ClientCache:
-    """One SDK client per key and endpoint, reused by every task to keep its connections warm."""
+    """One SDK client per endpoint and key, reused by every task to keep its connections warm."""
 
     def __init__(self) -> None:
-        self._clients: dict[tuple[str | None, str | None, str | None], AsyncAnthropic] = {}
+        self._clients: dict[tuple[str, str, str | None, str], Any] = {}
 
-    def get(self, env: Mapping[str, str]) -> AsyncAnthropic:
-        key = env.get("ANTHROPIC_API_KEY") or None
-        token = None if key else env.get("ANTHROPIC_AUTH_TOKEN") or None
-        base_url = env.get("ANTHROPIC_BASE_URL") or None
-        if key is None and token is None:
-            raise ModelError("No Anthropic API key is set.", KEY_HINT)
-        signature = (key, token, base_url)
+    def get(self, endpoint: Endpoint) -> Any:
+        """The endpoint's client: an AsyncAnthropic or an AsyncOpenAI, by its wire format."""
+        signature = endpoint.signature
         if signature not in self._clients:
-            from anthropic import AsyncAnthropic
-
-            self._clients[signature] = AsyncAnthropic(
-                api_key=key, auth_token=token, base_url=base_url, max_retries=MAX_RETRIES
-            )
+            self._clients[signature] = _client(endpoint)
         return self._clients[signature]
+
+
+def _client(endpoint: Endpoint) -> Any:
+    # Every argument is given, so neither SDK reads a key or an endpoint from the process
+    # environment behind providers.endpoint's back.
+    key = endpoint.key or KEYLESS
+    if endpoint.profile.wire == "openai":
+        from openai import AsyncOpenAI
+
+        return AsyncOpenAI(api_key=key, base_url=endpoint.base_url, max_retries=MAX_RETRIES)
+    from anthropic import AsyncAnthropic
+
+    bearer = endpoint.auth == "bearer"
+    return AsyncAnthropic(
+        api_key=None if bearer else key,
+        auth_token=key if bearer else None,
+        base_url=endpoint.base_url,
+        max_retries=MAX_RETRIES,
+    )
 
 
 def with_cache_breakpoints(
@@ -116,51 +127,85 @@ def _usage(usage: Any) -> Usage:
     )
 
 
-_TOO_LONG = re.compile(r"prompt is too long(?:: (\d+) tokens)?")
+_TOO_LONG = re.compile(
+    # Anthropic; OpenAI and vLLM; llama.cpp; other OpenAI-compatible servers.
+    r"prompt is too long(?:: (\d+) tokens)?"
+    r"|maximum context length is \d+ tokens\. However, (?:your messages resulted in|you "
+    r"requested) (\d+) tokens"
+    r"|exceeds? (?:the )?(?:available )?context (?:size|length|window)"
+    r"|context_length_exceeded",
+    re.IGNORECASE,
+)
 
 
-def _model_error(error: Exception, model: str, env: Mapping[str, str]) -> ModelError:
-    import anthropic
+def _prompt_tokens(match: re.Match[str]) -> int | None:
+    told = match.group(1) or match.group(2)
+    return int(told) if told else None
 
-    endpoint = env.get("ANTHROPIC_BASE_URL") or "the Anthropic API"
-    too_long = _TOO_LONG.search(error.message) if isinstance(error, anthropic.APIError) else None
-    if too_long:
-        return PromptTooLong(
-            "The conversation is longer than the model's context window.",
-            "Compact the conversation (agent.compact) or start a new session (agent.newSession).",
-            int(too_long.group(1)) if too_long.group(1) else None,
+
+class Failure:
+    """Turns an SDK's exception into the user's message: both SDKs share one exception
+    hierarchy (AuthenticationError, RateLimitError, APIStatusError, ...) by name."""
+
+    def __init__(self, sdk: ModuleType, model: str, endpoint: Endpoint, env: Mapping[str, str]):
+        self.sdk = sdk
+        self.model = model
+        self.endpoint = endpoint
+        self.env = env
+
+    def __call__(self, error: Exception, broken: bool = False) -> ModelError:
+        """`broken`: the error came after the answer began (the SDK's connection errors
+        included), so the server was reached."""
+        sdk, profile = self.sdk, self.endpoint.profile
+        where = (
+            f"the {profile.title} API"
+            if self.endpoint.base_url == profile.base_url
+            else self.endpoint.base_url
         )
-    if isinstance(error, anthropic.AuthenticationError):
-        message, hint = "The API key was refused (401).", KEY_HINT
-    elif isinstance(error, anthropic.PermissionDeniedError):
-        message, hint = "The API key may not use this model (403).", "Check the key's workspace."
-    elif isinstance(error, anthropic.NotFoundError):
-        message = f"The model {model!r} was not found (404)."
-        hint = "Check the agentls.model setting or AGENTLS_MODEL."
-    elif isinstance(error, anthropic.RateLimitError):
-        message = f"Still rate limited after {MAX_RETRIES} retries (429)."
-        hint = "Wait a minute and run the task again."
-    elif isinstance(error, anthropic.APIStatusError) and error.status_code >= 500:
-        message = f"The API failed after {MAX_RETRIES} retries ({error.status_code})."
-        hint = "The service may be overloaded; run the task again later."
-    elif isinstance(error, anthropic.APITimeoutError):
-        message = f"{endpoint} did not answer in time, {MAX_RETRIES} retries included."
-        hint = "Check the connection, or raise the agentls.requestTimeout setting."
-    elif isinstance(error, anthropic.APIConnectionError):
-        message = f"Could not reach {endpoint}."
-        hint = "Check the network, or ANTHROPIC_BASE_URL if you set it."
-    elif isinstance(error, anthropic.APIStatusError):
-        message = f"The API refused the request ({error.status_code}): {error.message}"
-        hint = "Check the agentls settings, or start a new session (agent.newSession)."
-    else:
-        message = f"The answer from {endpoint} broke off: {type(error).__name__}: {error}"
-        hint = "Run the task again."
-    message = redact(message, secret_values(env))
-    log.warning("model call failed: %s", message)
-    return ModelError(message, hint)
+        api_error = isinstance(error, sdk.APIError)
+        too_long = _TOO_LONG.search(str(getattr(error, "message", ""))) if api_error else None
+        if too_long or (api_error and getattr(error, "code", None) == "context_length_exceeded"):
+            return PromptTooLong(
+                "The conversation is longer than the model's context window.",
+                "Compact the conversation (agent.compact) or start a new session "
+                "(agent.newSession).",
+                _prompt_tokens(too_long) if too_long else None,
+            )
+        if broken and not isinstance(error, sdk.APIStatusError):
+            message = f"The answer from {where} broke off: {type(error).__name__}: {error}"
+            hint = "Run the task again."
+        elif isinstance(error, sdk.AuthenticationError):
+            message, hint = "The API key was refused (401).", profile.key_hint
+        elif isinstance(error, sdk.PermissionDeniedError):
+            message = "The API key may not use this model (403)."
+            hint = "Check the key's workspace."
+        elif isinstance(error, sdk.NotFoundError):
+            message = f"The model {self.model!r} was not found (404)."
+            hint = "Check the agentls.model setting or AGENTLS_MODEL."
+        elif isinstance(error, sdk.RateLimitError):
+            message = f"Still rate limited after {MAX_RETRIES} retries (429)."
+            hint = "Wait a minute and run the task again."
+        elif isinstance(error, sdk.APIStatusError) and error.status_code >= 500:
+            message = f"The API failed after {MAX_RETRIES} retries ({error.status_code})."
+            hint = "The service may be overloaded; run the task again later."
+        elif isinstance(error, sdk.APITimeoutError):
+            message = f"{where} did not answer in time, {MAX_RETRIES} retries included."
+            hint = "Check the connection, or raise the agentls.requestTimeout setting."
+        elif isinstance(error, sdk.APIConnectionError):
+            message = f"Could not reach {where}."
+            hint = "Check the network, the server, or the agentls.baseUrl setting."
+        elif isinstance(error, sdk.APIStatusError):
+            message = f"The API refused the request ({error.status_code}): {error.message}"
+            hint = "Check the agentls settings, or start a new session (agent.newSession)."
+        else:
+            message = f"The answer from {where} broke off: {type(error).__name__}: {error}"
+            hint = "Run the task again."
+        message = redact(message, secret_values(self.env))
+        log.warning("model call failed: %s", message)
+        return ModelError(message, hint)
 
 
-class _BrokenAnswer(Exception):
+class BrokenAnswer(Exception):
     """The request was answered, but the answer stopped before its end or could not be read."""
 
     def __init__(self, cause: Exception) -> None:
@@ -171,12 +216,53 @@ class _BrokenAnswer(Exception):
 _RETRYING = "\n\n(The answer broke off; asking again.)\n\n"
 
 
-class AnthropicModel:
+async def with_retries(
+    ask: Callable[[], Awaitable[Turn]],
+    on_text: Callable[[str], None],
+    failure: Failure,
+) -> Turn:
+    """`ask()` again when its answer broke off; every failure as a ModelError.
+
+    Errors opening a stream were already retried by the SDK; those after it opened (a
+    dropped connection, tool input that is not JSON) raise BrokenAnswer and are ours.
+    """
+    for attempt in range(STREAM_RETRIES + 1):
+        try:
+            return await ask()
+        except BrokenAnswer as broken:
+            cause = broken.cause
+            if attempt == STREAM_RETRIES:
+                raise failure(cause, True) from cause
+            log.warning("the answer broke off (%s); asking again", cause)
+            on_text(_RETRYING)
+            await asyncio.sleep(0.5 * 2**attempt)
+        except Exception as error:
+            raise failure(error) from error
+    raise AssertionError("unreachable")
+
+
+def anthropic_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The history as the Messages API takes it: without the reasoning another format's
+    model left in it (a session may change provider between tasks)."""
+    if not any(b.get("type") == "reasoning" for m in messages for b in m["content"]):
+        return messages
+    cleaned = []
+    for message in messages:
+        content = [b for b in message["content"] if b.get("type") != "reasoning"]
+        cleaned.append({**message, "content": content or [{"type": "text", "text": "(empty)"}]})
+    return cleaned
+
+
+class Adapter:
+    """What every wire format's model holds: its SDK client, the model id, its limits, the
+    endpoint, and the environment whose secrets its messages must not show."""
+
     def __init__(
         self,
-        client: AsyncAnthropic,
+        client: Any,
         name: str,
         max_tokens: int,
+        endpoint: Endpoint,
         env: Mapping[str, str],
         timeout: float,
     ) -> None:
@@ -184,7 +270,12 @@ class AnthropicModel:
         self.name = name
         self.max_tokens = max_tokens
         self.timeout = timeout
+        self.endpoint = endpoint
         self._env = env
+
+
+class AnthropicModel(Adapter):
+    client: AsyncAnthropic
 
     async def respond(
         self,
@@ -193,20 +284,18 @@ class AnthropicModel:
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
     ) -> Turn:
-        system_blocks, marked = with_cache_breakpoints(system, messages)
-        for attempt in range(STREAM_RETRIES + 1):
-            try:
-                return await self._stream(system_blocks, marked, tools, on_text)
-            except _BrokenAnswer as broken:
-                cause = broken.cause
-                if attempt == STREAM_RETRIES:
-                    raise _model_error(cause, self.name, self._env) from cause
-                log.warning("the answer broke off (%s); asking again", cause)
-                on_text(_RETRYING)
-                await asyncio.sleep(0.5 * 2**attempt)
-            except Exception as error:
-                raise _model_error(error, self.name, self._env) from error
-        raise AssertionError("unreachable")
+        import anthropic
+
+        messages = anthropic_blocks(messages)
+        if self.endpoint.profile.cache_markers:
+            system_blocks, messages = with_cache_breakpoints(system, messages)
+        else:
+            system_blocks = [{"type": "text", "text": system}]
+        return await with_retries(
+            lambda: self._stream(system_blocks, messages, tools, on_text),
+            on_text,
+            Failure(anthropic, self.name, self.endpoint, self._env),
+        )
 
     async def _stream(
         self,
@@ -215,8 +304,6 @@ class AnthropicModel:
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
     ) -> Turn:
-        # Errors opening the stream were already retried by the SDK; errors after it opened
-        # (a dropped connection, input JSON the SDK cannot parse) are ours to retry.
         # The loop builds the API's JSON without importing the SDK (interfaces.Block); this
         # is the one place it meets the SDK, whose TypedDicts describe that same JSON.
         async with self.client.messages.stream(
@@ -232,10 +319,10 @@ class AnthropicModel:
                     on_text(text)
                 message = await stream.get_final_message()
             except Exception as error:
-                raise _BrokenAnswer(error) from error
+                raise BrokenAnswer(error) from error
         if message.stop_reason is None:
             ended = ConnectionError("the stream ended before the answer did")
-            raise _BrokenAnswer(ended) from ended
+            raise BrokenAnswer(ended) from ended
         return Turn(
             [_block(b) for b in message.content], message.stop_reason, _usage(message.usage)
         )

@@ -20,7 +20,9 @@ def resolve(root: Path, path: str) -> Path:
     if "\0" in path:
         raise PathError("path contains a NUL character")
     real_root = root.resolve()
-    real = (real_root / path).resolve()
+    real = _resolved(real_root / path)
+    if real is None:
+        raise PathError(f"{path[:200]!r} cannot be used: a symlink on the way points to itself")
     if not real.is_relative_to(real_root):
         raise PathError(f"{path!r} is outside the workspace root; use a path relative to {root}")
     try:
@@ -34,10 +36,36 @@ def resolve(root: Path, path: str) -> Path:
     return root / real.relative_to(real_root)
 
 
+def refuse_git_metadata(root: Path, target: Path) -> None:
+    """Refuse a path in a `.git` folder, or naming one, anywhere in the tree.
+
+    git runs programs its config names (fsmonitor, hooks), so a model that could write
+    `.git/config`, or create a `.git` that makes a folder a repository, could run commands
+    without approval. `target` is resolved, so a symlink to `.git` is refused too.
+    """
+    name = relative(root, target)
+    if any(part.casefold() == ".git" for part in name.split("/")):
+        raise PathError(
+            f"{name} is git's metadata (.git), which the tools never change; run git commands "
+            "with bash instead"
+        )
+
+
 def inside(real_root: Path, path: Path) -> bool:
     """Whether `path`, symlinks resolved, lies inside `real_root` (resolved by the caller,
     once for many paths)."""
-    return path.resolve().is_relative_to(real_root)
+    real = _resolved(path)
+    return real is not None and real.is_relative_to(real_root)
+
+
+def _resolved(path: Path) -> Path | None:
+    """`path` with its symlinks resolved, or None for a symlink loop (which Python 3.10 to
+    3.12 report as a RuntimeError, later ones not at all: then the loop is left unresolved
+    and the first use of the path fails with ELOOP)."""
+    try:
+        return path.resolve()
+    except RuntimeError:
+        return None
 
 
 def relative(root: Path, path: Path) -> str:

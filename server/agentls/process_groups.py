@@ -2,9 +2,10 @@
 
 A group lives on after its step when the command left a job in the background. The groups
 are killed when the process exits or is told to (see `lifetime.py`). A SIGKILL leaves the
-server no chance to, so a small guardian process, started with the first group, holds a pipe
-from the server: when the pipe closes, however the server ended, it kills the groups it was
-told of. It runs in its own session, so a signal to the server's group does not reach it.
+server no chance to, so a small guardian process (`guardian.py`), started with the first
+group, holds a pipe from the server: when the pipe closes, however the server ended, it kills
+the groups it was told of. It runs in its own session, so a signal to the server's group does
+not reach it. A group is killed only while it is still ours: process ids are reused.
 """
 
 from __future__ import annotations
@@ -12,26 +13,10 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 
-_GUARDIAN = """
-import os, sys
-groups = set()
-for line in sys.stdin:
-    (groups.add if line[0] == "+" else groups.discard)(int(line[1:]))
-for group in groups:
-    try:
-        os.killpg(group, 9)
-    except OSError:
-        pass
-"""
-
-
-def kill_group(group: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, signal.SIGKILL)
+from . import guardian
 
 
 def _exists(group: int) -> bool:
@@ -45,29 +30,43 @@ def _exists(group: int) -> bool:
 
 
 class ProcessGroups:
-    """The live groups; one is forgotten once no process is left in it (a group id is not
-    reused while the group exists)."""
+    """The live groups, each with the start time of its leader; one is forgotten once no
+    process is left in it."""
 
     def __init__(self) -> None:
-        self._live: set[int] = set()
+        self._live: dict[int, int | None] = {}
         self._guardian: subprocess.Popen[str] | None = None
 
     def add(self, group: int) -> None:
+        """Record `group`, led by a child of ours not yet reaped (so its start time is sure)."""
         for gone in [g for g in self._live if not _exists(g)]:
-            self._live.discard(gone)
-            self._tell_guardian("-", gone)
-        self._live.add(group)
-        self._tell_guardian("+", group)
+            self.forget(gone)
+        start = guardian.start_time(group)
+        self._live[group] = start
+        self._tell_guardian(f"+{group} {start if start is not None else ''}")
+
+    def forget(self, group: int) -> None:
+        if group in self._live:
+            del self._live[group]
+            self._tell_guardian(f"-{group}")
+
+    def forget_if_empty(self, group: int) -> None:
+        if not _exists(group):
+            self.forget(group)
+
+    def kill(self, group: int) -> None:
+        if group in self._live:
+            guardian.kill_if_ours(group, self._live[group])
 
     def kill_all(self) -> None:
-        for group in self._live:
-            kill_group(group)
+        for group, start in self._live.items():
+            guardian.kill_if_ours(group, start)
         self._live.clear()
 
-    def _tell_guardian(self, sign: str, group: int) -> None:
+    def _tell_guardian(self, line: str) -> None:
         if self._guardian is None:
             self._guardian = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _GUARDIAN],
+                [sys.executable, "-I", "-S", guardian.__file__],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -78,7 +77,7 @@ class ProcessGroups:
         assert self._guardian.stdin is not None
         # A guardian that was killed leaves the in-process kill, which covers all but SIGKILL.
         with contextlib.suppress(OSError):
-            self._guardian.stdin.write(f"{sign}{group}\n")
+            self._guardian.stdin.write(line + "\n")
             self._guardian.stdin.flush()
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .costs import Price
+from .providers import PROFILES
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 """A current Claude Sonnet id, as listed by the anthropic SDK's ModelParam."""
@@ -14,6 +15,9 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 
 @dataclass(frozen=True)
 class Settings:
+    provider: str | None = None
+    """None: AGENTLS_PROVIDER, else anthropic (providers.endpoint)."""
+    base_url: str | None = None
     model: str | None = None
     max_steps: int = 50
     max_tokens: int = 16000
@@ -22,9 +26,13 @@ class Settings:
     bash_timeout: float = 120.0
     output_limit: int = 30000
     request_timeout: float = 120.0
-    context_window: int = 200_000
+    context_window: int | None = None
+    """None: the model's known window (providers.context_window)."""
     context_budget: float = 0.7
     prices: tuple[tuple[str, Price], ...] = ()
+    sandbox: Literal["auto", "required", "off"] = "auto"
+    sandbox_network: bool = False
+    approved_commands_unsandboxed: bool = False
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -34,6 +42,11 @@ def _int_in(low: int, high: int) -> Callable[[Any], int]:
         return value
 
     return check
+
+
+def _optional(check: Callable[[Any], int]) -> Callable[[Any], int | None]:
+    """`check`, with null meaning the default."""
+    return lambda value: None if value is None else check(value)
 
 
 def _seconds(value: Any) -> float:
@@ -60,10 +73,35 @@ def _model(value: Any) -> str | None:
     raise ValueError("expected a model id such as " + DEFAULT_MODEL)
 
 
+def _provider(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value in PROFILES):
+        return None if value is None else str(value)
+    raise ValueError(f"expected one of {', '.join(PROFILES)}")
+
+
+def _base_url(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value.startswith(("http://", "https://"))):
+        return value.rstrip("/") if value else None
+    raise ValueError("expected an http:// or https:// URL")
+
+
 def _approve(value: Any) -> Literal["ask", "always"]:
     if value == "ask" or value == "always":
         return "ask" if value == "ask" else "always"
     raise ValueError('expected "ask" or "always"')
+
+
+def _sandbox(value: Any) -> Literal["auto", "required", "off"]:
+    for choice in ("auto", "required", "off"):
+        if value == choice:
+            return choice
+    raise ValueError('expected "auto", "required" or "off"')
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("expected true or false")
+    return value
 
 
 def _prefixes(value: Any) -> tuple[str, ...]:
@@ -90,11 +128,39 @@ class Setting:
     """The default as JSON (it checks to the `Settings` default)."""
     description: str
     """One or two sentences (markdown)."""
+    user_only: bool = False
+    """Whether only the user may set it, never a folder: it starts a program, lets commands run
+    unasked, or chooses where requests or commands go (VS Code scopes it to the application
+    and ignores it in an untrusted folder)."""
 
 
 _COMMAND_PREFIXES = "`;`, `&`, `|`, `` ` ``, `$`, `<`, `>`, brackets, a backslash or a line break"
 
+_USER_ONLY = " User settings only: a workspace never chooses where your key goes."
+
 SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "provider",
+        "provider",
+        _provider,
+        {"type": ["string", "null"], "enum": [None, *PROFILES]},
+        None,
+        "Where the model runs: `anthropic` or `openai` (the wire format), or a named profile "
+        "(the README's Models section). `null` (default): the server's environment variable "
+        "`AGENTLS_PROVIDER`, else `anthropic`." + _USER_ONLY,
+        user_only=True,
+    ),
+    Setting(
+        "baseUrl",
+        "base_url",
+        _base_url,
+        {"type": ["string", "null"]},
+        None,
+        "The provider's endpoint, e.g. `http://localhost:11434` for Ollama. `null` (default): "
+        "the profile's (for `anthropic` and `openai`, `ANTHROPIC_BASE_URL` or "
+        "`OPENAI_BASE_URL` first)." + _USER_ONLY,
+        user_only=True,
+    ),
     Setting(
         "model",
         "model",
@@ -102,7 +168,7 @@ SETTINGS: tuple[Setting, ...] = (
         {"type": ["string", "null"]},
         None,
         "Model id. `null` (default): the server's environment variable `AGENTLS_MODEL`, "
-        f"else `{DEFAULT_MODEL}`.",
+        f"else `{DEFAULT_MODEL}` for the `anthropic` provider; every other provider needs one.",
     ),
     Setting(
         "maxSteps",
@@ -134,6 +200,7 @@ SETTINGS: tuple[Setting, ...] = (
         },
         "ask",
         "Whether the agent's bash commands need your approval.",
+        user_only=True,
     ),
     Setting(
         "allowedCommands",
@@ -142,7 +209,10 @@ SETTINGS: tuple[Setting, ...] = (
         {"type": "array", "items": {"type": "string"}},
         [],
         'Command prefixes that never ask, e.g. `["git status", "pytest"]`. Matched word by '
-        f"word; a command with {_COMMAND_PREFIXES} always asks.",
+        f"word; a command with {_COMMAND_PREFIXES} always asks, and so does one naming a path "
+        "outside the workspace or with an option that writes or deletes (`--output`, `-o`, "
+        "`--junitxml`, `-delete`, `-exec`, ...). They always run in the sandbox.",
+        user_only=True,
     ),
     Setting(
         "bashTimeout",
@@ -171,10 +241,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "contextWindow",
         "context_window",
-        _int_in(8_000, 2_000_000),
-        {"type": "integer", "minimum": 8000, "maximum": 2000000},
-        200000,
-        "The model's context window in tokens; `1000000` for a model used with a 1M window.",
+        _optional(_int_in(8_000, 2_000_000)),
+        {"type": ["integer", "null"], "minimum": 8000, "maximum": 2000000},
+        None,
+        "The model's context window in tokens. `null` (default): the known model's (200000 "
+        "for Claude), else 128000 for an OpenAI-format provider; set it for a local model "
+        "served with a smaller one.",
     ),
     Setting(
         "contextBudget",
@@ -205,6 +277,45 @@ SETTINGS: tuple[Setting, ...] = (
         {},
         "Dollars per million tokens by model-id prefix, consulted before the built-in table, "
         'e.g. `{"claude-sonnet-5-5": {"input": 2, "output": 10}}`.',
+    ),
+    Setting(
+        "sandbox",
+        "sandbox",
+        _sandbox,
+        {
+            "type": "string",
+            "enum": ["auto", "required", "off"],
+            "enumDescriptions": [
+                "Sandboxed where bubblewrap works, else unsandboxed with a warning.",
+                "Refuse to run bash without the sandbox.",
+                "No sandbox.",
+            ],
+        },
+        "auto",
+        "Whether bash runs in a sandbox (bubblewrap on Linux): only the workspace writable (not "
+        "`.git/hooks`, `.git/config`), private `/tmp`, no network, nothing it starts outlives "
+        "it, no secret in its environment.",
+        user_only=True,
+    ),
+    Setting(
+        "sandboxNetwork",
+        "sandbox_network",
+        _flag,
+        {"type": "boolean"},
+        False,
+        "Let sandboxed commands reach the network.",
+        user_only=True,
+    ),
+    Setting(
+        "approvedCommandsUnsandboxed",
+        "approved_commands_unsandboxed",
+        _flag,
+        {"type": "boolean"},
+        False,
+        "Run a command you allowed when shown it outside the sandbox. Commands that run "
+        "without asking (`allowedCommands`, `approveCommands: always`, the rest of a task "
+        "allowed as a whole) stay sandboxed.",
+        user_only=True,
     ),
 )
 

@@ -1,4 +1,5 @@
-"""Running bash in the workspace root, in its own process group, with bounded output."""
+"""Running bash in the workspace root, in its own process group (in a sandbox where there is
+one), with bounded output."""
 
 from __future__ import annotations
 
@@ -9,12 +10,19 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from . import sandbox
 from .bounded_output import BoundedOutput
-from .interfaces import ShellResult
-from .process_groups import GROUPS, kill_group
+from .interfaces import ShellRefused, ShellResult
+from .process_groups import GROUPS
 
 _DRAIN_AFTER_EXIT = 0.5
 """Seconds to keep reading after bash exits: a background child may hold the pipe open."""
+
+_BACKGROUND_CHUNK = 65536
+_BACKGROUND_PAUSE = 0.1
+"""What a background job still writes after its step is read (and dropped) one chunk per
+pause, 640 KB/s at most: a job that writes a little never blocks, one that writes without
+end (`yes &`) waits on a full pipe instead of keeping the server busy."""
 
 _GATE = 'read -r go && exec bash -c "$0" </dev/null'
 """Bash waits for a go from the server, then becomes `bash -c command` in the same process
@@ -23,23 +31,51 @@ server could leave behind; if the server dies first, the read ends and nothing r
 
 
 class SubprocessShell:
-    """`bash -c` in `root`, stdin closed, stdout and stderr merged in order of arrival."""
+    """`bash -c` in `root`, stdin closed, stdout and stderr merged in order of arrival;
+    confined by `box` when given one (with the network if `network`).
 
-    def __init__(self, root: Path, env: Mapping[str, str], secrets: tuple[str, ...] = ()) -> None:
+    `env` is all a command sees, in the sandbox too (and as the sandbox's own environment,
+    which its /proc shows): it must hold no secret.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        env: Mapping[str, str],
+        secrets: tuple[str, ...] = (),
+        box: sandbox.Sandbox | None = None,
+        network: bool = False,
+    ) -> None:
         self.root = root
         self.env = dict(env)
         self.secrets = secrets
+        self.box = box
+        self.network = network
 
-    async def run(self, command: str, timeout: float, output_limit: int) -> ShellResult:
+    @property
+    def sandboxed(self) -> bool:
+        return self.box is not None
+
+    async def run(
+        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+    ) -> ShellResult:
+        argv = ["bash", "-c", _GATE, command]
+        box = self.box if sandboxed else None
+        if box is not None:
+            # Made again for each command: a `.git` made by the last one is protected too.
+            argv = box.command(argv, sandbox.confinement(self.root, self.network))
+        result = await self._run(argv, timeout, output_limit)
+        if box is not None:
+            result.sandbox_note = sandbox.blocked_note(result.output, self.network)
+        return result
+
+    async def _run(self, argv: list[str], timeout: float, output_limit: int) -> ShellResult:
         # The output pipe is ours, not asyncio's: asyncio would count bash as running until
         # every process holding the pipe has closed it, so `server &` would never finish.
         read_end, write_end = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                _GATE,
-                command,
+                *argv,
                 cwd=self.root,
                 env=self.env,
                 stdin=asyncio.subprocess.PIPE,
@@ -66,21 +102,24 @@ class SubprocessShell:
                 await asyncio.wait_for(process.wait(), timeout)
             except asyncio.TimeoutError:
                 assert reading is not None  # only the wait times out, after reading began
-                kill_group(process.pid)
+                GROUPS.kill(process.pid)
                 await process.wait()
                 await _drain(reading)
                 return ShellResult(None, output.text(), timed_out=True)
             except BaseException:
                 # Cancelled: kill, and reap the process so nothing outlives the loop.
-                kill_group(process.pid)
+                GROUPS.kill(process.pid)
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(process.wait()), 1)
                 raise
             complete = await _drain(reading)
             text = output.text()
-            if not complete:
+            if complete:
+                GROUPS.forget_if_empty(process.pid)
+            else:
                 # The job lives on; it may still write, so its pipe must stay open and read.
-                _keep_reading(reading, pipe)
+                reading.cancel()
+                _keep_reading(reader, pipe)
                 reading = pipe = None
                 note = "[background processes still hold the output; the rest is not shown]"
                 text = text.rstrip("\n") + "\n" + note
@@ -90,6 +129,23 @@ class SubprocessShell:
                 reading.cancel()
             if pipe is not None:
                 pipe.close()
+
+
+class RefusingShell:
+    """Runs nothing: the settings require a sandbox and there is none (`reason` says why)."""
+
+    sandboxed = False
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    async def run(
+        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+    ) -> ShellResult:
+        raise ShellRefused(
+            f'bash is off: the setting sandbox is "required" and there is no sandbox here '
+            f"({self.reason}). Do not retry; tell the user."
+        )
 
 
 async def _reader(descriptor: int) -> tuple[asyncio.ReadTransport, asyncio.StreamReader]:
@@ -113,8 +169,10 @@ _background: set[asyncio.Future[None]] = set()
 """Readers of the output of background jobs, kept referenced until the jobs close it."""
 
 
-def _keep_reading(reading: asyncio.Future[None], pipe: asyncio.ReadTransport) -> None:
-    """Go on reading (and dropping) a background job's output until it closes the pipe."""
+def _keep_reading(reader: asyncio.StreamReader, pipe: asyncio.ReadTransport) -> None:
+    """Go on reading (and dropping) a background job's output, slowly, until it closes the
+    pipe."""
+    reading = asyncio.ensure_future(_drop_slowly(reader))
     _background.add(reading)
 
     def done(_: asyncio.Future[None]) -> None:
@@ -122,6 +180,11 @@ def _keep_reading(reading: asyncio.Future[None], pipe: asyncio.ReadTransport) ->
         pipe.close()
 
     reading.add_done_callback(done)
+
+
+async def _drop_slowly(reader: asyncio.StreamReader) -> None:
+    while await reader.read(_BACKGROUND_CHUNK):
+        await asyncio.sleep(_BACKGROUND_PAUSE)
 
 
 async def _drain(reading: asyncio.Future[None]) -> bool:

@@ -10,7 +10,7 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 from . import files
 from .agent import Session, TaskResult
@@ -19,6 +19,7 @@ from .interfaces import Change, Decision, Landed, ModelError
 from .model import ClientCache
 from .paths import relative
 from .settings import Settings
+from .visible import visible
 from .wiring import prepare_task
 
 EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
@@ -107,26 +108,30 @@ class TerminalWorkspace:
         self.style = Style(stream)
 
     async def read_text(self, path: Path) -> str:
-        return files.read_text(path)
+        return files.read_text(self.root, path)
 
     async def propose(self, change: Change) -> Landed:
         name = relative(self.root, change.path)
-        self.stream.write(
-            self.style.diff(unified_diff(change.old_text or "", change.new_text, name))
-        )
-        question = f"Apply this change to {name}? [y/N] "
+        diff = unified_diff(change.old_text or "", change.new_text, name)
+        self.stream.write(self.style.diff(visible(diff)))
+        question = f"Apply this change to {visible(name, lines=False)}? [y/N] "
         if not self.yes and await self.answers.ask(question, self.stream) != "y":
             return Landed(False, rejected_reason="declined in the terminal")
         try:
-            current = files.read_text(change.path)
+            current = files.read_text(self.root, change.path)
         except FileNotFoundError:
             current = None
+        except (OSError, files.NotText) as error:
+            return Landed(False, rejected_reason=f"it cannot be read any more: {error}")
         if current != change.old_text:
             # Changed by someone else while the question waited: writing would lose that.
             return Landed(
                 False, rejected_reason="the file changed on disk meanwhile; read it again"
             )
-        files.write_atomic(change.path, change.new_text)
+        try:
+            files.write_atomic(self.root, change.path, change.new_text)
+        except (OSError, ValueError) as error:
+            return Landed(False, rejected_reason=f"it could not be written: {error}")
         return Landed(True, change.new_text)
 
 
@@ -136,7 +141,7 @@ class TerminalApprover:
         self.answers = answers
 
     async def approve(self, command: str) -> Decision:
-        question = f"Run `{command}`? [y]es / [a]ll this task / [N]o "
+        question = f"Run `{visible(command)}`? [y]es / [a]ll this task / [N]o "
         answer = await self.answers.ask(question, self.stream)
         return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
@@ -147,23 +152,24 @@ class TerminalProgress:
         self.style = Style(stream)
 
     def step(self, tool: str, summary: str) -> None:
-        self.stream.write("\n" + self.style("1;34", f"▸ {tool}: {summary}") + "\n")
+        shown = visible(summary, lines=False)
+        self.stream.write("\n" + self.style("1;34", f"▸ {tool}: {shown}") + "\n")
         self.stream.flush()
 
-    def step_done(self, tool: str, summary: str, ok: bool, detail: str) -> None:
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
         mark = self.style("32", "✓") if ok else self.style("31", "✗")
-        self.stream.write(f"  {mark} {detail}\n")
+        self.stream.write(f"  {mark} {visible(detail, lines=False)}\n")
         self.stream.flush()
 
     def text(self, delta: str) -> None:
-        self.stream.write(delta)
+        self.stream.write(visible(delta))
         self.stream.flush()
 
 
 def _report(result: TaskResult, outcome: str, stream: TextIO) -> None:
     stream.write(f"\n\n{outcome}\n")
     if result.status == "failed":
-        stream.write(f"{result.summary}\n{result.error_hint}\n")
+        stream.write(f"{visible(result.summary)}\n{result.error_hint}\n")
 
 
 async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
@@ -173,6 +179,8 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     except ModelError as error:
         stream.write(f"agentls: {error} {error.hint}\n")
         return EXIT_CODES["failed"]
+    if setup.warning:
+        stream.write(f"agentls: {setup.warning}\n")
     answers = Answers(sys.stdin.fileno() if sys.stdin else None)
     agent = setup.agent(
         TerminalWorkspace(root, yes, stream, answers),
@@ -193,8 +201,21 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     return EXIT_CODES[result.status]
 
 
-def run_in_terminal(task: str, yes: bool, model: str | None, max_steps: int | None) -> int:
-    settings = Settings(approve_commands="always" if yes else "ask")
+def run_in_terminal(
+    task: str,
+    yes: bool,
+    provider: str | None,
+    model: str | None,
+    max_steps: int | None,
+    sandbox: Literal["auto", "required", "off"] = "auto",
+    sandbox_network: bool = False,
+) -> int:
+    settings = Settings(
+        approve_commands="always" if yes else "ask",
+        provider=provider,
+        sandbox=sandbox,
+        sandbox_network=sandbox_network,
+    )
     if model:
         settings = replace(settings, model=model)
     if max_steps is not None:

@@ -4,28 +4,33 @@ every front end; each brings its own workspace, approver and progress."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import environment
+from . import environment, providers, sandbox
 from .agent import Agent, Session, TaskResult
+from .chat_model import ChatModel
 from .costs import Price, describe, price_of, report
-from .interfaces import Approver, Progress, Workspace
+from .interfaces import Approver, ModelError, Progress, Shell, Workspace
 from .model import AnthropicModel, ClientCache
 from .settings import DEFAULT_MODEL, Settings
-from .shell import SubprocessShell
+from .shell import RefusingShell, SubprocessShell
 from .tools import ToolContext
 
 
 @dataclass
 class TaskSetup:
-    """The model and the shell for one task, and the secrets neither may show."""
+    """The model and the shell for one task, and the secrets neither may show.
 
-    model: AnthropicModel
-    shell: SubprocessShell
+    `warning` says why bash runs unsandboxed, or not at all, when the settings asked for a
+    sandbox; a front end shows it once per session."""
+
+    model: AnthropicModel | ChatModel
+    shell: Shell
     settings: Settings
     secrets: tuple[str, ...]
+    warning: str | None = None
 
     def agent(
         self, workspace: Workspace, approver: Approver, progress: Progress, session: Session
@@ -50,15 +55,53 @@ class TaskSetup:
 
 
 def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:
-    """Raises ModelError when no API key is set."""
-    env = environment.merged(root)
-    client = clients.get(env)
-    secrets = environment.secret_values(env)
-    name = settings.model or env.get("AGENTLS_MODEL") or DEFAULT_MODEL
+    """Raises ModelError for an unknown provider, a missing key or a missing model id."""
+    loaded = environment.load(root)
+    env, secrets = loaded.client, loaded.secrets
+    endpoint = providers.endpoint(settings.provider, settings.base_url, env)
+    wire = endpoint.profile.wire
+    name = settings.model or env.get("AGENTLS_MODEL")
+    if name is None and endpoint.profile.name != providers.DEFAULT_PROVIDER:
+        raise ModelError(
+            f"No model is set for the {endpoint.profile.title} provider.",
+            "Set the agentls.model setting (or AGENTLS_MODEL, or --model in the terminal) "
+            "to one of the models it serves.",
+        )
+    name = name or DEFAULT_MODEL
+    if settings.context_window is None:
+        settings = replace(settings, context_window=providers.context_window(name, wire))
+    adapter = ChatModel if wire == "openai" else AnthropicModel
+    shell, warning = _shell(root, settings, secrets)
     return TaskSetup(
-        AnthropicModel(client, name, settings.max_tokens, env, settings.request_timeout),
-        # The server's own environment, never the .env files' values, and no secrets.
-        SubprocessShell(root, environment.scrubbed(os.environ), secrets),
+        adapter(
+            clients.get(endpoint),
+            name,
+            settings.max_tokens,
+            endpoint,
+            env,
+            settings.request_timeout,
+        ),
+        shell,
         settings,
         secrets,
+        warning,
+    )
+
+
+def _shell(root: Path, settings: Settings, secrets: tuple[str, ...]) -> tuple[Shell, str | None]:
+    """The shell the settings ask for, and why it is not sandboxed when it should be."""
+    # The server's own environment, never the .env files' values, and no secrets.
+    env = environment.scrubbed(os.environ)
+    if settings.sandbox == "off":
+        return SubprocessShell(root, env, secrets), None
+    found = sandbox.find()
+    if not isinstance(found, sandbox.Unavailable):
+        return SubprocessShell(root, env, secrets, found, settings.sandbox_network), None
+    if settings.sandbox == "required":
+        return RefusingShell(found.reason), (
+            f'bash is off: the setting sandbox is "required", and {found.reason}.'
+        )
+    return SubprocessShell(root, env, secrets), (
+        f'bash runs without a sandbox: {found.reason}. Set agentls.sandbox to "required" to '
+        'refuse bash then, or to "off" to silence this.'
     )

@@ -73,8 +73,11 @@ the prefix up to the last breakpoint, minus what was read, is billed as cache
 creation; prefixes shorter than ``min_cacheable_tokens`` are never cached. Entries
 never expire. See ``compute_input_usage``.
 
-CLI: ``python -m fake_api [--port N] [--script FILE.json]`` (from ``tests/``) prints
-``listening on http://127.0.0.1:PORT`` and serves until SIGTERM/SIGINT.
+The same scripts drive ``FakeOpenAI`` (``fake_api.chat``), the Chat Completions API with
+automatic prefix caching; see that module.
+
+CLI: ``python -m fake_api [--format openai] [--port N] [--script FILE.json]`` (from
+``tests/``) prints ``listening on http://127.0.0.1:PORT`` and serves until SIGTERM/SIGINT.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""`python -m fake_api`: serve the fake for drivers that are not Python (the VS Code e2e test)."""
+"""`python -m fake_api`: serve a fake for drivers that are not Python (the VS Code e2e test);
+`--format openai` serves the Chat Completions one."""
 
 from __future__ import annotations
 
@@ -8,19 +9,22 @@ import signal
 import sys
 import threading
 
+from .chat import FakeOpenAI
 from .limits import DEFAULT_MIN_CACHEABLE_TOKENS
 from .script import turn_from_json
 from .server import FakeAnthropic
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Fake Anthropic Messages API for tests.")
+    parser = argparse.ArgumentParser(description="Fake model API (Anthropic or OpenAI format).")
+    parser.add_argument("--format", choices=("anthropic", "openai"), default="anthropic")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--script", metavar="FILE.json", help="JSON list of turns to queue")
     parser.add_argument("--min-cacheable-tokens", type=int, default=DEFAULT_MIN_CACHEABLE_TOKENS)
     args = parser.parse_args(argv)
 
-    fake = FakeAnthropic(args.port, min_cacheable_tokens=args.min_cacheable_tokens)
+    kind = FakeOpenAI if args.format == "openai" else FakeAnthropic
+    fake = kind(args.port, min_cacheable_tokens=args.min_cacheable_tokens)
     if args.script:
         with open(args.script, encoding="utf-8") as f:
             loaded = json.load(f)

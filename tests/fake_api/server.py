@@ -47,7 +47,7 @@ class _Server(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], fake: FakeAnthropic) -> None:
         self.fake = fake
-        super().__init__(address, _Handler)
+        super().__init__(address, fake.handler)
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind does a reverse DNS lookup, which can stall offline.
@@ -62,6 +62,10 @@ class _Server(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
+    """The HTTP side every fake shares: routes, faults, hangs, stream faults. The fake of
+    another API subclasses it for its endpoint and its error body."""
+
+    endpoint = "/v1/messages"
     protocol_version = "HTTP/1.1"  # keep-alive and chunked streaming, like the real API
     server: _Server
 
@@ -101,12 +105,15 @@ class _Handler(BaseHTTPRequestHandler):
         self, status: int, type: str, message: str, headers: Mapping[str, str] | None = None
     ) -> None:
         request_id = self.server.fake._next_id("req_fake")
-        body = {
+        body = self._error_body(type, message, request_id)
+        self._send(status, body, {"request-id": request_id, **(headers or {})})
+
+    def _error_body(self, type: str, message: str, request_id: str) -> Any:
+        return {
             "type": "error",
             "error": {"type": type, "message": message},
             "request_id": request_id,
         }
-        self._send(status, body, {"request-id": request_id, **(headers or {})})
 
     def _drop(self) -> None:
         self.close_connection = True
@@ -136,7 +143,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError as exc:
             self._send_error(400, "invalid_request_error", f"invalid JSON body: {exc}")
             return
-        if route == "/v1/messages":
+        if route == self.endpoint:
             self._messages(payload)
         elif route == "/_fake/script":
             try:
@@ -161,9 +168,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(400, "invalid_request_error", "request body must be a JSON object")
             return
         fake._record(body, {k.lower(): v for k, v in self.headers.items()})
-        problem = validate_request(body) if fake.validate else None
-        if problem is None and fake.context_window is not None:
-            problem = over_window(body, fake.context_window)
+        problem = fake._problem(body)
         if problem is not None:
             self._send_error(400, "invalid_request_error", problem)
             return
@@ -205,7 +210,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("transfer-encoding", "chunked")
         self.send_header("request-id", request_id)
         self.end_headers()
-        for n, (name, data) in enumerate(sse_events(message, turn.content, usage)):
+        for n, (name, chunk) in enumerate(fake._stream(message, turn, usage, body)):
             if turn.drop_after is not None and n >= turn.drop_after:
                 self._drop()
                 return
@@ -216,13 +221,15 @@ class _Handler(BaseHTTPRequestHandler):
             if n and turn.event_delay and fake._stopping.wait(turn.event_delay):
                 self._drop()
                 return
-            chunk = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
         self.wfile.write(b"0\r\n\r\n")
 
 
 class FakeAnthropic:
-    """A scripted Messages API on 127.0.0.1; see the module docstring."""
+    """A scripted Messages API on 127.0.0.1; see the package docstring."""
+
+    handler: type[_Handler] = _Handler
+    billing: type[Billing] = Billing
 
     def __init__(
         self,
@@ -244,7 +251,7 @@ class FakeAnthropic:
         self._queue: deque[Turn] = deque()
         self._requests: list[Recorded] = []
         self._cache: set[str] = set()
-        self._billed = Billing()
+        self._billed = self.billing()
         self._counters: dict[str, int] = {}
         self._errors: list[BaseException] = []
         self._connections: set[socket.socket] = set()
@@ -343,12 +350,12 @@ class FakeAnthropic:
     @property
     def billed(self) -> Billing:
         with self._cond:
-            return Billing(**self._billed.__dict__)
+            return self.billing(**self._billed.__dict__)
 
     def reset_billed(self) -> Billing:
         """Zero the running totals and return what they were."""
         with self._cond:
-            old, self._billed = self._billed, Billing()
+            old, self._billed = self._billed, self.billing()
             return old
 
     @property
@@ -362,7 +369,7 @@ class FakeAnthropic:
             self._queue.clear()
             self._requests.clear()
             self._cache.clear()
-            self._billed = Billing()
+            self._billed = self.billing()
             self._counters.clear()
             self._errors.clear()
 
@@ -408,6 +415,22 @@ class FakeAnthropic:
                 self._note_error(exc)
                 return bad_request(f"fake API: script callable raised {exc!r}")
         return bad_request("fake API: script callables nested too deeply")
+
+    def _problem(self, body: dict[str, Any]) -> str | None:
+        """The 400 the real API would answer this request with, or None."""
+        problem = validate_request(body) if self.validate else None
+        if problem is None and self.context_window is not None:
+            problem = over_window(body, self.context_window)
+        return problem
+
+    def _stream(
+        self, message: dict[str, Any], turn: Reply, usage: InputUsage, body: dict[str, Any]
+    ) -> list[tuple[str, bytes]]:
+        """The answer's SSE events, each named (the last one "message_stop") and framed."""
+        return [
+            (name, f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+            for name, data in sse_events(message, turn.content, usage)
+        ]
 
     def _materialise(self, turn: Reply, body: dict[str, Any]) -> tuple[dict[str, Any], InputUsage]:
         content: list[dict[str, Any]] = []

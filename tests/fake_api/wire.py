@@ -9,13 +9,13 @@ from .billing import InputUsage, canonical
 from .script import Block, TextBlock
 
 
-def _split_text(value: str) -> list[str]:
+def split_text(value: str) -> list[str]:
     # A few words per delta: enough deltas to exercise ordering, few enough to stay fast.
     words = re.findall(r"\S+\s*|\s+", value)
     return ["".join(words[i : i + 3]) for i in range(0, len(words), 3)]
 
 
-def _split_json(raw: str, parts: int = 3) -> list[str]:
+def split_json(raw: str, parts: int = 3) -> list[str]:
     # The real API opens every tool input with an empty partial_json; clients must
     # tolerate it, so the fake sends one too.
     size = max(1, -(-len(raw) // parts))
@@ -53,11 +53,11 @@ def sse_events(
     for index, (block, wire) in enumerate(zip(blocks, message["content"], strict=True)):
         if isinstance(block, TextBlock):
             opened = {"type": "text", "text": ""}
-            deltas = [{"type": "text_delta", "text": t} for t in _split_text(block.text)]
+            deltas = [{"type": "text_delta", "text": t} for t in split_text(block.text)]
         else:
             opened = {**wire, "input": {}}
             raw = block.raw_json if block.raw_json is not None else canonical(block.input)
-            deltas = [{"type": "input_json_delta", "partial_json": p} for p in _split_json(raw)]
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in split_json(raw)]
         events.append(
             (
                 "content_block_start",

@@ -8,6 +8,8 @@ export const SECTION = 'agentls';
 /** The server's settings (server/agentls/settings.py), by the names the server reads; the
  * contributed ones and the server's own are held to this list by the tests. */
 export const SERVER_SETTINGS = [
+  'provider',
+  'baseUrl',
   'model',
   'maxSteps',
   'maxTokens',
@@ -19,6 +21,9 @@ export const SERVER_SETTINGS = [
   'contextWindow',
   'contextBudget',
   'prices',
+  'sandbox',
+  'sandboxNetwork',
+  'approvedCommandsUnsandboxed',
 ] as const;
 
 export const DEFAULT_SERVER_COMMAND = ['agentls'];

@@ -39,6 +39,8 @@ class AgentServer(LanguageServer):
         self.clients = ClientCache()
         self.initialization_options: Any = None
         self.cancelled_requests: deque[Any] = deque(maxlen=32)
+        self.warned: set[str] = set()
+        """Warnings already shown, each shown once per server (one editor session)."""
 
     def cancel(self) -> bool:
         if self.running is None or self.running.task.done():

@@ -11,6 +11,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from ..interfaces import Decision
+from ..visible import visible
 
 APPROVE_COMMAND = "agent/approveCommand"
 PROMPT = "The agent wants to run a command"
@@ -50,7 +51,8 @@ class LspApprover:
 
     async def _ask_structured(self, command: str) -> Decision:
         params = {
-            "command": command,
+            # As the user must see it: no control character may disguise what runs.
+            "command": visible(command),
             "cwd": str(self.root),
             "prompt": PROMPT,
             "choices": [{"id": key, "title": title} for key, title in CHOICES.items()],
@@ -62,7 +64,7 @@ class LspApprover:
         answer = await self.server.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=f"The agent wants to run:\n{command}",
+                message=f"The agent wants to run:\n{visible(command)}",
                 actions=[types.MessageActionItem(title) for title in by_title],
             )
         )

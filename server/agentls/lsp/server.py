@@ -14,7 +14,10 @@ def _initialize(ls: AgentServer, params: types.InitializeParams) -> None:
 
 
 def _initialized(ls: AgentServer, params: types.InitializedParams) -> None:
-    preload()
+    options = ls.initialization_options
+    settings = options.get("agentls") if isinstance(options, dict) else None
+    provider = settings.get("provider") if isinstance(settings, dict) else None
+    preload(provider if isinstance(provider, str) else None)
 
 
 def _did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:

@@ -56,6 +56,9 @@ async def _run(
     except ModelError as error:
         ls.show(types.MessageType.Error, f"{error} {error.hint}")
         return TaskResult("failed", str(error), error_hint=error.hint).as_dict()
+    if setup.warning and setup.warning not in ls.warned:
+        ls.warned.add(setup.warning)
+        ls.show(types.MessageType.Warning, setup.warning)
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, title, ls.cancel)
     agent = setup.agent(LspWorkspace(ls, root), LspApprover(ls, root), progress, ls.session)

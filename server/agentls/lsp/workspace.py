@@ -35,7 +35,11 @@ def hunk_label(hunk: Hunk, index: int, total: int) -> str:
 
 
 def uri_of(path: Path) -> str:
-    return from_fs_path(str(path)) or path.as_uri()
+    try:
+        return from_fs_path(str(path)) or path.as_uri()
+    except UnicodeEncodeError:
+        # A name that is not UTF-8 (its bytes held as surrogates): pathlib quotes the bytes.
+        return path.as_uri()
 
 
 class LspWorkspace:
@@ -51,7 +55,7 @@ class LspWorkspace:
         document = self._open_document(path)
         if document is not None:
             return document.source
-        return files.read_text(path)
+        return files.read_text(self.root, path)
 
     def _capabilities(self) -> types.WorkspaceEditClientCapabilities:
         workspace = self.server.client_capabilities.workspace
@@ -144,23 +148,26 @@ class LspWorkspace:
                     settled = document.version != version_before
                 # The disk is read only once the document changed.
                 if settled or waited > SETTLE_SECONDS:
-                    on_disk = _disk_text(change.path) == document.source
+                    on_disk = _disk_text(self.root, change.path) == document.source
                     if on_disk or waited > SETTLE_SECONDS:
                         return Landed(True, document.source, on_disk=on_disk)
             else:
-                disk = _disk_text(change.path)
+                disk = _disk_text(self.root, change.path)
                 if disk is not None and disk != old_text:
                     return Landed(True, disk)
                 if not was_open and not reviewed and waited > WRITE_THROUGH_AFTER:
-                    files.write_atomic(change.path, change.new_text)
+                    try:
+                        files.write_atomic(self.root, change.path, change.new_text)
+                    except (OSError, ValueError) as error:
+                        return Landed(False, rejected_reason=f"it could not be written: {error}")
                     return Landed(True, change.new_text)
                 if waited > SETTLE_SECONDS:
                     return Landed(True, None, on_disk=False)
             await asyncio.sleep(next(polls, _POLLS[-1]))
 
 
-def _disk_text(path: Path) -> str | None:
+def _disk_text(root: Path, path: Path) -> str | None:
     try:
-        return files.read_text(path)
+        return files.read_text(root, path)
     except (OSError, files.NotText):
         return None

@@ -8,6 +8,7 @@ from typing import Any
 from ..bounded_output import cut_middle
 from ..files import NotText
 from ..paths import PathError
+from ..visible import valid_unicode
 from .base import Tool, ToolContext, ToolError, validate
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
 from .search_tools import GREP, LIST_FILES
@@ -35,4 +36,5 @@ async def run_tool(context: ToolContext, name: str, arguments: Any) -> tuple[str
     except Exception as error:
         log.exception("tool %s failed", name)
         text, is_error = f"{name} failed: {type(error).__name__}: {error}", True
-    return cut_middle(text, context.settings.output_limit, context.secrets), is_error
+    shown = valid_unicode(text)
+    return cut_middle(shown, context.settings.output_limit, context.secrets), is_error

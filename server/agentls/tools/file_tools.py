@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 from pathlib import Path
 from typing import Any
 
 from ..edits import Hunk, apply_hunks, line_hunks, text_lines
-from ..environment import REDACTED, redact
-from ..files import NotText
+from ..environment import REDACTED, Redacted, redact, secret_spans
+from ..files import NotText, PathChanged
 from ..interfaces import Change, Landed
-from ..paths import relative, resolve
+from ..paths import refuse_git_metadata, relative, resolve
 from .base import Tool, ToolContext, ToolError
 from .review_outcome import describe, not_applied
 
@@ -18,16 +19,20 @@ READ_LINES = 2000
 LINE_CHARS = 2000
 
 
-async def _current_text(context: ToolContext, path: str) -> tuple[Path, str | None]:
+async def _current_text(
+    context: ToolContext, path: str, writing: bool = False
+) -> tuple[Path, str | None]:
     """The resolved path and its current text, or None if there is no such file."""
     target = resolve(context.workspace.root, path)
+    if writing:
+        refuse_git_metadata(context.workspace.root, target)
     try:
         return target, await context.workspace.read_text(target)
     except FileNotFoundError:
         return target, None
     except IsADirectoryError:
         raise ToolError(f"{path} is a directory; use list_files to see what it holds") from None
-    except NotText as error:
+    except (NotText, PathChanged) as error:
         raise ToolError(str(error)) from None
 
 
@@ -87,85 +92,135 @@ def _not_found(text: str, old_text: str, name: str) -> ToolError:
         number = stripped.index(candidate) + 1
         hints.append(f"  line {number}: {lines[number - 1]}")
     message = f"old_text was not found in {name}."
-    if REDACTED in old_text:
-        message += f" {REDACTED} stands for a secret: choose old_text that leaves it out."
     if hints:
         message += " The most similar lines are:\n" + "\n".join(hints)
     return ToolError(message + "\nRead the file again and copy old_text exactly.")
 
 
-def _replacement_hunks(text: str, start: int, end: int, new_text: str) -> list[Hunk]:
-    """Hunks for replacing text[start:end], diffing only the lines it touches.
+def _replacement_hunks(text: str, spans: list[tuple[int, int]], new_text: str) -> list[Hunk]:
+    """Hunks for replacing each text[start:end] of `spans` (in order, apart) with `new_text`.
 
-    Cheap on a big file: nothing outside those lines is split or compared.
+    Linear in the file: the lines the replacements touch are grouped (touching lines
+    together) and only each group is diffed, so a replace_all over a big file stays cheap.
     """
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end == -1 else line_end + 1
-    before = text[line_start:line_end]
-    after = before[: start - line_start] + new_text + before[end - line_start :]
-    base_line = _line_of(text, line_start) - 1
-    return [
-        Hunk(
-            h.start + line_start,
-            h.end + line_start,
-            h.text,
-            h.line + base_line,
-            h.old_line_count,
-            h.new_line_count,
+    groups: list[tuple[int, int, list[tuple[int, int]]]] = []
+    for start, end in spans:
+        if groups and end <= groups[-1][1]:
+            groups[-1][2].append((start, end))  # within lines already taken
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end == -1 else line_end + 1
+        if groups and line_start <= groups[-1][1]:  # on the next line: the same hunk
+            group_start, _, members = groups[-1]
+            members.append((start, end))
+            groups[-1] = (group_start, line_end, members)
+        else:
+            groups.append((line_start, line_end, [(start, end)]))
+    hunks: list[Hunk] = []
+    line, counted = 1, 0
+    for group_start, group_end, members in groups:
+        line += text.count("\n", counted, group_start)
+        counted = group_start
+        pieces, position = [], group_start
+        for start, end in members:
+            pieces += [text[position:start], new_text]
+            position = end
+        pieces.append(text[position:group_end])
+        hunks.extend(
+            Hunk(
+                h.start + group_start,
+                h.end + group_start,
+                h.text,
+                h.line + line - 1,
+                h.old_line_count,
+                h.new_line_count,
+            )
+            for h in line_hunks(text[group_start:group_end], "".join(pieces))
         )
-        for h in line_hunks(before, after)
-    ]
+    return hunks
+
+
+def _occurrences(text: str, old_text: str) -> list[int]:
+    """Where `old_text` starts in `text`, without overlaps (as str.count and replace see it)."""
+    found = []
+    at = text.find(old_text)
+    while at != -1:
+        found.append(at)
+        at = text.find(old_text, at + len(old_text))
+    return found
+
+
+def _planned_edit(
+    text: str, arguments: dict[str, Any], secrets: tuple[str, ...], name: str
+) -> list[Hunk]:
+    """The hunks of an edit_file call; CPU work, run off the event loop.
+
+    old_text is looked for in the text the model was shown, secrets redacted, so that no
+    answer (found, not found, how often, similar lines) says whether a guess at a secret
+    is right.
+    """
+    view = Redacted.of(text, secrets)
+    old_text, new_text = arguments["old_text"], arguments["new_text"]
+    if old_text not in view.shown:
+        old_text = _match_line_endings(text, old_text)
+    new_text = _match_line_endings(text, new_text)
+    found = _occurrences(view.shown, old_text)
+    if not found:
+        raise _not_found(view.shown, arguments["old_text"], name)
+    if old_text == new_text:
+        raise ToolError("old_text and new_text are the same: nothing to change")
+    if len(found) > 1 and not arguments.get("replace_all", False):
+        lines = [str(_line_of(view.shown, at)) for at in found[:20]]
+        raise ToolError(
+            f"old_text occurs {len(found)} times in {name} (lines {', '.join(lines)}); include "
+            "more surrounding lines to make it unique, or set replace_all to change every one"
+        )
+    spans = []
+    for at in found:
+        span = view.original(at, at + len(old_text))
+        if span is None:
+            raise ToolError(
+                f"old_text includes {REDACTED}, which stands for a secret: choose old_text "
+                "that leaves it out."
+            )
+        spans.append(span)
+    return _replacement_hunks(text, spans, new_text)
 
 
 async def edit_file(context: ToolContext, arguments: dict[str, Any]) -> str:
-    target, text = await _current_text(context, arguments["path"])
+    target, text = await _current_text(context, arguments["path"], writing=True)
     name = relative(context.workspace.root, target)
     if text is None:
         raise ToolError(f"{name} does not exist; create it with write_file")
-    old_text, new_text = arguments["old_text"], arguments["new_text"]
-    if not old_text:
+    if not arguments["old_text"]:
         raise ToolError("old_text is empty; give the exact text to replace (or use write_file)")
-    if old_text not in text:
-        old_text = _match_line_endings(text, old_text)
-    new_text = _match_line_endings(text, new_text)
-    count = text.count(old_text)
-    if count == 0:
-        raise _not_found(text, arguments["old_text"], name)
-    if old_text == new_text:
-        raise ToolError("old_text and new_text are the same: nothing to change")
-    if count > 1 and not arguments.get("replace_all", False):
-        lines: list[str] = []
-        at = text.find(old_text)
-        while at != -1 and len(lines) < 20:
-            lines.append(str(_line_of(text, at)))
-            at = text.find(old_text, at + len(old_text))
-        raise ToolError(
-            f"old_text occurs {count} times in {name} (lines {', '.join(lines)}); include more "
-            "surrounding lines to make it unique, or set replace_all to change every one"
-        )
-    if count == 1:
-        start = text.index(old_text)
-        hunks = _replacement_hunks(text, start, start + len(old_text), new_text)
-    else:
-        hunks = line_hunks(text, text.replace(old_text, new_text))
-    return await propose(
-        context, Change(target, text, apply_hunks(text, hunks), hunks, "edit_file")
-    )
+    # Off the loop: on a big file, finding and diffing takes long enough to hold up a cancel.
+    hunks = await asyncio.to_thread(_planned_edit, text, arguments, context.secrets, name)
+    new_text = await asyncio.to_thread(apply_hunks, text, hunks)
+    return await propose(context, Change(target, text, new_text, hunks, "edit_file"))
 
 
 async def write_file(context: ToolContext, arguments: dict[str, Any]) -> str:
-    target, text = await _current_text(context, arguments["path"])
+    target, text = await _current_text(context, arguments["path"], writing=True)
     content = arguments["content"]
+    name = relative(context.workspace.root, target)
     if text is None:
         hunk = Hunk(0, 0, content, 1, 0, len(text_lines(content)))
         return await propose(context, Change(target, None, content, [hunk], "write_file"))
+    if secret_spans(text, context.secrets):
+        # Whether the rewrite equals the file, or which lines it changes, would tell the
+        # model whether its guess at the secret is right.
+        raise ToolError(
+            f"{name} holds a secret (shown as {REDACTED}): rewriting it whole would destroy "
+            "the secret, or tell whether a guess at it is right. Edit around those lines "
+            "with edit_file instead."
+        )
     content = _match_line_endings(text, content)
     if content == text:
-        return f"{relative(context.workspace.root, target)} already has exactly this content."
-    return await propose(
-        context, Change(target, text, content, line_hunks(text, content), "write_file")
-    )
+        return f"{name} already has exactly this content."
+    hunks = await asyncio.to_thread(line_hunks, text, content)
+    return await propose(context, Change(target, text, content, hunks, "write_file"))
 
 
 def _check_no_redacted_secret_written_back(context: ToolContext, change: Change, name: str) -> None:
@@ -173,7 +228,7 @@ def _check_no_redacted_secret_written_back(context: ToolContext, change: Change,
     old = change.old_text or ""
     # Counted in the hunks only: they hold whole lines, so no REDACTED straddles their ends.
     added = sum(h.text.count(REDACTED) - old.count(REDACTED, h.start, h.end) for h in change.hunks)
-    if added > 0 and any(secret in old for secret in context.secrets):
+    if added > 0 and secret_spans(old, context.secrets):
         raise ToolError(
             f"{REDACTED} in the new text stands for a secret that {name} holds; writing it "
             "would destroy the secret. Edit around those lines with edit_file instead."

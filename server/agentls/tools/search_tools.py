@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..edits import text_lines
-from ..environment import redact, scrubbed
+from ..environment import redact
 from ..files import NotText
 from ..paths import inside, relative, resolve
+from ..safe_git import safe_git_command, safe_git_env
 from .base import Tool, ToolContext, ToolError
 
 if TYPE_CHECKING:
@@ -29,16 +30,11 @@ async def _git_files(root: Path, folder: Path) -> list[Path] | None:
     """Tracked and untracked-but-not-ignored files under `folder`, or None outside a git repo."""
     try:
         process = await asyncio.create_subprocess_exec(
-            "git",
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-            "--",
-            str(folder),
+            *safe_git_command(
+                ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", str(folder)]
+            ),
             cwd=root,
-            env=scrubbed(os.environ),
+            env=safe_git_env(),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,

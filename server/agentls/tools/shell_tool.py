@@ -2,46 +2,59 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ..command_rules import is_allowed
+from ..interfaces import ShellRefused
 from .base import Tool, ToolContext, ToolError
 
 
-async def _approved(context: ToolContext, command: str) -> bool:
+async def _approval(context: ToolContext, command: str) -> Literal["auto", "user"] | None:
+    """ "auto" for a command that runs without asking, "user" for one the user allowed
+    when shown it, None for one denied."""
     settings = context.settings
     if (
         settings.approve_commands == "always"
         or context.commands_allowed_for_task
-        or is_allowed(command, settings.allowed_commands)
+        or is_allowed(command, settings.allowed_commands, context.workspace.root)
     ):
-        return True
+        return "auto"
     decision = await context.approver.approve(command)
     if decision == "allow_task":
         context.commands_allowed_for_task = True
-    return decision != "deny"
+    return None if decision == "deny" else "user"
 
 
 async def bash(context: ToolContext, arguments: dict[str, Any]) -> str:
     command = arguments["command"]
     if not command.strip():
         raise ToolError("command is empty")
-    if not await _approved(context, command):
+    approval = await _approval(context, command)
+    if approval is None:
         raise ToolError("The user denied this command. Do not retry it; ask or take another way.")
-    timeout = context.settings.bash_timeout
-    # Room for the exit code line and the cut note, so the result fits outputLimit whole.
-    result = await context.shell.run(command, timeout, context.settings.output_limit - 200)
+    settings = context.settings
+    timeout = settings.bash_timeout
+    # Only a command the user saw and allowed may leave the sandbox, and only if they said so.
+    sandboxed = approval == "auto" or not settings.approved_commands_unsandboxed
+    try:
+        # Room for the exit code line and the cut note, so the result fits outputLimit whole.
+        result = await context.shell.run(command, timeout, settings.output_limit - 200, sandboxed)
+    except ShellRefused as error:
+        raise ToolError(str(error)) from None
     output = result.output.rstrip("\n") or "(no output)"
     if result.timed_out:
         raise ToolError(f"Timed out after {timeout:g} s; the command was killed. Output:\n{output}")
-    return f"exit code {result.exit_code}\n{output}"
+    note = f"\n{result.sandbox_note}" if result.sandbox_note else ""
+    return f"exit code {result.exit_code}{note}\n{output}"
 
 
 BASH = Tool(
     name="bash",
     description=(
         "Run a bash command in the workspace root (stdin closed; stdout and stderr "
-        "together). The user may be asked to approve it. Long output is cut in the middle."
+        "together). The user may be asked to approve it. Long output is cut in the middle. "
+        "It may run in a sandbox: only the workspace writable, no network, and the jobs it "
+        "left in the background ended with it."
     ),
     properties={"command": {"type": "string", "description": "The command line."}},
     required=("command",),

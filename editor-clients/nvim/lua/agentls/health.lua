@@ -17,25 +17,22 @@ local function server(extra)
   return process:wait(10000)
 end
 
----The first .env file that sets a key, if any (the value is never read out).
+---The user's .env file, if it sets a key (the value is never read out). A project's .env
+---belongs to the repository and never gives the server a key.
 ---@return string?, string?
 local function key_in_env_files()
-  local root = require('agentls.server').root_of(0)
   local config_home = vim.env.XDG_CONFIG_HOME or vim.fs.joinpath(vim.env.HOME or '', '.config')
-  for _, path in ipairs({
-    vim.fs.joinpath(root, '.env'),
-    vim.fs.joinpath(config_home, 'agentls', '.env'),
-  }) do
-    if vim.fn.filereadable(path) == 1 then
-      for _, line in ipairs(vim.fn.readfile(path)) do
-        for _, name in ipairs(KEY_NAMES) do
-          if
-            line:match('^%s*export%s+' .. name .. '%s*=%s*%S')
-            or line:match('^%s*' .. name .. '%s*=%s*%S')
-          then
-            return name, path
-          end
-        end
+  local path = vim.fs.joinpath(config_home, 'agentls', '.env')
+  if vim.fn.filereadable(path) ~= 1 then
+    return nil, nil
+  end
+  for _, line in ipairs(vim.fn.readfile(path)) do
+    for _, name in ipairs(KEY_NAMES) do
+      if
+        line:match('^%s*export%s+' .. name .. '%s*=%s*%S')
+        or line:match('^%s*' .. name .. '%s*=%s*%S')
+      then
+        return name, path
       end
     end
   end
@@ -90,7 +87,7 @@ local function check_key()
   end
   vim.health.warn('no Anthropic API key is set: tasks will fail', {
     'set ANTHROPIC_API_KEY in the environment',
-    'or in a .env file in the project root, or in ~/.config/agentls/.env',
+    'or in ~/.config/agentls/.env (a project .env is not read for it)',
   })
 end
 

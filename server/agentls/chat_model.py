@@ -1,0 +1,247 @@
+"""The model through OpenAI Chat Completions, with the official openai SDK: OpenAI itself and
+every server that speaks its format (LM Studio, Groq, Azure, gateways, Ollama, vLLM, ...).
+
+The conversation is kept in the Messages API's shape (`interfaces.Block`), the loop's one
+shape; this adapter translates it for each request, the same way every time, so the prompt's
+prefix stays byte-stable across steps and automatic prefix caches hit. A Responses-API
+adapter would be a third translation beside this one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .interfaces import Block, Turn, Usage
+from .model import Adapter, BrokenAnswer, Failure, with_retries
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+STOP_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+"""Chat Completions' finish_reason as the loop knows it from the Messages API."""
+
+
+def chat_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool["name"],
+                "description": tool["description"],
+                "parameters": tool["input_schema"],
+            },
+        }
+        for tool in tools
+    ]
+
+
+def _result_text(block: Block) -> str:
+    content = block.get("content", "")
+    text = content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
+    # The format has no error flag: the words carry it.
+    return f"Error: {text}" if block.get("is_error") else text
+
+
+def _assistant(content: list[Block], with_reasoning: bool) -> dict[str, Any]:
+    text = "".join(b["text"] for b in content if b.get("type") == "text")
+    calls = [
+        {
+            "id": b["id"],
+            "type": "function",
+            "function": {
+                "name": b["name"],
+                "arguments": json.dumps(b.get("input"), ensure_ascii=False),
+            },
+        }
+        for b in content
+        if b.get("type") == "tool_use"
+    ]
+    message: dict[str, Any] = {"role": "assistant", "content": text or (None if calls else "")}
+    if calls:
+        message["tool_calls"] = calls
+    reasoning = "".join(b["reasoning_content"] for b in content if b.get("type") == "reasoning")
+    if reasoning and with_reasoning:
+        message["reasoning_content"] = reasoning
+    return message
+
+
+def chat_messages(system: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The conversation as Chat Completions messages.
+
+    Each tool result becomes a `tool` message right after the call's assistant message (the
+    format wants every call answered before anything else); the user's words follow them.
+    A model's reasoning goes back only within the current tool loop (after the user's last
+    words), where providers such as DeepSeek require it; older reasoning is left out.
+    """
+    loop_start = max(
+        (
+            i
+            for i, m in enumerate(messages)
+            if m["role"] == "user" and any(b.get("type") == "text" for b in m["content"])
+        ),
+        default=0,
+    )
+    out: list[dict[str, Any]] = [{"role": "system", "content": system}]
+    for index, message in enumerate(messages):
+        content = message["content"]
+        if message["role"] == "assistant":
+            out.append(_assistant(content, index > loop_start))
+            continue
+        out.extend(
+            {"role": "tool", "tool_call_id": b["tool_use_id"], "content": _result_text(b)}
+            for b in content
+            if b.get("type") == "tool_result"
+        )
+        words = [b["text"] for b in content if b.get("type") == "text"]
+        if words:
+            out.append({"role": "user", "content": "\n\n".join(words)})
+    return out
+
+
+@dataclass
+class _Call:
+    id: str | None
+    name: str = ""
+    arguments: str = ""
+
+    def add_name(self, piece: str) -> None:
+        # Most servers send the name once; some send all of it again in every chunk.
+        self.name = piece if piece.startswith(self.name) and self.name else self.name + piece
+
+
+class _Answer:
+    """A streamed answer put together from its chunks."""
+
+    def __init__(self, on_text: Callable[[str], None]) -> None:
+        self.on_text = on_text
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: list[_Call] = []
+        self._by_index: dict[int, _Call] = {}
+        self.finish: str | None = None
+        self.usage = Usage()
+
+    def add(self, chunk: Any) -> None:
+        if chunk.usage is not None:
+            self.usage = _usage(chunk.usage)
+        for choice in chunk.choices[:1]:
+            delta = choice.delta
+            if delta.content:
+                self.text.append(delta.content)
+                self.on_text(delta.content)
+            reasoning = (delta.model_extra or {}).get("reasoning_content")
+            if isinstance(reasoning, str):
+                self.reasoning.append(reasoning)
+            for fragment in delta.tool_calls or []:
+                self._add_call(fragment)
+            if choice.finish_reason:
+                self.finish = choice.finish_reason
+
+    def _add_call(self, fragment: Any) -> None:
+        # Some servers send integer ids, some none at all.
+        new_id = None if fragment.id is None else str(fragment.id)
+        index = fragment.index if fragment.index is not None else len(self.calls) - 1
+        call = self._by_index.get(index)
+        # A new id at a known index is a new call: Ollama gives a whole batch index 0.
+        if call is None or (new_id is not None and call.id is not None and new_id != call.id):
+            call = _Call(new_id)
+            self.calls.append(call)
+            self._by_index[index] = call
+        elif call.id is None:
+            call.id = new_id
+        function = fragment.function
+        if function is not None:
+            if function.name:
+                call.add_name(function.name)
+            if function.arguments:
+                call.arguments += function.arguments
+
+    def turn(self) -> Turn:
+        if self.finish is None:
+            ended = ConnectionError("the stream ended before the answer did")
+            raise BrokenAnswer(ended) from ended
+        content: list[Block] = []
+        if self.reasoning:
+            content.append({"type": "reasoning", "reasoning_content": "".join(self.reasoning)})
+        if self.text:
+            content.append({"type": "text", "text": "".join(self.text)})
+        for number, call in enumerate(self.calls):
+            try:
+                arguments = json.loads(call.arguments or "{}")
+            except ValueError as error:
+                raise BrokenAnswer(error) from error
+            if not isinstance(arguments, dict) or not call.name:
+                unnamed = ValueError(f"tool call {number} is not a named object")
+                raise BrokenAnswer(unnamed) from unnamed
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": call.id or f"call_{number}",
+                    "name": call.name,
+                    "input": arguments,
+                }
+            )
+        stop = STOP_REASONS.get(self.finish, self.finish)
+        if self.calls and stop == "end_turn":  # Ollama finishes a call with "stop"
+            stop = "tool_use"
+        return Turn(content, stop, self.usage)
+
+
+def _usage(usage: Any) -> Usage:
+    details = usage.prompt_tokens_details
+    cached = (details.cached_tokens if details is not None else None) or (
+        # DeepSeek counts its cache hits in a field of its own.
+        (usage.model_extra or {}).get("prompt_cache_hit_tokens")
+    )
+    cached = cached if isinstance(cached, int) else 0
+    prompt = usage.prompt_tokens or 0
+    return Usage(input=prompt - cached, output=usage.completion_tokens or 0, cache_read=cached)
+
+
+class ChatModel(Adapter):
+    client: AsyncOpenAI
+
+    async def respond(
+        self,
+        system: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_text: Callable[[str], None],
+    ) -> Turn:
+        import openai
+
+        body = {
+            "model": self.name,
+            "messages": chat_messages(system, messages),
+            "tools": chat_tools(tools),
+            self.endpoint.profile.max_tokens_field: self.max_tokens,
+        }
+        return await with_retries(
+            lambda: self._stream(body, on_text),
+            on_text,
+            Failure(openai, self.name, self.endpoint, self._env),
+        )
+
+    async def _stream(self, body: dict[str, Any], on_text: Callable[[str], None]) -> Turn:
+        stream: AsyncIterable[Any] = await self.client.chat.completions.create(
+            **body,
+            stream=True,
+            stream_options={"include_usage": True},
+            timeout=self.timeout,
+        )
+        answer = _Answer(on_text)
+        try:
+            async for chunk in stream:
+                answer.add(chunk)
+        except Exception as error:
+            raise BrokenAnswer(error) from error
+        return answer.turn()

@@ -1,0 +1,162 @@
+"""Which server a task's model runs on: provider profiles, and the one place a key and its
+endpoint are chosen.
+
+Two wire formats cover every provider: the Anthropic Messages API (Anthropic itself, and
+Ollama, llama.cpp's server, vLLM, DeepSeek and OpenRouter, which accept it too) and OpenAI
+Chat Completions (OpenAI, LM Studio, and any other compatible server). A profile names a
+format, a default endpoint, where the key comes from and how it is sent, and what the
+provider lacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from .interfaces import ModelError
+
+Wire = Literal["anthropic", "openai"]
+Auth = Literal["x-api-key", "bearer", "none"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    title: str
+    wire: Wire
+    base_url: str
+    keys: tuple[tuple[str, Auth], ...]
+    """The environment variables that may hold the key, first found wins, each with how its
+    key is sent; none for a local server."""
+    base_url_variable: str | None = None
+    """The SDK's own variable for the endpoint, honoured for the plain wire-format profiles."""
+    cache_markers: bool = True
+    """Anthropic format: mark prompt-cache breakpoints (a server without caching may refuse
+    or mis-bill them)."""
+    max_tokens_field: str = "max_tokens"
+    """OpenAI format: the name of the output limit (OpenAI's own API wants the newer one)."""
+
+    @property
+    def key_hint(self) -> str:
+        names = " or ".join(variable for variable, _ in self.keys)
+        return (
+            f"Set {names} in the environment or in ~/.config/agentls/.env (a workspace's .env "
+            "belongs to the repository and never configures the model client)."
+        )
+
+
+PROFILES: dict[str, Profile] = {
+    profile.name: profile
+    for profile in (
+        Profile(
+            "anthropic",
+            "Anthropic",
+            "anthropic",
+            "https://api.anthropic.com",
+            (("ANTHROPIC_API_KEY", "x-api-key"), ("ANTHROPIC_AUTH_TOKEN", "bearer")),
+            base_url_variable="ANTHROPIC_BASE_URL",
+        ),
+        Profile(
+            "openai",
+            "OpenAI",
+            "openai",
+            "https://api.openai.com/v1",
+            (("OPENAI_API_KEY", "bearer"),),
+            base_url_variable="OPENAI_BASE_URL",
+            max_tokens_field="max_completion_tokens",
+        ),
+        Profile("ollama", "Ollama", "anthropic", "http://localhost:11434", (), cache_markers=False),
+        Profile(
+            "llamacpp", "llama.cpp", "anthropic", "http://localhost:8080", (), cache_markers=False
+        ),
+        Profile("vllm", "vLLM", "anthropic", "http://localhost:8000", (), cache_markers=False),
+        Profile("lmstudio", "LM Studio", "openai", "http://localhost:1234/v1", ()),
+        Profile(
+            "deepseek",
+            "DeepSeek",
+            "anthropic",
+            "https://api.deepseek.com/anthropic",
+            (("DEEPSEEK_API_KEY", "x-api-key"),),
+        ),
+        Profile(
+            "openrouter",
+            "OpenRouter",
+            "anthropic",
+            "https://openrouter.ai/api",
+            (("OPENROUTER_API_KEY", "bearer"),),
+        ),
+    )
+}
+
+DEFAULT_PROVIDER = "anthropic"
+
+KEYLESS = "agentls-no-key"
+"""Sent to a local server that wants no key: both SDKs refuse to send a request without one."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a task's requests go and the key they carry: chosen together, never apart."""
+
+    profile: Profile
+    base_url: str
+    key: str | None
+    auth: Auth
+
+    @property
+    def signature(self) -> tuple[str, str, str | None, Auth]:
+        """What makes two endpoints the same for a reused SDK client."""
+        return (self.profile.wire, self.base_url, self.key, self.auth)
+
+
+def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str]) -> Endpoint:
+    """The profile, endpoint and key for the settings `provider` and `baseUrl` (None when
+    unset) and the merged environment `env`.
+
+    This is the only place a provider's key or URL is read. A profile's key never goes to
+    another provider's default host: a named profile reads its own variable only, and the
+    SDKs' base-URL variables count for the plain `anthropic` and `openai` profiles alone.
+    Raises ModelError for an unknown provider or a missing key.
+    """
+    name = provider or env.get("AGENTLS_PROVIDER") or DEFAULT_PROVIDER
+    profile = PROFILES.get(name)
+    if profile is None:
+        raise ModelError(
+            f"Unknown provider {name!r}.",
+            f"Set agentls.provider (or AGENTLS_PROVIDER) to one of: {', '.join(PROFILES)}.",
+        )
+    url = (
+        base_url
+        or (env.get(profile.base_url_variable) if profile.base_url_variable else None)
+        or profile.base_url
+    )
+    for variable, auth in profile.keys:
+        if env.get(variable):
+            return Endpoint(profile, url, env[variable], auth)
+    if profile.keys:
+        raise ModelError(f"No {profile.title} API key is set.", profile.key_hint)
+    return Endpoint(profile, url, None, "none")
+
+
+CONTEXT_WINDOWS: tuple[tuple[str, int], ...] = (
+    # The providers' published context windows, by model-id prefix.
+    ("claude-", 200_000),
+    ("gpt-4o", 128_000),
+    ("gpt-4.1", 1_047_576),
+    ("gpt-5", 400_000),
+    ("o3", 200_000),
+    ("o4-mini", 200_000),
+    ("deepseek-chat", 128_000),
+    ("deepseek-reasoner", 128_000),
+)
+
+FALLBACK_WINDOWS: dict[Wire, int] = {"anthropic": 200_000, "openai": 128_000}
+"""For a model not in the table: the Messages API's usual window, and a common one for the
+rest (a local server's may be smaller: set agentls.contextWindow)."""
+
+
+def context_window(model: str, wire: Wire) -> int:
+    """The context window of `model` when the settings do not say it."""
+    matches = [(len(prefix), size) for prefix, size in CONTEXT_WINDOWS if model.startswith(prefix)]
+    return max(matches)[1] if matches else FALLBACK_WINDOWS[wire]

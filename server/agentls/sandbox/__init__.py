@@ -1,0 +1,88 @@
+"""Confining bash: what a sandbox must do, and finding the one this machine can run.
+
+One backend per operating system, each a small class with the `Sandbox` interface:
+bubblewrap on Linux (`bubblewrap.py`). A macOS backend would build a `sandbox-exec` (Seatbelt)
+profile from the same `Confinement` and be listed in `_backends`; nothing else changes.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import environment
+from .base import Confinement, Sandbox
+from .bubblewrap import Bubblewrap
+
+__all__ = ["Confinement", "Sandbox", "Unavailable", "blocked_note", "confinement", "find"]
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    reason: str
+
+
+def _backends() -> list[Sandbox]:
+    return [Bubblewrap()] if sys.platform == "linux" else []
+
+
+@functools.cache
+def find() -> Sandbox | Unavailable:
+    """The first backend that works on this machine, probed once per process."""
+    reasons = []
+    for backend in _backends():
+        reason = backend.probe()
+        if reason is None:
+            return backend
+        reasons.append(reason)
+    return Unavailable("; ".join(reasons) or f"no sandbox backend for {sys.platform} yet")
+
+
+def confinement(root: Path, network: bool) -> Confinement:
+    """Writable `root`, but not what would let a command run code later outside the sandbox:
+    git's hooks and config (an editor, the user or agentls's own git runs them) and
+    agentls's own settings."""
+    root = root.resolve()
+    hooks = root / ".git" / "hooks"
+    if hooks.parent.is_dir() and not hooks.exists():
+        # As `git init` makes it: else a command could create it, and put a hook in it.
+        hooks.mkdir()
+    protected = [root / ".git" / "hooks", root / ".git" / "config", environment.config_dir()]
+    return Confinement(root, network, tuple(_inside(root, protected)))
+
+
+def _inside(root: Path, paths: list[Path]) -> list[Path]:
+    resolved = [path.resolve() for path in paths]
+    return [path for path in resolved if path.is_relative_to(root) and path.exists()]
+
+
+_READ_ONLY = re.compile(
+    # A file bound read-only is a mount point: replacing it (git's config.lock) gives EBUSY.
+    r"read-only file system|device or resource busy",
+    re.IGNORECASE,
+)
+_OFFLINE = re.compile(
+    r"temporary failure in name resolution|could not resolve|name or service not known"
+    r"|getaddrinfo|eai_again|network is unreachable|no address associated with hostname"
+    r"|connection refused",
+    re.IGNORECASE,
+)
+
+
+def blocked_note(output: str, network: bool) -> str | None:
+    """One line for the model when a command's output shows the sandbox stopped it, so that
+    it asks the user instead of trying other ways around."""
+    if _READ_ONLY.search(output):
+        return (
+            "[sandbox] The sandbox refused a write: only the workspace is writable (and not "
+            ".git/hooks, .git/config). Do not retry or work around it; ask the user."
+        )
+    if not network and _OFFLINE.search(output):
+        return (
+            "[sandbox] The sandbox has no network (setting sandboxNetwork), not even the "
+            "host's localhost. Do not retry or work around it; ask the user."
+        )
+    return None

@@ -1,0 +1,94 @@
+"""A repository (or a model) must never choose what agentls's own git processes execute,
+and the tools never change git's metadata (issue 9, finding 1)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from agentls.safe_git import safe_git_command, safe_git_env
+from agentls.tools import run_tool
+from test_tools import context
+
+
+def _hostile_hook(root: Path) -> tuple[Path, Path]:
+    """A script that leaves a mark when run, and the mark's path."""
+    mark = root.parent / "ran"
+    script = root.parent / "hook.sh"
+    script.write_text(f"#!/bin/sh\ntouch {mark}\nexit 1\n")
+    script.chmod(0o755)
+    return script, mark
+
+
+def _git(root: Path, *arguments: str) -> None:
+    subprocess.run(["git", *arguments], cwd=root, check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("tool", ["list_files", "grep"])
+async def test_a_repositorys_fsmonitor_is_never_run(root: Path, tool: str) -> None:
+    _git(root, "init", "-q")
+    (root / "a.py").write_text("x = 1\n")
+    _git(root, "add", "a.py")
+    script, mark = _hostile_hook(root)
+    _git(root, "config", "core.fsmonitor", str(script))
+    text, error = await run_tool(context(root), tool, {"pattern": "x"} if tool == "grep" else {})
+    assert not error and "a.py" in text
+    assert not mark.exists()
+
+
+async def test_a_bare_repository_made_of_plain_files_is_not_used(root: Path) -> None:
+    """HEAD, config, objects/ and refs/ written at the root (four write_file calls) make it a
+    bare repository for git's discovery; its config must not run anything either."""
+    script, mark = _hostile_hook(root)
+    (root / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / "config").write_text(
+        f"[core]\n\trepositoryformatversion = 0\n\tbare = true\n\tfsmonitor = {script}\n"
+    )
+    for folder in ("objects", "refs"):
+        (root / folder).mkdir()
+        (root / folder / "keep").write_text("")
+    text, error = await run_tool(context(root), "list_files", {})
+    assert not error and "HEAD" in text
+    assert not mark.exists()
+
+
+@pytest.mark.parametrize(
+    "path", [".git/config", ".git", "sub/.git", "sub/.git/hooks/pre-commit", ".GIT/config"]
+)
+async def test_the_tools_never_write_git_metadata(root: Path, path: str) -> None:
+    ctx = context(root)
+    text, error = await run_tool(ctx, "write_file", {"path": path, "content": "[core]\n"})
+    assert error and "git's metadata" in text
+    assert ctx.workspace.proposals == []  # type: ignore[attr-defined]
+    assert not (root / path).exists()
+
+
+async def test_edit_file_never_changes_an_existing_git_config(root: Path) -> None:
+    _git(root, "init", "-q")
+    before = (root / ".git" / "config").read_text()
+    ctx = context(root)
+    (root / "gitdir").symlink_to(root / ".git")
+    for path in (".git/config", "gitdir/config"):
+        text, error = await run_tool(
+            ctx,
+            "edit_file",
+            {"path": path, "old_text": "[core]", "new_text": "[core]\n\tfsmonitor = x"},
+        )
+        assert error and "git's metadata" in text
+    assert (root / ".git" / "config").read_text() == before
+    # Reading it stays allowed: it is how a model learns the remote or the branch.
+    text, error = await run_tool(ctx, "read_file", {"path": ".git/config"})
+    assert not error and "[core]" in text
+
+
+def test_safe_git_reads_no_global_config_and_overrides_programs(tmp_path: Path) -> None:
+    env = safe_git_env({"PATH": os.environ["PATH"], "GIT_DIR": "/elsewhere", "HOME": "/h"})
+    assert "GIT_DIR" not in env and env["GIT_CONFIG_NOSYSTEM"] == "1"
+    command = safe_git_command(["config", "--get", "core.fsmonitor"])
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    _git(tmp_path, "config", "core.fsmonitor", "/bin/echo")
+    _git(tmp_path, "config", "core.pager", "/bin/echo")
+    found = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert found.stdout.strip() == "false"
