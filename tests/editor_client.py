@@ -45,6 +45,12 @@ class EditorClient(LanguageClient):
         self.stale_edits: Literal["refuse", "skip"] = "refuse"
         """An edit made for an older version of a document: refused (VS Code), or skipped
         while answering `applied: true` (Neovim 0.11)."""
+        self.defer_changes = False
+        """Report the applied edits' didChange only on `send_deferred_changes`, as eglot (when
+        Emacs is idle) and vim-lsp (after a keystroke) do."""
+        self.deferred: dict[str, list[types.TextDocumentContentChangePartial]] = {}
+        self.create_files = True
+        """Whether a CreateFile is applied; eglot 1.9 cannot destructure one and fails."""
 
     def uri(self, path: Path) -> str:
         return from_fs_path(str(path)) or path.as_uri()
@@ -85,10 +91,35 @@ class EditorClient(LanguageClient):
             )
         )
 
+    def send_deferred_changes(self) -> None:
+        for uri, changes in self.deferred.items():
+            self.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    text_document=types.VersionedTextDocumentIdentifier(
+                        uri=uri, version=self.documents[uri][1]
+                    ),
+                    content_changes=list(changes),
+                )
+            )
+        self.deferred.clear()
+
+    def _apply_deferring(self, uri: str, new_text: str, edits: list[Any]) -> None:
+        """Hold the edit in the buffer; its didChange lists the edits bottom-up, each valid
+        on the text the one before left, as an editor records them."""
+        _, version = self.documents[uri]
+        self.documents[uri] = (new_text, version + 1)
+        ordered = sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character))
+        self.deferred.setdefault(uri, []).extend(
+            types.TextDocumentContentChangePartial(range=e.range, text=e.new_text)
+            for e in reversed(ordered)
+        )
+
     def _edits_by_uri(self, edit: types.WorkspaceEdit) -> list[tuple[str, int | None, list[Any]]]:
         if edit.document_changes:
             found = []
             for change in edit.document_changes:
+                if isinstance(change, types.CreateFile) and not self.create_files:
+                    raise ValueError("wrong-type-argument stringp nil")
                 if isinstance(change, types.TextDocumentEdit):
                     found.append(
                         (change.text_document.uri, change.text_document.version, list(change.edits))
@@ -120,10 +151,11 @@ class EditorClient(LanguageClient):
             if not any(keep):
                 continue
             applied_any = True
-            new_text = apply_text_edits(
-                text, [e for e, k in zip(edits, keep, strict=True) if k], self.encoding
-            )
-            if uri in self.documents:
+            kept = [e for e, k in zip(edits, keep, strict=True) if k]
+            new_text = apply_text_edits(text, kept, self.encoding)
+            if uri in self.documents and self.defer_changes:
+                self._apply_deferring(uri, new_text, kept)
+            elif uri in self.documents:
                 self.type_text(uri, new_text)
                 if self.save:
                     path.write_text(new_text)
@@ -205,12 +237,14 @@ def _step(ls: EditorClient, params: Any) -> None:
     )
 
 
-def _make_client() -> EditorClient:
+def _make_client(without: tuple[str, ...]) -> EditorClient:
     client = EditorClient()
     features = dict(DEFAULT_CLIENT_FEATURES)
     features[types.WORKSPACE_APPLY_EDIT] = _apply_edit
     features[types.WINDOW_SHOW_MESSAGE_REQUEST] = _approve
     features["agent/approveCommand"] = _approve_command
+    for method in without:
+        features.pop(method, None)
     features["agent/text"] = _text
     features["agent/step"] = _step
     register_lsp_features(client, features)
@@ -225,6 +259,8 @@ def approves_commands(capabilities: types.ClientCapabilities) -> None:
 CAPABILITIES = {
     "vscode": "visual-studio-code@v1.65.2",
     "neovim": "neovim@v0.11.0",
+    "neovim-0.7": "neovim@v0.7.0",
+    "emacs": "emacs@v29.1",
 }
 
 
@@ -239,13 +275,15 @@ async def editor(
     env: dict[str, str] | None = None,
     arguments: tuple[str, ...] = (),
     capabilities: Callable[[types.ClientCapabilities], None] | None = None,
+    without: tuple[str, ...] = (),
     process: bool = False,
 ) -> AsyncIterator[EditorClient]:
     """An editor connected to a new server: in this process (see in_process.py), or, with
     `process` (or command-line `arguments`), `python -m agentls` on stdio for what only a
-    real process shows."""
+    real process shows. `without`: server requests the client does not handle (it answers
+    MethodNotFound)."""
     process = process or bool(arguments)
-    client = _make_client()
+    client = _make_client(without)
     if settings is not None:
         client.set_configuration({"agentls": settings})
     server_env = {

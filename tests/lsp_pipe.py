@@ -17,12 +17,79 @@ from typing import Any
 from pygls.uris import from_fs_path
 
 
-class ServerPipe:
-    """`python -m agentls` on stdio, with a minimal client that answers nothing itself."""
+class JsonRpcPeer:
+    """A minimal LSP client on a pair of streams (pipes or a TCP connection) that answers
+    nothing itself."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self._next_id = 0
+
+    def _write(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def notify(self, method: str, params: Any) -> None:
+        self._write({"method": method, "params": params})
+
+    def send_request(self, method: str, params: Any) -> int:
+        self._next_id += 1
+        self._write({"id": self._next_id, "method": method, "params": params})
+        return self._next_id
+
+    async def read(self) -> dict[str, Any]:
+        length = 0
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        if not length:
+            raise EOFError("the server closed its output")
+        return json.loads(await self.reader.readexactly(length))
+
+    async def wait_for(self, method: str | None = None, answer_to: int | None = None) -> Any:
+        """The next server request or notification `method`, or the answer to a request."""
+        while True:
+            message = await self.read()
+            if answer_to is not None and message.get("id") == answer_to and "method" not in message:
+                return message
+            if method is not None and message.get("method") == method:
+                return message
+
+    async def request(self, method: str, params: Any) -> Any:
+        answer = await self.wait_for(answer_to=self.send_request(method, params))
+        return answer.get("result")
+
+    async def initialize(
+        self,
+        root: Path,
+        capabilities: dict[str, Any] | None = None,
+        settings: dict[str, Any] | None = None,
+    ) -> None:
+        edits = {"applyEdit": True, "workspaceEdit": {"documentChanges": True}}
+        await self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": None,
+                "capabilities": capabilities or {"workspace": edits},
+                "workspaceFolders": [{"uri": from_fs_path(str(root)), "name": "root"}],
+                "initializationOptions": {
+                    "agentls": {"approveCommands": "always", **(settings or {})}
+                },
+            },
+        )
+        self.notify("initialized", {})
+
+
+class ServerPipe(JsonRpcPeer):
+    """`python -m agentls` on stdio."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdout is not None and process.stdin is not None
+        super().__init__(process.stdout, process.stdin)
         self.process = process
-        self._next_id = 0
 
     @classmethod
     async def start(
@@ -43,59 +110,8 @@ class ServerPipe:
             env=env,
         )
         pipe = cls(process)
-        edits = {"applyEdit": True, "workspaceEdit": {"documentChanges": True}}
-        await pipe.request(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": None,
-                "capabilities": {"workspace": edits},
-                "workspaceFolders": [{"uri": from_fs_path(str(root)), "name": "root"}],
-                "initializationOptions": {
-                    "agentls": {"approveCommands": "always", **(settings or {})}
-                },
-            },
-        )
-        pipe.notify("initialized", {})
+        await pipe.initialize(root, settings=settings)
         return pipe
-
-    def _write(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-
-    def notify(self, method: str, params: Any) -> None:
-        self._write({"method": method, "params": params})
-
-    def send_request(self, method: str, params: Any) -> int:
-        self._next_id += 1
-        self._write({"id": self._next_id, "method": method, "params": params})
-        return self._next_id
-
-    async def read(self) -> dict[str, Any]:
-        stdout = self.process.stdout
-        assert stdout is not None
-        length = 0
-        while (line := await stdout.readline()) not in (b"\r\n", b""):
-            name, _, value = line.decode().partition(":")
-            if name.lower() == "content-length":
-                length = int(value)
-        if not length:
-            raise EOFError("the server closed its output")
-        return json.loads(await stdout.readexactly(length))
-
-    async def wait_for(self, method: str | None = None, answer_to: int | None = None) -> Any:
-        """The next server request or notification `method`, or the answer to a request."""
-        while True:
-            message = await self.read()
-            if answer_to is not None and message.get("id") == answer_to and "method" not in message:
-                return message
-            if method is not None and message.get("method") == method:
-                return message
-
-    async def request(self, method: str, params: Any) -> Any:
-        answer = await self.wait_for(answer_to=self.send_request(method, params))
-        return answer.get("result")
 
     def close_pipes(self) -> None:
         """What the server sees when the editor exits: its stdin ends, its stdout is gone."""

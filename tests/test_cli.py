@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import signal
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from agentls import __version__
-from agentls.cli import main
+from agentls.cli import WAITING, main
 
 
 def test_version() -> None:
@@ -105,3 +109,35 @@ def test_run_holds_max_steps_to_the_settings_range(capsys: pytest.CaptureFixture
             main(["run", "task", "--max-steps", wrong])
         assert exited.value.code == 2, wrong
         assert "--max-steps: expected a whole number from 1 to 1000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arguments", [[], ["--tcp", "--port", "0"]])
+def test_a_user_trying_it_in_a_terminal_leaves_with_one_ctrl_c(
+    arguments: list[str], tmp_path: Path
+) -> None:
+    terminal, child_end = pty.openpty()
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentls", *arguments],
+        stdin=child_end,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    os.close(child_end)
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline().decode()
+        if arguments:
+            assert first.startswith("agentls: serving LSP on 127.0.0.1:")
+        else:
+            # In a terminal it says what it waits for.
+            assert first.strip() == WAITING
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == -signal.SIGINT
+        rest = process.stderr.read().decode()
+        assert "Traceback" not in rest and "Fatal Python error" not in rest
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(terminal)

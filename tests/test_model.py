@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import socket
+import time
 from typing import Any
 
 import pytest
@@ -97,6 +100,33 @@ async def test_error_messages_never_hold_the_key(fake: FakeAnthropic) -> None:
     with pytest.raises(ModelError) as caught:
         await model(fake).respond("system", HELLO, [], lambda piece: None)
     assert KEY not in str(caught.value) and "[redacted]" in str(caught.value)
+
+
+async def test_a_refused_connection_fails_at_once_and_says_what_to_fix(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    env = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": closed}
+    unreachable = AnthropicModel(ClientCache().get(env), "claude-test", 1000, env, 120.0)
+    caplog.set_level(logging.WARNING)
+    started = time.monotonic()
+    with pytest.raises(ModelError) as caught:
+        await unreachable.respond("system", HELLO, [], lambda piece: None)
+    # The SDK's four retries with backoff took 9-12 s for the same answer.
+    assert time.monotonic() - started < 5
+    assert str(caught.value) == f"Could not reach {closed}: nothing accepts connections there."
+    assert "ANTHROPIC_BASE_URL" in caught.value.hint
+    # Shown by the front end only: a warning would reach the terminal a second time.
+    assert caplog.records == []
+
+
+def test_an_endpoint_without_a_scheme_is_refused_with_a_hint() -> None:
+    env = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": "localhost:8080"}
+    with pytest.raises(ModelError, match=r"\(localhost:8080\) has no scheme") as caught:
+        ClientCache().get(env)
+    assert "http://localhost:8080" in caught.value.hint
 
 
 def test_cache_breakpoints_mark_copies_of_the_newest_messages() -> None:

@@ -87,14 +87,14 @@ def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: 
     # $/progress reaches LspProgress (fidget.nvim, statuslines) with each step.
     steps = ["change the greeting", "write_file: app.py", "bash: cat app.py"]
     assert report["progress"][:3] == steps
-    assert report["progress"][3].startswith("done: 3 steps, 1 edits applied")
+    assert report["progress"][3].startswith("done: 3 steps, 1 edit applied")
     assert report["tabs_after"] == 1
     assert report["review"]["applied"] is True
     transcript = "\n".join(report["transcript"])
     assert "- **write_file** `app.py`" in transcript
     assert "- **bash** `cat app.py`" in transcript
     assert "Changed the greeting." in transcript
-    assert "**done** after 3 steps; edits: 1 applied, 0 rejected" in transcript
+    assert "**done**: 3 steps, 1 edit applied, 0 rejected, " in transcript
     assert "Tokens: " in transcript and "input " in transcript
 
 
@@ -199,3 +199,26 @@ def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
     assert report["buffer"] == ["# typed by the user", *SOURCE.splitlines()]
     assert (root / "app.py").read_text() == SOURCE
     assert len(fake.requests) == 5
+
+
+def test_a_file_opened_outside_the_cwd_is_the_tasks_project(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    """Neovim started elsewhere (the home folder), the file in a folder without root markers:
+    the task is rooted at the file's folder, so its file can be edited; a refused edit is
+    shown where the user looks, and the log's last line is the server's outcome line."""
+    (root / "app.py").write_text(SOURCE)
+    fake.script(
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "value = 1", "new_text": "v"})),
+        reply(tool_use("edit_file", {"path": "../home/x.py", "old_text": "a", "new_text": "b"})),
+        reply(text("Done.")),
+    )
+    report = run_spec("first_use_spec.lua", root, fake.url)
+    assert report["root"] == str(root)
+    assert report["result"]["edits"] == {"applied": 1, "rejected": 0}
+    assert "v\n" in report["buffer"] + "\n"
+    warnings = [n["message"] for n in report["notes"] if n["level"] == 3]  # WARN
+    assert any(m.startswith("agentls: edit_file ../home/x.py: ") for m in warnings), report["notes"]
+    transcript = "\n".join(report["transcript"])
+    assert "**done**: 3 steps, 1 edit applied, 0 rejected, " in transcript
+    assert "% cached)" in transcript

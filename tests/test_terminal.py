@@ -70,7 +70,7 @@ def test_run_with_yes_applies_edits_and_runs_commands(tmp_path: Path, fake: Fake
     assert "Let me look." in out and "Changed the greeting." in out
     assert "▸ edit_file: app.py" in out and "▸ bash: python3 app.py" in out
     assert "-print('hello')\n+print('bye')" in out
-    assert "done: 4 steps, 1 edits applied, 0 rejected" in out
+    assert "done: 4 steps, 1 edit applied, 0 rejected" in out
     last = fake.requests[-1].body["messages"][-1]["content"][0]
     assert last["content"] == "exit code 0\nbye"
 
@@ -85,7 +85,7 @@ def test_run_without_yes_asks_and_a_no_keeps_the_file(tmp_path: Path, fake: Fake
     assert done.returncode == 0
     assert "Apply this change to app.py? [y/N]" in done.stdout
     assert (tmp_path / "app.py").read_text() == "x = 1\n"
-    assert "0 edits applied, 1 rejected" in done.stdout
+    assert "done: 2 steps, 0 edits applied, 1 rejected" in done.stdout
 
 
 def test_run_fails_clearly_without_a_key(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -173,6 +173,28 @@ def test_a_file_changed_while_asking_is_not_overwritten(
     assert (tmp_path / "a.txt").read_text() == "one, typed elsewhere\n"
     told = fake.requests[-1].body["messages"][-1]["content"][0]
     assert told["is_error"] and "changed on disk meanwhile" in told["content"]
+
+
+def test_command_output_and_failures_are_shown_to_the_user(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(
+        reply(tool_use("bash", {"command": "seq 1 30; exit 3"})),
+        reply(tool_use("bash", {"command": "echo fine"})),
+        reply(tool_use("bash", {"command": "touch denied"})),
+        reply(text("ok")),
+    )
+    done = run(tmp_path, fake, "count", stdin="y\ny\nn\n")
+    out = done.stdout
+    # The tail of the output, under its step; the model got all of it.
+    assert "    … 20 more lines\n    21\n" in out and "    30\n" in out
+    assert "    1\n" not in out
+    assert "  ✗ exit code 3\n" in out
+    assert "  ✓ exit code 0\n" in out
+    # What the model is told to do about a denial is not for the user.
+    assert "  ✗ The user denied this command.\n" in out
+    assert "Do not retry it" not in out
+    assert "done: 4 steps, 0 edits applied, 0 rejected" in out
 
 
 def test_commands_are_asked_in_the_terminal(tmp_path: Path, fake: FakeAnthropic) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from agentls.costs import price_of
-from doubles import is_running, usage_of
+from doubles import running_argv, usage_of
 from editor_client import editor
 from fake_api import FakeAnthropic, rate_limited, reply, server_error, text, tool_use
 from fake_api.chat import FakeOpenAI
@@ -106,18 +106,17 @@ async def test_a_tool_error_goes_back_to_the_model(api: Api, root: Path) -> None
 
 
 async def test_cancel_kills_bash_and_the_next_task_starts_clean(api: Api, root: Path) -> None:
-    api.fake.script(reply(tool_use("bash", {"command": "echo $$ > pid; sleep 60"})))
+    # A sandboxed command's $$ is its namespace's pid: find it by its command line instead.
+    api.fake.script(reply(tool_use("bash", {"command": "sleep 60.25"})))
     async with editor(root, api.fake.url, env=api.env) as client:
         _, answer = client.start_task("sleep")
-        pid_file = root / "pid"
         deadline = time.monotonic() + 30
-        while not (pid_file.exists() and pid_file.read_text().strip()):
+        while not running_argv("sleep", "60.25"):
             assert time.monotonic() < deadline, "the bash step never started"
             await asyncio.sleep(0.02)
         assert await client.command("agent.cancel") == {"cancelled": True}
         assert (await answer)["status"] == "cancelled"
-        pid = int(pid_file.read_text())
-        while is_running(pid):
+        while running_argv("sleep", "60.25"):
             assert time.monotonic() < deadline, "bash still runs"
             await asyncio.sleep(0.02)
         api.fake.script(reply(text("next")))

@@ -103,17 +103,44 @@ def main(argv: list[str] | None = None) -> int:
 
     configure(arguments.log_file)
     from .lifetime import exit_now, kill_shells_on_signals
-    from .lsp.server import make_server
 
     kill_shells_on_signals()
-    server = make_server()
     if arguments.tcp:
-        server.start_tcp(arguments.host, arguments.port)
-    else:
-        server.start_io()
+        return serve_tcp(arguments.host, arguments.port)
+    from .lsp.server import make_server
+
+    if sys.stdin.isatty():
+        print(WAITING, file=sys.stderr, flush=True)
+    make_server().start_io()
     # The connection is closed and the tasks cancelled. Python's own teardown of the SDK's
     # modules would keep an editor waiting seconds more for the process to end.
     exit_now(0)
+
+
+WAITING = (
+    "agentls is a language server: it waits for an editor to speak LSP on stdin. "
+    'To run one task here: agentls run "<task>". Ctrl-C leaves.'
+)
+
+
+def serve_tcp(host: str, port: int) -> int:
+    import asyncio
+
+    from .lsp.tcp import can_check_peers, serve
+
+    if not can_check_peers():
+        print(
+            "agentls: --tcp needs Linux's /proc/net/tcp to check that a connection is yours; "
+            "use stdio (the default) on this system",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        asyncio.run(serve(host, port))
+    except OSError as error:
+        print(f"agentls: cannot serve on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

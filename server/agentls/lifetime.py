@@ -27,7 +27,9 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 
 
 def kill_shells_on_signals() -> None:
-    """SIGTERM (an editor stopping its server) and SIGHUP (a closed terminal) would end the
-    process at once and leave bash's process groups running; kill them first."""
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    """SIGTERM (an editor stopping its server), SIGHUP (a closed terminal) and SIGINT (Ctrl-C
+    in a terminal) would end the process at once and leave bash's process groups running;
+    kill them first. SIGINT would otherwise be a KeyboardInterrupt that pygls's stdin reader
+    thread holds up, until a second Ctrl-C aborts the interpreter."""
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(signum, _on_signal)

@@ -12,6 +12,7 @@ import copy
 import logging
 import os
 import re
+import socket
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
@@ -75,13 +76,35 @@ def _client(endpoint: Endpoint) -> Any:
         return AsyncOpenAI(api_key=key, base_url=endpoint.base_url, max_retries=MAX_RETRIES)
     from anthropic import AsyncAnthropic
 
+    class FailingFast(AsyncAnthropic):
+        def _should_retry_exception(self, err: BaseException) -> Any:
+            # Nothing listens there, or no such host: retrying only makes the user wait
+            # 10 s for the same answer. (The openai SDK has no such hook: it retries.)
+            if unreachable(err) is not None:
+                return False, None
+            return super()._should_retry_exception(err)
+
     bearer = endpoint.auth == "bearer"
-    return AsyncAnthropic(
+    return FailingFast(
         api_key=None if bearer else key,
         auth_token=key if bearer else None,
         base_url=endpoint.base_url,
         max_retries=MAX_RETRIES,
     )
+
+
+def unreachable(error: BaseException) -> str | None:
+    """Why the endpoint cannot be reached at all, when that is what `error` comes from."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError):
+            return "refused"
+        if isinstance(current, socket.gaierror):
+            return "no such host"
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def with_cache_breakpoints(
@@ -191,6 +214,15 @@ class Failure:
         elif isinstance(error, sdk.APITimeoutError):
             message = f"{where} did not answer in time, {MAX_RETRIES} retries included."
             hint = "Check the connection, or raise the agentls.requestTimeout setting."
+        elif isinstance(error, sdk.APIConnectionError) and unreachable(error) == "refused":
+            message = f"Could not reach {where}: nothing accepts connections there."
+            hint = f"Start the server it names, or correct {self.endpoint.url_source}."
+        elif isinstance(error, sdk.APIConnectionError) and unreachable(error):
+            message = f"Could not reach {where}: its host name is not known."
+            hint = (
+                f"Correct the host in {self.endpoint.url_source}, or check the network's name "
+                "service."
+            )
         elif isinstance(error, sdk.APIConnectionError):
             message = f"Could not reach {where}."
             hint = "Check the network, the server, or the agentls.baseUrl setting."
@@ -201,7 +233,9 @@ class Failure:
             message = f"The answer from {where} broke off: {type(error).__name__}: {error}"
             hint = "Run the task again."
         message = redact(message, secret_values(self.env))
-        log.warning("model call failed: %s", message)
+        # Info, not warning: the front end shows the error itself, and `agentls run` would print
+        # Python's default warning to the terminal as well.
+        log.info("model call failed: %s", message)
         return ModelError(message, hint)
 
 

@@ -103,6 +103,8 @@ class Endpoint:
     base_url: str
     key: str | None
     auth: Auth
+    url_source: str = "the agentls.baseUrl setting"
+    """Where `base_url` came from, for a message that says what to correct."""
 
     @property
     def signature(self) -> tuple[str, str, str | None, Auth]:
@@ -126,17 +128,25 @@ def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str])
             f"Unknown provider {name!r}.",
             f"Set agentls.provider (or AGENTLS_PROVIDER) to one of: {', '.join(PROFILES)}.",
         )
-    url = (
-        base_url
-        or (env.get(profile.base_url_variable) if profile.base_url_variable else None)
-        or profile.base_url
+    from_variable = env.get(profile.base_url_variable) if profile.base_url_variable else None
+    url, source = (
+        (base_url, "the agentls.baseUrl setting")
+        if base_url
+        else (from_variable, str(profile.base_url_variable))
+        if from_variable
+        else (profile.base_url, f"the {profile.name} profile")
     )
+    if "://" not in url:
+        raise ModelError(
+            f"{source} ({url}) has no scheme.",
+            f"Write it with one, e.g. http://{url} or https://{url}.",
+        )
     for variable, auth in profile.keys:
         if env.get(variable):
-            return Endpoint(profile, url, env[variable], auth)
+            return Endpoint(profile, url, env[variable], auth, source)
     if profile.keys:
         raise ModelError(f"No {profile.title} API key is set.", profile.key_hint)
-    return Endpoint(profile, url, None, "none")
+    return Endpoint(profile, url, None, "none", source)
 
 
 CONTEXT_WINDOWS: tuple[tuple[str, int], ...] = (

@@ -15,7 +15,7 @@ from typing import Literal, TextIO
 from . import files
 from .agent import Session, TaskResult
 from .edits import unified_diff
-from .interfaces import Change, Decision, Landed, ModelError
+from .interfaces import Change, Decision, Landed, ModelError, Shell, ShellResult
 from .model import ClientCache
 from .paths import relative
 from .settings import Settings
@@ -146,24 +146,69 @@ class TerminalApprover:
         return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
 
+OUTPUT_TAIL_LINES = 10
+"""Lines of a command's output shown in the terminal (the model gets all of it)."""
+
+
 class TerminalProgress:
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.style = Style(stream)
+        self.last_exit: int | None = None
+        """The exit code of the command the current bash step ran, if it ran one."""
 
     def step(self, tool: str, summary: str) -> None:
+        self.last_exit = None
         shown = visible(summary, lines=False)
         self.stream.write("\n" + self.style("1;34", f"▸ {tool}: {shown}") + "\n")
         self.stream.flush()
 
+    def command_output(self, result: ShellResult) -> None:
+        """The tail of a command's output, dimmed, under its step."""
+        self.last_exit = result.exit_code
+        lines = result.output.rstrip("\n").splitlines()
+        if len(lines) > OUTPUT_TAIL_LINES:
+            skipped = len(lines) - OUTPUT_TAIL_LINES
+            lines = [f"… {skipped} more lines", *lines[-OUTPUT_TAIL_LINES:]]
+        for line in lines:
+            self.stream.write(self.style("2", f"    {visible(line, lines=False)}") + "\n")
+
     def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
-        mark = self.style("32", "✓") if ok else self.style("31", "✗")
-        self.stream.write(f"  {mark} {visible(detail, lines=False)}\n")
+        # A command that ran and exited non-zero answered the model, but failed for the user.
+        failed = not ok or self.last_exit not in (None, 0)
+        mark = self.style("31", "✗") if failed else self.style("32", "✓")
+        self.stream.write(f"  {mark} {visible(_for_the_user(detail), lines=False)}\n")
         self.stream.flush()
 
     def text(self, delta: str) -> None:
         self.stream.write(visible(delta))
         self.stream.flush()
+
+
+def _for_the_user(detail: str) -> str:
+    """A result's first sentence: what follows it ("Do not retry it; ask or take another
+    way.") is advice written for the model."""
+    sentence, stop, _ = detail.partition(". ")
+    return sentence + "." if stop else detail
+
+
+class ShowingShell:
+    """The task's shell, with each command's output shown in the terminal."""
+
+    def __init__(self, shell: Shell, progress: TerminalProgress) -> None:
+        self.shell = shell
+        self.progress = progress
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.shell.sandboxed
+
+    async def run(
+        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+    ) -> ShellResult:
+        result = await self.shell.run(command, timeout, output_limit, sandboxed)
+        self.progress.command_output(result)
+        return result
 
 
 def _report(result: TaskResult, outcome: str, stream: TextIO) -> None:
@@ -182,10 +227,12 @@ async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
     if setup.warning:
         stream.write(f"agentls: {setup.warning}\n")
     answers = Answers(sys.stdin.fileno() if sys.stdin else None)
+    progress = TerminalProgress(stream)
+    setup.shell = ShowingShell(setup.shell, progress)
     agent = setup.agent(
         TerminalWorkspace(root, yes, stream, answers),
         TerminalApprover(stream, answers),
-        TerminalProgress(stream),
+        progress,
         Session(),
     )
     job = asyncio.ensure_future(agent.run(task))

@@ -49,9 +49,14 @@ class TaskSetup:
     def outcome(self, result: TaskResult) -> str:
         """One line: how the task ended and what it cost."""
         return (
-            f"{result.status}: {result.steps} steps, {result.edits_applied} edits applied, "
+            f"{result.status}: {_count(result.steps, 'step')}, "
+            f"{_count(result.edits_applied, 'edit')} applied, "
             f"{result.edits_rejected} rejected, {describe(result.usage, self.price)}"
         )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:

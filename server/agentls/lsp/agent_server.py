@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..agent import Session
+from ..lifetime import exit_now
 from ..model import ClientCache
 from ..settings import Settings, parse
 from .protocol import AgentProtocol
@@ -41,6 +43,11 @@ class AgentServer(LanguageServer):
         self.cancelled_requests: deque[Any] = deque(maxlen=32)
         self.warned: set[str] = set()
         """Warnings already shown, each shown once per server (one editor session)."""
+        self.on_exit: Callable[[int], None] = exit_now
+        """What the client's `exit` ends: the process on stdio, the connection on TCP."""
+
+    def leave(self, code: int) -> None:
+        self.on_exit(code)
 
     def cancel(self) -> bool:
         if self.running is None or self.running.task.done():

@@ -1,6 +1,13 @@
-"""Asking the user to approve a shell command: `agent/approveCommand` for a client that
-advertises it (`capabilities.experimental.agentls.approveCommand`), else
-`window/showMessageRequest`. docs/protocol.md defines both."""
+"""Asking the user to approve a shell command, or a write the editor cannot make itself.
+
+A command goes as `agent/approveCommand` to a client that advertises it
+(`capabilities.experimental.agentls.approveCommand`: the command, its folder and the
+choices, as data). Everything else goes as `window/showMessageRequest`: no capability
+announces that request before LSP 3.16 and eglot handles it without announcing it, so it is
+sent to every client; a client that answers with an error cannot ask, and the
+`approveCommands`/`allowedCommands` rule alone decides (the refusal says so).
+docs/protocol.md defines both.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from ..interfaces import Decision
+from ..settings import Settings
+from ..tools.base import ToolError
 from ..visible import visible
 
 APPROVE_COMMAND = "agent/approveCommand"
@@ -21,6 +31,13 @@ CHOICES: dict[Decision, str] = {
     "deny": "Deny",
 }
 """Each decision and the words the user is shown for it, the same in every client."""
+ALLOW, DENY = CHOICES["allow"], CHOICES["deny"]
+
+CANNOT_ASK = (
+    "This editor cannot ask the user to approve it (window/showMessageRequest failed: {error}), "
+    "so it was refused. Tell the user; they can allow it with the approveCommands setting"
+    "{commands}."
+)
 
 
 def client_approves_commands(server: LanguageServer) -> bool:
@@ -40,14 +57,39 @@ def _decision(answer: Any) -> Decision:
 
 
 class LspApprover:
-    def __init__(self, server: LanguageServer, root: Path) -> None:
+    def __init__(self, server: LanguageServer, settings: Settings, root: Path) -> None:
         self.server = server
+        self.settings = settings
         self.root = root
+        self.cannot_ask = ""
+        """Why the client cannot be asked, once it failed to answer."""
+
+    async def _ask(self, message: str, actions: list[str]) -> str | None:
+        """The title the user chose, None when dismissed; raises JsonRpcException."""
+        answer = await self.server.window_show_message_request_async(
+            types.ShowMessageRequestParams(
+                type=types.MessageType.Warning,
+                message=message,
+                actions=[types.MessageActionItem(title) for title in actions],
+            )
+        )
+        return answer.title if answer else None
 
     async def approve(self, command: str) -> Decision:
         if client_approves_commands(self.server):
             return await self._ask_structured(command)
-        return await self._ask_by_message(command)
+        if not self.cannot_ask:
+            try:
+                message = f"The agent wants to run:\n{visible(command)}"
+                title = await self._ask(message, list(CHOICES.values()))
+                # A dismissed prompt (null) denies.
+                by_title = {title: decision for decision, title in CHOICES.items()}
+                return by_title.get(title or DENY, "deny")
+            except JsonRpcException as error:
+                self.cannot_ask = error.message or type(error).__name__
+        raise ToolError(
+            CANNOT_ASK.format(error=self.cannot_ask, commands=" or the allowedCommands setting")
+        )
 
     async def _ask_structured(self, command: str) -> Decision:
         params = {
@@ -59,14 +101,15 @@ class LspApprover:
         }
         return _decision(await self.server.protocol.send_request_async(APPROVE_COMMAND, params))
 
-    async def _ask_by_message(self, command: str) -> Decision:
-        by_title = {title: decision for decision, title in CHOICES.items()}
-        answer = await self.server.window_show_message_request_async(
-            types.ShowMessageRequestParams(
-                type=types.MessageType.Warning,
-                message=f"The agent wants to run:\n{visible(command)}",
-                actions=[types.MessageActionItem(title) for title in by_title],
-            )
-        )
-        # A dismissed prompt (null) denies.
-        return by_title.get(answer.title, "deny") if answer else "deny"
+    async def approve_write(self, description: str) -> str:
+        """Whether the agent may `description` (e.g. "create notes.md (...)") on disk itself:
+        "" when allowed, else the refusal for the model."""
+        if self.settings.approve_commands == "always":
+            return ""
+        if not self.cannot_ask:
+            try:
+                title = await self._ask(f"The agent wants to {visible(description)}", [ALLOW, DENY])
+                return "" if title == ALLOW else "the user rejected it"
+            except JsonRpcException as error:
+                self.cannot_ask = error.message or type(error).__name__
+        return CANNOT_ASK.format(error=self.cannot_ask, commands="")

@@ -44,10 +44,12 @@ def file_context(workspace: Workspace, root: Path, uri: str, selection: Any) -> 
         text = document.source[
             document.offset_at_position(start) : document.offset_at_position(end)
         ]
+    # A selection that ends at the start of a line (whole lines selected) does not hold it.
+    last = end.line if end.character == 0 and end.line > start.line else end.line + 1
     return FileContext(
         name,
         language,
         cursor_line=end.line + 1,
         selection=text or None,
-        selection_lines=(start.line + 1, end.line + 1) if text else None,
+        selection_lines=(start.line + 1, last) if text else None,
     )

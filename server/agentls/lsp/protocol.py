@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextvars
 import logging
 from collections.abc import Callable, Generator
-from typing import Any, NoReturn, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
@@ -31,12 +31,17 @@ class TaskOwner(Protocol):
 
     def cancel_request(self, request_id: Any) -> None: ...
 
+    def leave(self, code: int) -> None:
+        """The client sent `exit`."""
+
 
 class AgentProtocol(LanguageServerProtocol):
     """It keeps the executeCommand params (for the workDoneToken), routes `$/cancelRequest`
-    to a running (or not yet started) task, holds documents that split lines as LSP does,
-    survives a shutdown while a request is pending, forgets finished notifications, and ends
-    the running task (not itself, in a loop of failed error reports) when the client is gone.
+    to a running (or not yet started) task, lets the server decide what `exit` ends, drops
+    answers to requests a cancelled task no longer waits for, holds documents that split
+    lines as LSP does, survives a shutdown while a request is pending, forgets finished
+    notifications, and ends the running task (not itself, in a loop of failed error reports)
+    when the client is gone.
     """
 
     def _owner(self) -> TaskOwner | None:
@@ -53,8 +58,23 @@ class AgentProtocol(LanguageServerProtocol):
             owner.cancel()
 
     @lsp_method(types.EXIT)
-    def lsp_exit(self, *args: Any) -> NoReturn:
-        exit_now(0 if self._shutdown else 1)
+    # pygls's handler is a generator; a plain method is called the same way.
+    def lsp_exit(self, *args: Any) -> None:  # type: ignore[override]
+        code = 0 if self._shutdown else 1
+        owner = self._owner()
+        if owner is None:
+            exit_now(code)
+        owner.leave(code)
+
+    def _handle_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        future = self._request_futures.get(msg_id)
+        if future is not None and future.cancelled():
+            # Asked by a task that was cancelled meanwhile (a progress token or the settings
+            # being fetched): the late answer is nobody's. pygls would report its failure to
+            # complete the future to the user as "Error in server: CANCELLED: <Future ...>".
+            del self._request_futures[msg_id]
+            return
+        super()._handle_response(msg_id, result, error)
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(

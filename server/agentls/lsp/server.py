@@ -26,12 +26,18 @@ def _did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
     notification), so an accepted edit that the client saved settles at once."""
 
 
+def _did_change_configuration(ls: AgentServer, params: types.DidChangeConfigurationParams) -> None:
+    """Nothing to do: the settings are pulled at the start of each task. Handled so that
+    pygls does not warn of an unknown notification (eglot sends one at every start)."""
+
+
 def make_server() -> AgentServer:
     """A new server, ready to start on any transport (or to be driven in process by tests)."""
     server = AgentServer()
     server.feature(types.INITIALIZE)(_initialize)
     server.feature(types.INITIALIZED)(_initialized)
     server.feature(types.TEXT_DOCUMENT_DID_SAVE)(_did_save)
+    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(_did_change_configuration)
     for name, handler in COMMANDS.items():
         server.command(name)(handler)
     return server

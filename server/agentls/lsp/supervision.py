@@ -61,7 +61,9 @@ async def _run(
         ls.show(types.MessageType.Warning, setup.warning)
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, title, ls.cancel)
-    agent = setup.agent(LspWorkspace(ls, root), LspApprover(ls, root), progress, ls.session)
+    approver = LspApprover(ls, settings, root)
+    workspace = LspWorkspace(ls, root, approver)
+    agent = setup.agent(workspace, approver, progress, ls.session)
     result = await work(agent)
     progress.end(setup.outcome(result))
     if result.status == "failed":

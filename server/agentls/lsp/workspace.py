@@ -1,15 +1,20 @@
 """The editor as the agent's workspace: documents read from the client, edits sent as
-`workspace/applyEdit`, and the disk kept in step with what the user accepted."""
+`workspace/applyEdit` in the forms the client said it supports, and the disk kept in step
+with what the user accepted.
+
+The client's answer is believed, never timed: `applied: true` means the client holds the
+edit, whether or not its didChange has arrived yet (docs/protocol.md, "Clients").
+"""
 
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from pathlib import Path
 from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 from pygls.workspace import TextDocument
@@ -18,15 +23,14 @@ from .. import files
 from ..edits import Hunk
 from ..interfaces import Change, Landed
 from ..paths import relative
+from .approver import LspApprover
+from .documents import LspDocument
 from .positions import annotated, text_edits
 
-SETTLE_SECONDS = 2.0
-"""How long to wait after an accepted edit for the client's didChange and save to arrive."""
-WRITE_THROUGH_AFTER = 0.2
-"""How long a file the client has not opened may stay unwritten before the server writes it."""
-_POLLS = (0.01, 0.02, 0.04, 0.08, 0.1)
-"""Pauses between looks: a client that answered with its file saved is seen at once, and
-one that never saves does not have a big file read 200 times."""
+NO_APPLY_EDIT_OPEN = (
+    "this editor cannot apply edits (it did not advertise workspace/applyEdit) and has the "
+    "file open; agentls never writes a file the editor has open"
+)
 
 
 def hunk_label(hunk: Hunk, index: int, total: int) -> str:
@@ -43,9 +47,10 @@ def uri_of(path: Path) -> str:
 
 
 class LspWorkspace:
-    def __init__(self, server: LanguageServer, root: Path) -> None:
+    def __init__(self, server: LanguageServer, root: Path, approver: LspApprover) -> None:
         self.server = server
         self.root = root
+        self.approver = approver
 
     def _open_document(self, path: Path) -> TextDocument | None:
         documents: dict[str, TextDocument] = self.server.workspace.text_documents
@@ -62,12 +67,27 @@ class LspWorkspace:
         edit = workspace.workspace_edit if workspace else None
         return edit or types.WorkspaceEditClientCapabilities()
 
+    def _can_apply_edits(self) -> bool:
+        workspace = self.server.client_capabilities.workspace
+        return bool(workspace and workspace.apply_edit)
+
+    def _can_create_files(self) -> bool:
+        capabilities = self._capabilities()
+        return bool(capabilities.document_changes) and types.ResourceOperationKind.Create in (
+            capabilities.resource_operations or []
+        )
+
     def workspace_edit(self, change: Change, document: TextDocument | None) -> types.WorkspaceEdit:
         capabilities = self._capabilities()
         uri = uri_of(change.path)
         name = relative(self.root, change.path)
         codec = self.server.workspace.position_codec
         edits = text_edits(change.old_text or "", change.hunks, codec)
+        if change.old_text is None:
+            # The whole empty document, to the start of the line after it: a client that
+            # holds lines (Vim, Neovim) replaces its one empty line instead of keeping it as
+            # an extra blank line at the end; one that holds a string clamps to its end.
+            edits[0].range.end = types.Position(1, 0)
         if not capabilities.document_changes:
             # `changes` holds plain TextEdits: the LSP annotates edits in documentChanges only.
             return types.WorkspaceEdit(changes={uri: edits})
@@ -85,13 +105,14 @@ class LspWorkspace:
                 for i, hunk in enumerate(change.hunks)
             }
             reviewed = annotated(edits, ids)
-        version = document.version if document is not None else None
         document_edit = types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+            text_document=types.OptionalVersionedTextDocumentIdentifier(
+                uri=uri, version=_client_version(document)
+            ),
             edits=reviewed,
         )
         operations: list[types.CreateFile | types.TextDocumentEdit] = [document_edit]
-        if change.old_text is None:
+        if change.old_text is None and self._can_create_files():
             operations.insert(
                 0,
                 types.CreateFile(
@@ -103,10 +124,12 @@ class LspWorkspace:
 
     async def propose(self, change: Change) -> Landed:
         document = self._open_document(change.path)
+        if not self._can_apply_edits():
+            return await self._write_without_editor(change, document)
         name = relative(self.root, change.path)
         edit = self.workspace_edit(change, document)
         params = types.ApplyWorkspaceEditParams(edit=edit, label=f"{change.tool}: {name}")
-        # Read now: a client that applies the edit sends didChange before it answers, and
+        # Read now: a client that applies the edit may send didChange before it answers, and
         # pygls updates this same document object in place.
         version_before = document.version if document is not None else None
         request_id = f"agentls-edit-{uuid.uuid4()}"
@@ -120,50 +143,76 @@ class LspWorkspace:
             # The task was cancelled during the review: withdraw the proposal.
             self.server.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
             raise
+        except JsonRpcException as error:
+            # eglot answers a declined edit with an error ("User cancelled server edit").
+            return Landed(False, rejected_reason=error.message or "the editor refused it")
         if not answer.applied:
             return Landed(False, rejected_reason=answer.failure_reason or "")
         reviewed = edit.change_annotations is not None
-        return await self._settle(change, document is not None, version_before, reviewed)
+        return self._what_landed(change, document is not None, version_before, reviewed)
 
-    async def _settle(
+    def _what_landed(
         self, change: Change, was_open: bool, version_before: int | None, reviewed: bool
     ) -> Landed:
-        """What landed, once the client's didChange (and save, if it saves) have arrived.
+        """What the client holds after answering `applied: true`, without waiting for it.
 
         A client that has the file open owns its text: it is told to save, never overwritten.
         A file the client has not opened is written here, so the next shell command sees it,
         unless the client wrote it already, reviewed it hunk by hunk (only it knows which
         hunks the user kept), or had it open before the review.
         """
-        old_text = change.old_text or ""
-        started = time.monotonic()
-        polls = iter(_POLLS)
-        while True:
-            waited = time.monotonic() - started
-            document = self._open_document(change.path)
-            if document is not None:
-                if not was_open:
-                    settled = document.source != old_text
-                else:
-                    settled = document.version != version_before
-                # The disk is read only once the document changed.
-                if settled or waited > SETTLE_SECONDS:
-                    on_disk = _disk_text(self.root, change.path) == document.source
-                    if on_disk or waited > SETTLE_SECONDS:
-                        return Landed(True, document.source, on_disk=on_disk)
-            else:
-                disk = _disk_text(self.root, change.path)
-                if disk is not None and disk != old_text:
-                    return Landed(True, disk)
-                if not was_open and not reviewed and waited > WRITE_THROUGH_AFTER:
-                    try:
-                        files.write_atomic(self.root, change.path, change.new_text)
-                    except (OSError, ValueError) as error:
-                        return Landed(False, rejected_reason=f"it could not be written: {error}")
-                    return Landed(True, change.new_text)
-                if waited > SETTLE_SECONDS:
-                    return Landed(True, None, on_disk=False)
-            await asyncio.sleep(next(polls, _POLLS[-1]))
+        document = self._open_document(change.path)
+        if document is not None:
+            reported = (
+                document.version != version_before
+                if was_open
+                else document.source != (change.old_text or "")
+            )
+            if reported:  # the client's didChange came before its answer
+                on_disk = _disk_text(self.root, change.path) == document.source
+                return Landed(True, document.source, on_disk=on_disk)
+            if reviewed:  # which hunks the user kept shows only in the didChange to come
+                return Landed(True, None, on_disk=False)
+            if isinstance(document, LspDocument):
+                document.believe_applied(change.new_text)
+            on_disk = _disk_text(self.root, change.path) == change.new_text
+            return Landed(True, change.new_text, on_disk=on_disk)
+        disk = _disk_text(self.root, change.path)
+        if disk is not None and disk != (change.old_text or ""):
+            return Landed(True, disk)
+        if was_open or reviewed:
+            return Landed(True, None, on_disk=False)
+        return self._write(change)
+
+    async def _write_without_editor(self, change: Change, document: TextDocument | None) -> Landed:
+        """A client without workspace/applyEdit: a file it has open is refused, another is
+        written here once the user (or the approveCommands rule) allowed it."""
+        if document is not None:
+            return Landed(False, rejected_reason=NO_APPLY_EDIT_OPEN)
+        name = relative(self.root, change.path)
+        verb = "create" if change.old_text is None else "change"
+        summary = ", ".join(hunk.describe() for hunk in change.hunks)
+        refusal = await self.approver.approve_write(f"{verb} {name} ({summary})")
+        if refusal:
+            return Landed(False, rejected_reason=refusal)
+        return self._write(change)
+
+    def _write(self, change: Change) -> Landed:
+        try:
+            files.write_atomic(self.root, change.path, change.new_text)
+        except (OSError, ValueError) as error:
+            return Landed(False, rejected_reason=f"it could not be written: {error}")
+        return Landed(True, change.new_text)
+
+
+def _client_version(document: TextDocument | None) -> int | None:
+    """The version an edit is made for; none while the client owes a didChange, since its
+    version after applying our edits is its own to count."""
+    if document is None:
+        return None
+    if isinstance(document, LspDocument) and document.reported is not None:
+        return None
+    return document.version
 
 
 def _disk_text(root: Path, path: Path) -> str | None:

@@ -20,7 +20,7 @@ end
 ---The user's .env file, if it sets a key (the value is never read out). A project's .env
 ---belongs to the repository and never gives the server a key.
 ---@return string?, string?
-local function key_in_env_files()
+local function key_in_config_file()
   local config_home = vim.env.XDG_CONFIG_HOME or vim.fs.joinpath(vim.env.HOME or '', '.config')
   local path = vim.fs.joinpath(config_home, 'agentls', '.env')
   if vim.fn.filereadable(path) ~= 1 then
@@ -80,7 +80,7 @@ local function check_key()
       return
     end
   end
-  local name, path = key_in_env_files()
+  local name, path = key_in_config_file()
   if name then
     vim.health.ok(('API key: %s is set in %s'):format(name, path))
     return

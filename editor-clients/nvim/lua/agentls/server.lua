@@ -38,11 +38,20 @@ local function handlers()
   }
 end
 
----The project root of `bufnr`: the nearest folder holding a root marker, else the cwd.
+---The project root of `bufnr`: the nearest folder holding a root marker, else the file's
+---own folder (never an unrelated cwd, which would put the file outside the root); the cwd
+---only for a buffer without a file.
 ---@param bufnr integer
 ---@return string
 function M.root_of(bufnr)
-  return vim.fs.root(bufnr, config.options.root_markers) or vim.fn.getcwd()
+  local found = vim.fs.root(bufnr, config.options.root_markers)
+  if found then
+    return found
+  end
+  if M.is_file(bufnr) then
+    return vim.fs.dirname(vim.fs.normalize(vim.api.nvim_buf_get_name(bufnr)))
+  end
+  return vim.fn.getcwd()
 end
 
 ---Whether `bufnr` holds a file the server can be told about.

@@ -94,6 +94,15 @@ function M.step(step)
     local mark = step.state == 'succeeded' and '✓' or '✗'
     append(('  %s %s'):format(mark, step.detail or step.state), false)
   end
+  if step.state == 'failed' then
+    -- A refused edit or command must be seen where the user looks, not only here.
+    vim.schedule(function()
+      vim.notify(
+        ('agentls: %s %s: %s'):format(step.tool, step.summary, step.detail or 'failed'),
+        vim.log.levels.WARN
+      )
+    end)
+  end
 end
 
 ---`inputTokens` -> "input": each usage figure the server reports, whatever their names.
@@ -109,17 +118,20 @@ local function usage_text(usage)
   return table.concat(parts, ', ')
 end
 
----How the task ended.
+---How the task ended: the server's outcome line when its progress gave one (the line the
+---terminal and VS Code show: steps, edits, tokens, cache, cost), else the result's counts.
 ---@param result agentls.TaskResult
-function M.finish(result)
+---@param outcome? string
+function M.finish(result, outcome)
   local edits = result.edits or {}
   local lines = {
-    ('**%s** after %d steps; edits: %d applied, %d rejected'):format(
-      result.status,
-      result.steps or 0,
-      edits.applied or 0,
-      edits.rejected or 0
-    ),
+    outcome and outcome:gsub('^(%w+):', '**%1**:')
+      or ('**%s** after %d steps; edits: %d applied, %d rejected'):format(
+        result.status,
+        result.steps or 0,
+        edits.applied or 0,
+        edits.rejected or 0
+      ),
   }
   if result.status ~= 'done' and result.summary and result.summary ~= '' then
     table.insert(lines, '')

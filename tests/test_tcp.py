@@ -1,0 +1,145 @@
+"""`agentls --tcp`: a session per connection, probes survived, other users and web pages
+refused. The real server process on a real port, clients speaking JSON-RPC themselves."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import socket
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentls.lsp import tcp
+from doubles import results
+from fake_api import FakeAnthropic, reply, text, tool_use
+from lsp_pipe import JsonRpcPeer
+
+pytestmark = pytest.mark.skipif(not tcp.can_check_peers(), reason="needs /proc/net/tcp (Linux)")
+
+
+@asynccontextmanager
+async def tcp_server(root: Path, api_url: str) -> AsyncIterator[tuple[int, asyncio.StreamReader]]:
+    env = {
+        **os.environ,
+        "ANTHROPIC_BASE_URL": api_url,
+        "ANTHROPIC_API_KEY": "test-key-123",
+        "XDG_CONFIG_HOME": str(root / "config"),
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "agentls",
+        "--tcp",
+        "--port",
+        "0",
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
+    assert process.stderr is not None
+    try:
+        line = (await asyncio.wait_for(process.stderr.readline(), 60)).decode()
+        found = re.search(r"serving LSP on 127\.0\.0\.1:(\d+)", line)
+        assert found, line
+        yield int(found.group(1)), process.stderr
+        assert process.returncode is None, "the server ended"
+    finally:
+        if process.returncode is None:
+            process.terminate()
+        await process.wait()
+
+
+async def connect(port: int) -> JsonRpcPeer:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    return JsonRpcPeer(reader, writer)
+
+
+async def closed_unanswered(reader: asyncio.StreamReader) -> None:
+    """The server closed the connection without a word (a reset when our bytes went unread)."""
+    with suppress(ConnectionResetError):
+        assert await asyncio.wait_for(reader.read(), 30) == b""
+
+
+def reads_who(body: dict[str, Any]) -> Any:
+    """A model that reads who.txt, then says what it read: each task's answer names the
+    workspace it ran in, whatever order the two sessions' requests arrive in."""
+    told = results(body["messages"])
+    if told:
+        return reply(text("read: " + told[0]["content"]))
+    return reply(tool_use("read_file", {"path": "who.txt"}))
+
+
+async def test_each_connection_is_its_own_session_and_probes_do_not_end_it(
+    fake: FakeAnthropic, tmp_path: Path
+) -> None:
+    roots = []
+    for name in ("first", "second"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "who.txt").write_text(f"{name}\n")
+        roots.append(tmp_path / name)
+    fake.script(*[reads_who] * 4)
+    async with tcp_server(tmp_path, fake.url) as (port, _):
+        # A port scanner's connect-and-close, and a web page's request to localhost.
+        _, probe = await asyncio.open_connection("127.0.0.1", port)
+        probe.close()
+        reader, browser = await asyncio.open_connection("127.0.0.1", port)
+        body = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}'
+        browser.write(
+            b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n"
+            b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        )
+        await closed_unanswered(reader)
+
+        first, second = await connect(port), await connect(port)
+        await first.initialize(roots[0])
+        await second.initialize(roots[1])
+        tasks = [
+            peer.send_request(
+                "workspace/executeCommand",
+                {"command": "agent.runTask", "arguments": [{"task": "who is it?"}]},
+            )
+            for peer in (first, second)
+        ]
+        answers = await asyncio.gather(
+            first.wait_for(answer_to=tasks[0]), second.wait_for(answer_to=tasks[1])
+        )
+        assert [a["result"]["summary"] for a in answers] == [
+            "read: 1\tfirst",
+            "read: 1\tsecond",
+        ]
+
+        # One client leaving ends its connection, not the server nor the other session.
+        await second.request("shutdown", None)
+        second.notify("exit", None)
+        assert await asyncio.wait_for(second.reader.read(), 30) == b""
+        assert await first.request(
+            "workspace/executeCommand", {"command": "agent.newSession", "arguments": []}
+        ) == {"ok": True}
+        first.writer.close()
+
+
+async def test_a_connection_from_another_user_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The check on the peer's user; the table lookup itself is tested on a real socket."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(listener.getsockname())
+    accepted, _ = listener.accept()
+    with listener, client, accepted:
+        assert tcp.peer_uid(accepted) == os.getuid()
+
+    monkeypatch.setattr(tcp, "peer_uid", lambda connection: os.getuid() + 1)
+    made: list[object] = []
+    monkeypatch.setattr(tcp, "make_server", lambda: made.append(1))
+    server = await asyncio.start_server(tcp._serve_connection, "127.0.0.1", 0)
+    async with server:
+        reader, writer = await asyncio.open_connection(*server.sockets[0].getsockname()[:2])
+        writer.write(b"Content-Length: 2\r\n\r\n{}")
+        await closed_unanswered(reader)
+        writer.close()
+    assert made == []
