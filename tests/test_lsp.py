@@ -58,6 +58,8 @@ async def test_edit_accepted_on_an_open_document(
         result = await client.run_task("change the greeting", uri=uri)
         assert result["status"] == "done"
         assert result["edits"] == {"applied": 1, "rejected": 0}
+        # The words every front end shows for the end, as the progress's end has them.
+        assert result["outcome"].startswith("done: 2 steps, 1 edit applied, 0 rejected, ")
         (request,) = client.edit_requests
         assert request.label == "edit_file: app.py"
         expected = SOURCE.replace("你好 😀", "你好 🎉 世界")
@@ -328,6 +330,9 @@ async def test_missing_key_says_what_to_do(fake: FakeAnthropic, root: Path) -> N
     async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
         result = await client.run_task("go")
         assert result["status"] == "failed"
+        assert result["outcome"] == (
+            "failed: 0 steps, 0 edits applied, 0 rejected, 0 tokens in (0% cached), 0 out"
+        )
         assert "Set ANTHROPIC_API_KEY" in client.messages[-1].message
 
 

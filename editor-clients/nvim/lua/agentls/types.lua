@@ -30,3 +30,4 @@
 ---@field steps integer
 ---@field edits { applied: integer, rejected: integer }
 ---@field usage? table<string, number> Tokens over the whole task, as the API reported them.
+---@field outcome string The server's line for how it ended, as every front end shows it.
