@@ -222,3 +222,17 @@ def test_a_file_opened_outside_the_cwd_is_the_tasks_project(
     transcript = "\n".join(report["transcript"])
     assert "**done**: 3 steps, 1 edit applied, 0 rejected, " in transcript
     assert "% cached)" in transcript
+
+
+def test_the_review_takes_one_file_and_refuses_what_agentls_never_sends(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    report = run_spec("workspace_edit_spec.lua", root, fake.url)
+    assert report["one"] == {
+        "uri": "file:///p/a.py",
+        "labels": ["hunk 1 of 1: change of line 3"],
+        "edits": 1,
+    }
+    assert report["two_files"] == "an edit of more than one file cannot be reviewed"
+    assert report["renamed"] == "a rename of file:///p/a.py cannot be reviewed"
+    assert report["nothing"] == "an edit that changes no file cannot be reviewed"

@@ -34,29 +34,35 @@ local function labels(edits, annotations)
   return found
 end
 
----The files `edit` changes, or nil and why it cannot be reviewed. The plugin advertises
----documentChanges, so the server never sends the `changes` form.
+---The one file `edit` changes (agentls sends one per edit: docs/protocol.md), or nil and
+---why it cannot be reviewed. The plugin advertises documentChanges, so the server never
+---sends the `changes` form.
 ---@param edit lsp.WorkspaceEdit
----@return agentls.FileEdit[]?, string?
-function M.files(edit)
-  local files = {}
+---@return agentls.FileEdit?, string?
+function M.file(edit)
+  local file = nil
   -- Neovim decodes a JSON null in an object as nil, so absent and null fields look the same.
   for _, change in ipairs(edit.documentChanges or {}) do
     -- A CreateFile needs nothing of its own: the review creates the file when it writes it.
     if change.kind and change.kind ~= 'create' then
       return nil, ('a %s of %s cannot be reviewed'):format(change.kind, change.uri or change.oldUri)
     elseif not change.kind then
-      table.insert(files, {
+      if file then
+        return nil, 'an edit of more than one file cannot be reviewed'
+      end
+      local edits = in_document_order(vim.list_extend({}, change.edits))
+      file = {
         uri = change.textDocument.uri,
         version = change.textDocument.version,
-        edits = in_document_order(vim.list_extend({}, change.edits)),
-      })
+        edits = edits,
+        labels = labels(edits, edit.changeAnnotations),
+      }
     end
   end
-  for _, file in ipairs(files) do
-    file.labels = labels(file.edits, edit.changeAnnotations)
+  if not file then
+    return nil, 'an edit that changes no file cannot be reviewed'
   end
-  return files
+  return file
 end
 
 ---How a file is named to the user: relative to the cwd or home.
