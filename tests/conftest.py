@@ -28,6 +28,15 @@ def fake() -> Iterator[FakeAnthropic]:
         assert api.errors == []
 
 
+@pytest.fixture(autouse=True)
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Checkpoints and saved sessions go to the test's own folder, never the user's; servers
+    the tests start inherit it."""
+    folder = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder))
+    return folder
+
+
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     folder = tmp_path / "project"

@@ -8,9 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentls import files
+from agentls import environment, files
+from agentls.agent import Agent, Session
 from agentls.edits import apply_hunks
-from agentls.interfaces import Change, Decision, Landed, ModelError, Turn, Usage
+from agentls.interfaces import Change, Decision, Landed, ModelError, PlanItem, Turn, Usage
+from agentls.memory import ProjectMemory
+from agentls.settings import Settings
+from agentls.shell import SubprocessShell
+from agentls.tools import ToolContext
 
 
 def is_running(pid: int) -> bool:
@@ -74,6 +79,14 @@ class MemoryEditor:
             return self.open[path]
         return files.read_text(self.root, path)
 
+    def open_text(self, path: Path) -> str | None:
+        return self.open.get(path)
+
+    async def delete(self, path: Path) -> bool:
+        self.open.pop(path, None)
+        path.unlink()
+        return True
+
     async def propose(self, change: Change) -> Landed:
         self.proposals.append(change)
         keep = self.review(change)
@@ -94,6 +107,8 @@ class ScriptedModel:
     def __init__(self, *turns: Turn | Callable[[list[dict[str, Any]]], Turn] | Exception) -> None:
         self.turns = list(turns)
         self.requests: list[list[dict[str, Any]]] = []
+        self.tool_names: list[list[str]] = []
+        """The names of the tools offered, per request."""
 
     async def respond(
         self,
@@ -103,6 +118,7 @@ class ScriptedModel:
         on_text: Callable[[str], None],
     ) -> Turn:
         self.requests.append([dict(m, content=list(m["content"])) for m in messages])
+        self.tool_names.append([tool["name"] for tool in tools])
         if not self.turns:
             raise ModelError("script exhausted")
         turn = self.turns.pop(0)
@@ -159,12 +175,42 @@ class Recorder:
     def text(self, delta: str) -> None:
         self.events.append(("text", delta))
 
+    def plan(self, items: list[PlanItem]) -> None:
+        self.events.append(("plan", *(f"{item.status}: {item.content}" for item in items)))
+
+    def steered(self, text: str) -> None:
+        self.events.append(("steered", text))
+
 
 class Approver:
     def __init__(self, *answers: Decision) -> None:
         self.answers = list(answers)
         self.asked: list[str] = []
+        self.unsandboxed: list[bool] = []
 
-    async def approve(self, command: str) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
         self.asked.append(command)
+        self.unsandboxed.append(unsandboxed)
         return self.answers.pop(0) if self.answers else "deny"
+
+
+def make_agent(
+    root: Path,
+    model: ScriptedModel,
+    session: Session | None = None,
+    memory: ProjectMemory | None = None,
+    extra_tools: frozenset[str] = frozenset(),
+    **settings: object,
+) -> tuple[Agent, Recorder]:
+    """An agent on `root` with an in-memory editor that accepts every edit, commands allowed."""
+    chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
+    progress = Recorder()
+    tools = ToolContext(
+        MemoryEditor(root),
+        SubprocessShell(root, environment.scrubbed(os.environ)),
+        Approver(),
+        chosen,
+        extra_tools=extra_tools,
+        progress=progress,
+    )
+    return Agent(model, tools, progress, session or Session(), memory), progress

@@ -40,6 +40,7 @@ class EditorClient(LanguageClient):
         self.edit_requests: list[types.ApplyWorkspaceEditParams] = []
         self.texts: list[str] = []
         self.steps: list[dict[str, Any]] = []
+        self.plans: list[list[dict[str, str]]] = []
         self.encoding = "utf-16"
         self.on_edit: Callable[[], None] | None = None
         self.stale_edits: Literal["refuse", "skip"] = "refuse"
@@ -204,9 +205,9 @@ class EditorClient(LanguageClient):
         )
         return request_id, asyncio.wrap_future(future)
 
-    async def command(self, name: str) -> Any:
+    async def command(self, name: str, *arguments: Any) -> Any:
         return await self.workspace_execute_command_async(
-            types.ExecuteCommandParams(command=name, arguments=[])
+            types.ExecuteCommandParams(command=name, arguments=list(arguments))
         )
 
 
@@ -237,6 +238,10 @@ def _step(ls: EditorClient, params: Any) -> None:
     )
 
 
+def _plan(ls: EditorClient, params: Any) -> None:
+    ls.plans.append([{"content": i.content, "status": i.status} for i in params.items])
+
+
 def _make_client(without: tuple[str, ...]) -> EditorClient:
     client = EditorClient()
     features = dict(DEFAULT_CLIENT_FEATURES)
@@ -247,6 +252,7 @@ def _make_client(without: tuple[str, ...]) -> EditorClient:
         features.pop(method, None)
     features["agent/text"] = _text
     features["agent/step"] = _step
+    features["agent/plan"] = _plan
     register_lsp_features(client, features)
     return client
 

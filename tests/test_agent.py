@@ -3,31 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import pytest
-from agentls import environment
-from agentls.agent import Agent, Session
+from agentls import tools
+from agentls.agent import Session
 from agentls.interfaces import ModelError, Turn
-from agentls.settings import Settings
-from agentls.shell import SubprocessShell
-from agentls.tools import ToolContext
-from doubles import Approver, MemoryEditor, Recorder, ScriptedModel, call, results, say
-
-
-def make_agent(
-    root: Path, model: ScriptedModel, session: Session | None = None, **settings: object
-) -> tuple[Agent, Recorder]:
-    chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
-    tools = ToolContext(
-        MemoryEditor(root),
-        SubprocessShell(root, environment.scrubbed(os.environ)),
-        Approver(),
-        chosen,
-    )
-    progress = Recorder()
-    return Agent(model, tools, progress, session or Session()), progress
+from agentls.tools import Tool, ToolContext
+from doubles import ScriptedModel, call, make_agent, results, say
 
 
 async def test_tool_results_go_back_until_the_model_answers(tmp_path: Path) -> None:
@@ -53,6 +36,37 @@ async def test_tool_results_go_back_until_the_model_answers(tmp_path: Path) -> N
         ("step", "edit_file", "a.txt"),
         ("step", "bash", "cat a.txt"),
     ]
+
+
+async def test_an_optional_tool_is_offered_only_when_the_front_end_serves_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def look(context: ToolContext, arguments: dict[str, object]) -> str:
+        return "seen"
+
+    optional = Tool(
+        name="look",
+        description="Look.",
+        properties={},
+        required=(),
+        handler=look,
+        summary_field="path",
+    )
+    monkeypatch.setattr(tools, "TOOLS", {**tools.TOOLS, "look": optional})
+    monkeypatch.setattr(tools, "OPTIONAL_TOOLS", frozenset({"look"}))
+    core = ["bash", "read_file", "write_file", "edit_file", "list_files", "grep", "todo_write"]
+
+    model = ScriptedModel(call("look"), say("ok"))
+    agent, _ = make_agent(tmp_path, model)
+    await agent.run("look")
+    assert model.tool_names[0] == core
+    assert results(model.requests[1])[0]["is_error"]  # not offered, so not run
+
+    model = ScriptedModel(call("look"), say("ok"))
+    agent, _ = make_agent(tmp_path, model, extra_tools=frozenset({"look"}))
+    await agent.run("look")
+    assert model.tool_names[0] == [*core, "look"]
+    assert results(model.requests[1])[0]["content"] == "seen"
 
 
 async def test_errors_are_observations_and_the_loop_goes_on(tmp_path: Path) -> None:

@@ -307,5 +307,5 @@ async def test_a_refused_connection_names_the_endpoint() -> None:
     chat = ChatModel(ClientCache().get(endpoint), "gpt-test", 1000, endpoint, env, 5.0)
     with pytest.raises(ModelError) as caught:
         await chat.respond("system", HELLO, TOOLS, lambda piece: None)
-    assert str(caught.value) == f"Could not reach {closed}."
+    assert str(caught.value) == f"Could not reach {closed}: nothing accepts connections there."
     assert "agentls.baseUrl" in caught.value.hint

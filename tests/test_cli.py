@@ -95,6 +95,11 @@ def test_tcp_serves_lsp() -> None:
             "agent.cancel",
             "agent.newSession",
             "agent.compact",
+            "agent.checkpoints",
+            "agent.undo",
+            "agent.sessions",
+            "agent.resumeSession",
+            "agent.steer",
         }
         # Asking for saves makes Neovim send its held-back didChange with each save.
         assert answer["result"]["capabilities"]["textDocumentSync"]["save"] is True

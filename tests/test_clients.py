@@ -69,7 +69,7 @@ async def test_an_applied_edit_is_believed_before_its_late_did_change(
         client.save = False
         uri = client.open(path)
         result = await client.run_task("change it", uri=uri)
-        assert result["edits"] == {"applied": 3, "rejected": 0}
+        assert result["edits"] == {"applied": 3, "rejected": 0, "partly": 0}
         assert client.documents[uri][0] == expected
         if client_name == "eglot":
             # Its version after our edits is the client's to count: the later edits carry none.
@@ -102,7 +102,7 @@ async def test_a_new_file_comes_out_exactly(
         client.create_files = client_name == "vscode"
         client.save = client_name == "vscode"
         result = await client.run_task("write notes")
-    assert result["edits"] == {"applied": 1, "rejected": 0}
+    assert result["edits"] == {"applied": 1, "rejected": 0, "partly": 0}
     assert (root / "notes.md").read_text() == content
     assert told(fake) == ["Created notes.md: 1 hunk accepted."]
     (request,) = client.edit_requests
@@ -134,7 +134,7 @@ async def test_an_edit_answered_with_an_error_counts_as_rejected(
     async with editor(root, fake.url, flavour="emacs") as client:
         client.on_edit = decline
         result = await client.run_task("change it", uri=client.open(path))
-    assert result["edits"] == {"applied": 0, "rejected": 1}
+    assert result["edits"] == {"applied": 0, "rejected": 1, "partly": 0}
     (answer,) = told(fake)
     assert answer.startswith("The edit of app.py was not applied: ")
     assert "User cancelled server edit" in answer
@@ -161,7 +161,7 @@ async def test_a_client_without_apply_edit(fake: FakeAnthropic, root: Path) -> N
         client.approvals = ["Allow"]
         result = await client.run_task("change both", uri=client.open(root / "open.py"))
     assert client.edit_requests == []
-    assert result["edits"] == {"applied": 1, "rejected": 1}
+    assert result["edits"] == {"applied": 1, "rejected": 1, "partly": 0}
     refused, written = told(fake)
     assert refused == (
         f"The edit of open.py was not applied: {NO_APPLY_EDIT_OPEN}. The file is unchanged."

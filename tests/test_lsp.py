@@ -57,7 +57,7 @@ async def test_edit_accepted_on_an_open_document(
         uri = client.open(path)
         result = await client.run_task("change the greeting", uri=uri)
         assert result["status"] == "done"
-        assert result["edits"] == {"applied": 1, "rejected": 0}
+        assert result["edits"] == {"applied": 1, "rejected": 0, "partly": 0}
         # The words every front end shows for the end, as the progress's end has them.
         assert result["outcome"].startswith("done: 2 steps, 1 edit applied, 0 rejected, ")
         (request,) = client.edit_requests
@@ -87,7 +87,7 @@ async def test_edit_rejected_leaves_the_file_alone(
     lsp_editor.review = lambda uri, edits: [False] * len(edits)
     uri = lsp_editor.open(path)
     result = await lsp_editor.run_task("change it", uri=uri)
-    assert result["edits"] == {"applied": 0, "rejected": 1}
+    assert result["edits"] == {"applied": 0, "rejected": 1, "partly": 0}
     assert path.read_text() == SOURCE
     (told,) = results(fake.requests[-1].body["messages"])
     assert told["is_error"] is True
@@ -121,7 +121,7 @@ async def test_edit_partly_accepted_says_which_hunks(fake: FakeAnthropic, root: 
         "Edited app.py: 1 of 2 hunks accepted. Rejected:\n- change of line 5, which proposed:\n"
         "other = 3"
     )
-    assert result["edits"] == {"applied": 1, "rejected": 0}
+    assert result["edits"] == {"applied": 1, "rejected": 0, "partly": 1}
 
 
 def without_annotations(capabilities: types.ClientCapabilities) -> None:
@@ -145,7 +145,7 @@ async def test_write_file_new_and_existing_closed_files(fake: FakeAnthropic, roo
         (hunk,) = edit.edit.document_changes[0].edits
         assert (hunk.range.start.line, hunk.range.end.line, hunk.new_text) == (1, 2, "2\n")
     assert result["summary"] == "told: exit code 0\n# New\none\n2\nthree"
-    assert result["edits"] == {"applied": 2, "rejected": 0}
+    assert result["edits"] == {"applied": 2, "rejected": 0, "partly": 0}
 
 
 async def test_changes_without_document_changes_support(fake: FakeAnthropic, root: Path) -> None:

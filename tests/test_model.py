@@ -109,7 +109,10 @@ async def test_a_refused_connection_fails_at_once_and_says_what_to_fix(
         probe.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
     env = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": closed}
-    unreachable = AnthropicModel(ClientCache().get(env), "claude-test", 1000, env, 120.0)
+    endpoint = providers.endpoint(None, None, env)
+    unreachable = AnthropicModel(
+        ClientCache().get(endpoint), "claude-test", 1000, endpoint, env, 120.0
+    )
     caplog.set_level(logging.WARNING)
     started = time.monotonic()
     with pytest.raises(ModelError) as caught:
@@ -125,7 +128,8 @@ async def test_a_refused_connection_fails_at_once_and_says_what_to_fix(
 def test_an_endpoint_without_a_scheme_is_refused_with_a_hint() -> None:
     env = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": "localhost:8080"}
     with pytest.raises(ModelError, match=r"\(localhost:8080\) has no scheme") as caught:
-        ClientCache().get(env)
+        providers.endpoint(None, None, env)
+    assert "ANTHROPIC_BASE_URL" in str(caught.value)
     assert "http://localhost:8080" in caught.value.hint
 
 

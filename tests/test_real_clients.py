@@ -68,7 +68,7 @@ def environment(root: Path, fake: FakeAnthropic, out: Path) -> dict[str, str]:
 
 def check(outcome: dict[str, Any], root: Path) -> None:
     """Every edit applied, exactly, in the editor's buffers; neither editor saves them."""
-    assert outcome["result"]["edits"] == {"applied": 3, "rejected": 0}, outcome
+    assert outcome["result"]["edits"] == {"applied": 3, "rejected": 0, "partly": 0}, outcome
     assert outcome["buffer"] == EDITED
     assert outcome["new"] == NOTES
     assert (root / "app.py").read_text() == SOURCE

@@ -75,7 +75,7 @@ async def test_a_command_writes_the_workspace_and_nothing_else(root: Path) -> No
     assert "\n[sandbox] The sandbox refused a write" in text  # one line for the model
 
 
-async def test_git_hooks_git_config_and_agentls_settings_stay_read_only(
+async def test_git_hooks_git_config_and_agentls_settings_and_state_stay_read_only(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
@@ -83,16 +83,20 @@ async def test_git_hooks_git_config_and_agentls_settings_stay_read_only(
     config = root / ".git" / "config"
     before = config.read_text()
     monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "xdg"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(root / "state"))
     (root / "xdg" / "agentls").mkdir(parents=True)
+    (root / "state" / "agentls").mkdir(parents=True)
     command = (
         "echo 'touch pwned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit;"
         " git config core.fsmonitor 'touch pwned'; echo X=1 > xdg/agentls/.env;"
+        " echo '[filter \"x\"] clean = touch pwned' > state/agentls/config;"
         " echo ok > .git/description"
     )
     text = await bash(context(root), command)
     assert config.read_text() == before
     assert not (root / ".git/hooks/pre-commit").exists()
     assert not (root / "xdg/agentls/.env").exists()
+    assert not (root / "state/agentls/config").exists()
     assert (root / ".git/description").read_text() == "ok\n"  # the rest of .git is the repo's
     assert "[sandbox]" in text
 
@@ -177,6 +181,7 @@ async def test_a_command_the_user_approved_leaves_the_sandbox_only_if_set(root: 
     await run_tool(ctx, "bash", {"command": f"touch '{outside}'"})
     assert outside.exists() and not (root.parent / "allowed.txt").exists()
     assert ctx.approver.asked == [f"touch '{outside}'"]  # type: ignore[attr-defined]
+    assert ctx.approver.unsandboxed == [True]  # type: ignore[attr-defined]  # and it was told
 
 
 async def test_an_unavailable_sandbox_warns_or_refuses(
@@ -238,3 +243,26 @@ async def test_the_editor_is_warned_once_when_bash_runs_unsandboxed(
         f"agentls: bash runs without a sandbox: bubblewrap fails here: {BROKEN_BWRAP}. Set "
         'agentls.sandbox to "required" to refuse bash then, or to "off" to silence this.'
     ]
+
+
+async def test_the_question_says_when_allow_means_outside_the_sandbox() -> None:
+    import io
+
+    from agentls.lsp.approver import LspApprover
+    from agentls.terminal import Answers, TerminalApprover
+
+    stream = io.StringIO()
+    await TerminalApprover(stream, Answers(None)).approve("make install", unsandboxed=True)
+    assert "Run `make install` outside the sandbox? [y]es" in stream.getvalue()
+
+    class Client:
+        message = ""
+
+        async def window_show_message_request_async(
+            self, params: types.ShowMessageRequestParams
+        ) -> None:
+            Client.message = params.message
+
+    approver = LspApprover(Client(), Settings())  # type: ignore[arg-type]
+    await approver.approve("make install", unsandboxed=True)
+    assert Client.message == "The agent wants to run outside the sandbox:\nmake install"

@@ -63,3 +63,10 @@ def test_bad_values_fall_back_to_defaults_with_a_message() -> None:
 def test_not_an_object() -> None:
     settings, problems = parse(["nope"])
     assert settings == Settings() and problems
+
+
+def test_plan_tool_is_a_flag() -> None:
+    assert parse({"planTool": False})[0].plan_tool is False
+    settings, problems = parse({"planTool": "no"})
+    assert settings.plan_tool is True
+    assert problems == ["agentls.planTool: expected true or false; using the default True"]

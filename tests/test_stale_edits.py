@@ -105,7 +105,7 @@ async def test_typing_while_the_edit_is_under_review(
         assert answer["is_error"]
         assert answer["content"].startswith("The edit of app.py was not applied:")
         assert "changed (version 2)" in answer["content"]
-        assert result["edits"] == {"applied": 0, "rejected": 1}
+        assert result["edits"] == {"applied": 0, "rejected": 1, "partly": 0}
     else:
         # Neovim answers `applied: true`; the server sees the text is not what it proposed.
         assert "app.py changed, but not as proposed" in answer["content"]

@@ -143,3 +143,12 @@ async def test_a_connection_from_another_user_is_refused(
         await closed_unanswered(reader)
         writer.close()
     assert made == []
+
+
+async def test_a_silent_connection_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tcp, "FIRST_LINE_SECONDS", 0.2)
+    server = await asyncio.start_server(tcp._serve_connection, "127.0.0.1", 0)
+    async with server:
+        reader, writer = await asyncio.open_connection(*server.sockets[0].getsockname()[:2])
+        await closed_unanswered(reader)
+        writer.close()

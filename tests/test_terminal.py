@@ -15,6 +15,7 @@ from unittest import mock
 from agentls.cli import main
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
+from test_undo_resume import edit_then_make_a_file
 
 
 def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, str]:
@@ -27,11 +28,11 @@ def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, st
     }
 
 
-def run(
+def agentls(
     root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
 ) -> subprocess.CompletedProcess[str]:
-    """`agentls run ARGUMENTS` in ROOT through main() in this process, `stdin` typed on a
-    pipe; what only a process shows (Ctrl-C, a closed stdin) is tested on one below."""
+    """`agentls ARGUMENTS` in ROOT through main() in this process, `stdin` typed on a pipe;
+    what only a process shows (Ctrl-C, a closed stdin) is tested on one below."""
     read_end, write_end = os.pipe()
     os.write(write_end, stdin.encode())  # a few answers: within the pipe's buffer
     os.close(write_end)
@@ -46,13 +47,19 @@ def run(
     ):
         os.chdir(root)
         try:
-            status = main(["run", *arguments])
+            status = main(list(arguments))
         except SystemExit as exited:
             status = exited.code if isinstance(exited.code, int) else 1
         finally:
             os.chdir(started_in)
-    command = ["agentls", "run", *arguments]
+    command = ["agentls", *arguments]
     return subprocess.CompletedProcess(command, status, out.getvalue(), err.getvalue())
+
+
+def run(
+    root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
+) -> subprocess.CompletedProcess[str]:
+    return agentls(root, fake, "run", *arguments, stdin=stdin, key=key)
 
 
 def test_run_with_yes_applies_edits_and_runs_commands(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -240,6 +247,31 @@ def test_run_with_stdin_closed(tmp_path: Path, fake: FakeAnthropic) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "made").exists()  # nobody could approve it
+
+
+def test_undo_from_the_terminal_and_continue_the_session(root: Path, fake: FakeAnthropic) -> None:
+    edit_then_make_a_file(root, fake)
+    assert run(root, fake, "--yes", "change x").returncode == 0
+    assert (root / "made.txt").exists()
+
+    listed = agentls(root, fake, "undo", "--list")
+    assert "change x" in listed.stdout and "step 2: bash: echo made > made.txt" in listed.stdout
+    undone = agentls(root, fake, "undo", "--yes")
+    assert undone.returncode == 0, undone.stderr
+    assert "put back  app.py" in undone.stdout and "removed   made.txt" in undone.stdout
+    assert (root / "app.py").read_text() == "x = 1\n" and not (root / "made.txt").exists()
+
+    sessions = agentls(root, fake, "sessions")
+    assert "1 tasks  change x" in sessions.stdout
+    assert run(root, fake, "--continue", "--yes", "and now?").returncode == 0
+    told = [b.get("text", "") for m in fake.requests[-1].body["messages"] for b in m["content"]]
+    assert told[0] == "change x" and told[-1] == "and now?"
+    assert any("The user undid" in t for t in told)
+
+
+def test_resume_with_an_unknown_id_fails(root: Path, fake: FakeAnthropic) -> None:
+    done = run(root, fake, "--resume", "nope", "task")
+    assert done.returncode == 1 and "no saved session 'nope'" in done.stdout
 
 
 def test_without_a_working_sandbox_bash_warns_or_is_refused(

@@ -18,7 +18,7 @@ from agentls.files import write_atomic
 from agentls.settings import Settings
 from agentls.shell import SubprocessShell
 from agentls.tools import ToolContext, run_tool, search_tools
-from doubles import Approver, MemoryEditor, is_running
+from doubles import Approver, MemoryEditor, is_running, running_argv, unique_seconds
 
 
 def context(root: Path, approver: Approver | None = None, **settings: object) -> ToolContext:
@@ -457,6 +457,29 @@ async def test_a_runaway_background_writer_does_not_keep_the_server_busy(tmp_pat
         assert time.process_time() - before < 0.2  # reading `yes` at full speed takes ~1 s
     finally:
         os.kill(int((tmp_path / "pid").read_text()), 9)
+
+
+@pytest.mark.parametrize("end", ["timeout", "cancel"])
+async def test_without_the_sandbox_what_left_the_group_is_killed_too(
+    tmp_path: Path, end: str
+) -> None:
+    seconds = unique_seconds()
+    command = f"setsid sleep {seconds} & {sys.executable} -c 'import os; os.setpgid(0, 0); "
+    command += f'os.execvp("sleep", ["sleep", "{seconds}"])\' & sleep 60'
+    job = asyncio.ensure_future(
+        run_tool(context(tmp_path, bash_timeout=2.0), "bash", {"command": command})
+    )
+    while len(running_argv("sleep", seconds)) < 2:
+        assert not job.done(), await job
+        await asyncio.sleep(0.02)
+    if end == "cancel":
+        job.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await job
+    else:
+        assert "Timed out" in (await job)[0]
+    await asyncio.sleep(0.1)
+    assert running_argv("sleep", seconds) == []
 
 
 def test_a_reused_group_id_is_not_killed() -> None:

@@ -87,7 +87,7 @@ async def test_an_edit_is_reviewed_landed_and_seen_by_bash(api: Api, root: Path)
         assert request.label == "edit_file: app.py"
         assert client.documents[uri][0] == SOURCE.replace("hello", "bye")
     assert (result["status"], result["summary"]) == ("done", "The greeting is bye.")
-    assert result["edits"] == {"applied": 1, "rejected": 0}
+    assert result["edits"] == {"applied": 1, "rejected": 0, "partly": 0}
     assert path.read_text() == SOURCE.replace("hello", "bye")
     assert api.results(api.fake.requests[-1].body) == [
         ("Edited app.py: 1 hunk accepted.", False),
@@ -186,4 +186,4 @@ def test_the_terminal_runs_with_the_openai_format_from_the_environment(root: Pat
         assert done.returncode == 0, done.stdout + done.stderr
         assert fake.requests[-1].body["model"] == "gpt-4o-mini"
     assert (root / "app.py").read_text() == SOURCE.replace("hello", "x")
-    assert "done: 2 steps, 1 edits applied" in done.stdout and "$" in done.stdout
+    assert "done: 2 steps, 1 edit applied" in done.stdout and "$" in done.stdout

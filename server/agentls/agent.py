@@ -12,9 +12,22 @@ from typing import Any, Literal
 
 from .context import ContextBudget, prompt_chars
 from .environment import redact
-from .interfaces import Block, Model, ModelError, Progress, PromptTooLong, Turn, Usage
+from .interfaces import (
+    Block,
+    CheckpointKind,
+    Checkpoints,
+    Journal,
+    Model,
+    ModelError,
+    Progress,
+    PromptTooLong,
+    Turn,
+    Usage,
+)
+from .memory import ProjectMemory
+from .paths import PathError, resolve
 from .prompt import system_prompt
-from .tools import TOOLS, ToolContext, run_tool
+from .tools import ToolContext, offered, run_tool
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +51,49 @@ class Session:
 
     messages: list[dict[str, Any]] = field(default_factory=list)
     budget: ContextBudget = field(default_factory=ContextBudget)
+    steering: list[str] = field(default_factory=list)
+    """Text the user added to the running task, for the model at the next step."""
+    memory_noted: dict[str, str] = field(default_factory=dict)
+    """Subfolders' memory files already in the conversation, by label, with their text."""
+    journal: Journal | None = None
+    """Where the conversation is saved as it goes (None: not saved)."""
+    tasks: int = 0
+    last_request: str = ""
+    """The user's last request, word for word: a compaction keeps it whole."""
+
+    @classmethod
+    def resumed(
+        cls, messages: list[dict[str, Any]], journal: Journal, tasks: int, last_request: str
+    ) -> Session:
+        """A saved session, to go on with. A server killed during a step left that step's
+        tool calls unanswered; the API refuses such a conversation, so they are answered."""
+        session = cls(messages, journal=journal, tasks=tasks, last_request=last_request)
+        session.close_open_tool_calls()
+        return session
+
+    @property
+    def id(self) -> str:
+        return self.journal.id if self.journal is not None else ""
+
+    def save(self) -> None:
+        """Write what changed since the last save; a full disk must not stop the task."""
+        if self.journal is not None:
+            try:
+                self.journal.sync(self.messages)
+            except OSError as error:
+                log.warning("the session could not be saved: %s", error)
+
+    def begin_task(self, request: str) -> str:
+        """Count a task in; its title (the request's first line) for lists and checkpoints."""
+        self.tasks += 1
+        self.last_request = request
+        title = (request.strip().splitlines() or [""])[0][:80]
+        if self.journal is not None:
+            try:
+                self.journal.task(title, request)
+            except OSError as error:
+                log.warning("the session could not be saved: %s", error)
+        return title
 
     def add_user(self, blocks: list[Block]) -> None:
         # A task cancelled before the model answered leaves a user message last; the API
@@ -79,6 +135,10 @@ class Session:
 
 CANCELLED_BY_USER = "Cancelled by the user."
 
+_STEERED = "(The user adds, while you work on this task:)\n{text}"
+_MEMORY_TOOLS = ("read_file", "edit_file", "write_file")
+"""The tools after which a subfolder's AGENTS.md joins the result."""
+
 
 @dataclass
 class TaskResult:
@@ -89,24 +149,32 @@ class TaskResult:
     edits_rejected: int = 0
     usage: Usage = field(default_factory=Usage)
     error_hint: str = ""
+    edits_partly: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "summary": self.summary,
             "steps": self.steps,
-            "edits": {"applied": self.edits_applied, "rejected": self.edits_rejected},
+            "edits": {
+                "applied": self.edits_applied,
+                "rejected": self.edits_rejected,
+                "partly": self.edits_partly,
+            },
             "usage": self.usage.as_dict(),
         }
 
 
 _COMPACT = (
     "Summarise our conversation so far for yourself, so that the work can go on from your "
-    "summary alone: what the user asked for, the decisions made, the files read or changed and "
-    "their state now, what commands showed, and what is left to do. Write only the summary; "
-    "call no tools."
+    "summary alone: what the user asked for, the decisions made, the plan (your todo list, "
+    "each item with its status, if you keep one), the files read or changed and their state "
+    "now, what commands showed, and what is left to do. Write only the summary; call no tools."
 )
 COMPACTED = "(Our conversation so far, summarised to save context:)\n\n"
+_LAST_REQUEST = "\n\nThe user's last request, word for word:\n"
+_CHANGED = "\n\nFiles changed in this session (from agentls's checkpoints):\n"
+_PLAN = "\n\nYour plan as you last wrote it (todo_write):\n"
 
 
 def _tool_result(tool_use_id: str, text: str, is_error: bool) -> Block:
@@ -120,7 +188,20 @@ def _text_of(content: list[Block]) -> str:
     return "".join(b.get("text", "") for b in content if b.get("type") == "text").strip()
 
 
-TOOL_SCHEMAS = [tool.schema() for tool in TOOLS.values()]
+def _last_plan(messages: list[dict[str, Any]]) -> list[str]:
+    """The items of the last todo_write call in the conversation, one line each."""
+    for message in reversed(messages):
+        for block in reversed(message["content"]):
+            if block.get("type") == "tool_use" and block.get("name") == "todo_write":
+                arguments = block.get("input")
+                todos = arguments.get("todos") if isinstance(arguments, dict) else None
+                if isinstance(todos, list):
+                    return [
+                        f"- [{item.get('status', '')}] {item.get('content', '')}"
+                        for item in todos
+                        if isinstance(item, dict)
+                    ]
+    return []
 
 
 class Agent:
@@ -130,22 +211,76 @@ class Agent:
         tools: ToolContext,
         progress: Progress,
         session: Session,
+        memory: ProjectMemory | None = None,
+        checkpoints: Checkpoints | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
         self.progress = progress
         self.session = session
+        self.memory = memory
+        # Fixed for the task, as prompt caching needs: the tools are the cached prefix's start.
+        self.offered = offered(tools)
+        self.schemas = [tool.schema() for tool in self.offered.values()]
+        # Built once: the system prompt (and the memory in it) stays byte-stable for the task.
+        self.system = system_prompt(tools.workspace.root, memory.prompt() if memory else "")
+        self.checkpoints = checkpoints
+        self._recording: asyncio.Future[None] | None = None
 
-    async def run(self, task: str) -> TaskResult:
-        """Run one task to its end; cancelling the awaiting task ends it as `cancelled`."""
+    async def run(self, task: str, request: str | None = None) -> TaskResult:
+        """Run one task to its end; cancelling the awaiting task ends it as `cancelled`.
+
+        `task` is the message to the model, `request` the user's own words (default: the
+        task). The workspace is recorded before the task, before each step that may change
+        files, and after it, so the task can be undone."""
+        words = redact(request if request is not None else task, self.tools.secrets)
+        title = self.session.begin_task(words)
+        if self.checkpoints is not None:
+            # Recorded while the model thinks; awaited before the first step that may change
+            # files (a first checkpoint of a big workspace takes seconds).
+            record = self.checkpoints.record(
+                "task", self.session.id, self.session.tasks, None, title
+            )
+            self._recording = asyncio.ensure_future(record)
+        try:
+            return await self._run(task)
+        finally:
+            self.session.save()
+            await self._checkpoint("end", None, title)
+
+    async def _checkpoint(
+        self,
+        kind: CheckpointKind,
+        step: int | None,
+        label: str,
+        touches: list[str] | None = None,
+    ) -> None:
+        if self.checkpoints is None:
+            return
+        if self._recording is not None:
+            # Shielded: a cancel while waiting must not lose the task's checkpoint.
+            await asyncio.shield(self._recording)
+            self._recording = None
+        session, task = self.session.id, self.session.tasks
+        await self.checkpoints.record(kind, session, task, step, label, touches)
+
+    async def _run(self, task: str) -> TaskResult:
         usage = Usage()
         steps = 0
-        system = system_prompt(self.tools.workspace.root)
         max_steps = self.tools.settings.max_steps
 
         def result(status: Status, summary: str, hint: str = "") -> TaskResult:
             edits = self.tools.edits
-            return TaskResult(status, summary, steps, edits.applied, edits.rejected, usage, hint)
+            return TaskResult(
+                status,
+                summary,
+                steps,
+                edits.applied,
+                edits.rejected,
+                usage,
+                hint,
+                edits_partly=edits.partly,
+            )
 
         start = self.session.checkpoint()
         # The task may carry the editor's selection, which may hold a secret (a .env line).
@@ -154,25 +289,33 @@ class Agent:
         try:
             while steps < max_steps:
                 steps += 1
-                turn = await self._ask(system)
+                turn = await self._ask()
                 usage.add(turn.usage)
                 # The API refuses an empty assistant turn in the history of a later request.
                 content = turn.content or [{"type": "text", "text": "(empty reply)"}]
                 self.session.messages.append({"role": "assistant", "content": content})
+                self.session.save()
                 calls = [b for b in turn.content if b.get("type") == "tool_use"]
                 if turn.stop_reason == "refusal":
                     # A refused turn left in the history makes the next ones refused too.
                     self.session.rewind(start)
+                    self.session.steering.clear()
                     return result("failed", "The model declined this task (refusal).")
                 if not calls:
                     if turn.stop_reason == "max_tokens":
                         self.session.add_user([{"type": "text", "text": _CUT_OFF}])
                         continue
+                    if self.session.steering:  # added as the model finished: not done yet
+                        self.session.add_user(self._steering())
+                        continue
                     return result("done", _text_of(turn.content))
                 cut_off = turn.stop_reason == "max_tokens"
                 self.session.add_user([])
                 for call in calls:
-                    self.session.messages[-1]["content"].append(await self._call(call, cut_off))
+                    block = await self._call(call, cut_off, steps)
+                    self.session.messages[-1]["content"].append(block)
+                    self.session.save()
+                self.session.add_user(self._steering())
             return result("step_limit", f"Stopped after {max_steps} steps (the maxSteps setting).")
         except asyncio.CancelledError:
             self._interrupted("The user cancelled this task; do not go on with it unless asked.")
@@ -198,7 +341,7 @@ class Agent:
         before = self.session.checkpoint()
         self.session.add_user([{"type": "text", "text": _COMPACT}])
         try:
-            turn = await self._ask(system_prompt(self.tools.workspace.root))
+            turn = await self._ask()
         except BaseException as error:
             # Left in place, the request would join the user's next task.
             self.session.rewind(before)
@@ -212,21 +355,40 @@ class Agent:
             self.session.rewind(before)
             failure = "The model wrote no complete summary; nothing was compacted."
             return TaskResult("failed", failure, steps=1, usage=turn.usage)
+        kept = await self._working_state()
         self.session.messages[:] = [
-            {"role": "user", "content": [{"type": "text", "text": COMPACTED + summary}]}
+            {"role": "user", "content": [{"type": "text", "text": COMPACTED + summary + kept}]}
         ]
+        self.session.memory_noted.clear()  # the summary may not hold them: note them again
+        self.session.save()
         return TaskResult("done", summary, steps=1, usage=turn.usage)
 
-    async def _ask(self, system: str) -> Turn:
+    async def _working_state(self) -> str:
+        """What a summary must not lose, taken from the record rather than the model's
+        memory: the plan, the files changed in this session and the user's last request."""
+        kept = ""
+        plan = _last_plan(self.session.messages)
+        if plan:
+            kept += _PLAN + "\n".join(plan)
+        if self.checkpoints is not None:
+            changed = await self.checkpoints.changes_in_session(self.session.id)
+            if changed:
+                kept += _CHANGED + "\n".join(f"- {line}" for line in changed)
+        if self.session.last_request:
+            kept += _LAST_REQUEST + self.session.last_request
+        return kept
+
+    async def _ask(self) -> Turn:
         """The model's next turn, the conversation first brought within its context budget."""
+        system, schemas = self.system, self.schemas
         settings = self.tools.settings
         # A front end resolves the window by model (wiring.prepare_task); 200k for a bare loop.
         limit = int((settings.context_window or 200_000) * settings.context_budget)
         budget, messages = self.session.budget, self.session.messages
-        chars = prompt_chars(system, TOOL_SCHEMAS, messages)
+        chars = prompt_chars(system, schemas, messages)
         chars -= self._fit(chars, limit)
         try:
-            turn = await self.model.respond(system, messages, TOOL_SCHEMAS, self.progress.text)
+            turn = await self.model.respond(system, messages, schemas, self.progress.text)
         except PromptTooLong as error:
             # The estimate fell short of the API's count (or the window is smaller than the
             # settings say): learn the real size, cut a fifth at least, and ask once more.
@@ -235,7 +397,7 @@ class Agent:
             if not removed:
                 raise
             chars -= removed
-            turn = await self.model.respond(system, messages, TOOL_SCHEMAS, self.progress.text)
+            turn = await self.model.respond(system, messages, schemas, self.progress.text)
         budget.observe(turn.usage.prompt, chars)
         return turn
 
@@ -246,18 +408,48 @@ class Agent:
         return removed
 
     def _interrupted(self, note: str) -> None:
-        """Close the task in the conversation so the next one starts clean and knows why."""
+        """Close the task in the conversation so the next one starts clean and knows why;
+        text the user added that never reached the model goes with it."""
         self.session.close_open_tool_calls()
-        self.session.add_user([{"type": "text", "text": f"({note})"}])
+        self.session.add_user([{"type": "text", "text": f"({note})"}, *self._steering()])
 
-    async def _call(self, call: Block, cut_off: bool) -> Block:
-        tool = TOOLS.get(call["name"])
+    def _steering(self) -> list[Block]:
+        """The text the user added since the last step, as blocks for the next request."""
+        texts = [redact(text, self.tools.secrets) for text in self.session.steering]
+        self.session.steering.clear()
+        for text in texts:
+            self.progress.steered(text)
+        return [{"type": "text", "text": _STEERED.format(text=text)} for text in texts]
+
+    def _memory_note(self, call: Block) -> str:
+        """The note of subfolders' memory for a call that read or edited a file, or ""."""
+        arguments = call.get("input")
+        if self.memory is None or call["name"] not in _MEMORY_TOOLS:
+            return ""
+        if not isinstance(arguments, dict) or not isinstance(arguments.get("path"), str):
+            return ""
+        try:
+            path = resolve(self.tools.workspace.root, arguments["path"])
+        except PathError:
+            return ""
+        return self.memory.subfolder_note(path, self.session.memory_noted)
+
+    async def _call(self, call: Block, cut_off: bool, step: int) -> Block:
+        tool = self.offered.get(call["name"])
         summary = tool.summary(call.get("input")) if tool else ""
         self.progress.step(call["name"], summary)
+        label = f"{call['name']}: {summary}"
+
+        async def before_change(touches: list[str] | None) -> None:
+            await self._checkpoint("step", step, label, touches)
+
+        self.tools.before_change = before_change
         if cut_off:
             text, is_error = _CUT_OFF_TOOL, True
         else:
             text, is_error = await run_tool(self.tools, call["name"], call.get("input"))
+            note = "" if is_error else self._memory_note(call)
+            text = f"{text}\n\n{note}" if note else text
         first_line = text.splitlines()[0] if text else ""
         self.progress.step_done(call["name"], summary, not is_error, first_line, text)
         return _tool_result(call["id"], text, is_error)

@@ -1,10 +1,11 @@
-"""The `agentls` command: serve LSP (stdio or TCP), or run one task in the terminal."""
+"""The `agentls` command: serve LSP (stdio or TCP), or run tasks in the terminal."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from . import __version__
 
@@ -40,8 +41,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     parser.add_argument("--log-file", help="write the server's log to this file")
     commands = parser.add_subparsers(dest="command")
-    run = commands.add_parser("run", help="run one task in the current directory")
-    run.add_argument("task", help="what the agent should do")
+    run = commands.add_parser(
+        "run", help="run a task in the current directory; with none, a conversation"
+    )
+    run.add_argument(
+        "task", nargs="?", help="what the agent should do (none: type tasks one by one)"
+    )
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument(
         "--provider",
@@ -58,6 +63,28 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--sandbox-network", action="store_true", help="let sandboxed commands reach the network"
+    )
+    resume = run.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="go on with this folder's last session",
+    )
+    resume.add_argument("--resume", metavar="ID", help="go on with a saved session")
+    commands.add_parser("sessions", help="list this folder's saved sessions, newest first")
+    undo = commands.add_parser(
+        "undo", help="undo the agent's changes back to a checkpoint (default: the last task)"
+    )
+    undo.add_argument("id", nargs="?", type=int, help="the checkpoint (see --list)")
+    undo.add_argument("--list", action="store_true", help="list the checkpoints, newest first")
+    undo.add_argument("--yes", action="store_true", help="do not ask before changing files")
+    undo.add_argument(
+        "--overwrite",
+        nargs="+",
+        default=[],
+        metavar="PATH",
+        help="put these files back even though they changed since",
     )
     check = commands.add_parser(
         "check-settings", help="check an agentls settings object (JSON) as the server would"
@@ -86,8 +113,14 @@ def check_settings(raw: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.command == "run":
-        from .terminal import run_in_terminal
+        from .terminal_session import run_in_terminal
+        from .terminal_state import saved_session
 
+        try:
+            session = saved_session(Path.cwd(), arguments.resume, arguments.continue_last)
+        except KeyError:
+            print(f"agentls: no saved session {arguments.resume!r} here (see `agentls sessions`)")
+            return 1
         return run_in_terminal(
             arguments.task,
             arguments.yes,
@@ -96,7 +129,14 @@ def main(argv: list[str] | None = None) -> int:
             arguments.max_steps,
             arguments.sandbox,
             arguments.sandbox_network,
+            session,
         )
+    if arguments.command in ("sessions", "undo"):
+        from .terminal_state import list_sessions, undo_in_terminal
+
+        if arguments.command == "sessions":
+            return list_sessions()
+        return undo_in_terminal(arguments.id, arguments.list, arguments.yes, arguments.overwrite)
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
     from .logs import configure

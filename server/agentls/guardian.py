@@ -18,14 +18,59 @@ import signal
 import sys
 
 
-def start_time(pid: int) -> int | None:
-    """When process `pid` started (clock ticks after boot), None if there is none."""
+def _stat(pid: int | str) -> tuple[int, int] | None:
+    """The parent and the start time (clock ticks after boot) of process `pid`, if it runs."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
             # The name, in brackets, may hold spaces: count the fields after it.
-            return int(stat.read().rsplit(b")", 1)[1].split()[19])
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return int(fields[1]), int(fields[19])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def start_time(pid: int) -> int | None:
+    """When process `pid` started (clock ticks after boot), None if there is none."""
+    found = _stat(pid)
+    return found[1] if found else None
+
+
+def descendants(pid: int) -> list[tuple[int, int]]:
+    """The processes below `pid` (with their start times), whichever group or session they
+    moved to: `setsid cmd &` leaves bash's group, not its tree, while bash runs."""
+    children: dict[int, list[tuple[int, int]]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:  # no /proc (macOS): the group is all there is to kill
+        return []
+    for name in names:
+        found = _stat(name) if name.isdigit() else None
+        if found:
+            children.setdefault(found[0], []).append((int(name), found[1]))
+    below, parents = [], [pid]
+    while parents:
+        for child in children.get(parents.pop(), []):
+            below.append(child)
+            parents.append(child[0])
+    return below
+
+
+def kill_process(pid: int, start: int) -> None:
+    """SIGKILL `pid` if it is still the process that started at `start`: through a pidfd,
+    so that a process given the id after the check is never the one signalled."""
+    if not hasattr(os, "pidfd_open"):  # not Linux: no safe way, so no kill
+        return
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:  # gone, or no pidfds (Linux before 5.3)
+        return
+    try:
+        if start_time(pid) == start:
+            signal.pidfd_send_signal(handle, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
 
 
 def still_ours(group: int, start: int | None) -> bool:
@@ -50,9 +95,13 @@ def still_ours(group: int, start: int | None) -> bool:
 
 
 def kill_if_ours(group: int, start: int | None) -> None:
+    """Kill the group, and what its leader started that left it, if the group is ours."""
     if still_ours(group, start):
+        strays = descendants(group) if start_time(group) is not None else []
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(group, signal.SIGKILL)
+        for pid, started in strays:
+            kill_process(pid, started)
 
 
 def main() -> None:

@@ -167,7 +167,25 @@ Decision = Literal["allow", "allow_task", "deny"]
 
 
 class Approver(Protocol):
-    async def approve(self, command: str) -> Decision: ...
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+        """Ask the user; `unsandboxed`: an allowed command runs outside the sandbox, which
+        the question must say."""
+        ...
+
+
+PlanStatus = Literal["pending", "in_progress", "completed"]
+PLAN_STATUSES: tuple[PlanStatus, ...] = ("pending", "in_progress", "completed")
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One line of the model's plan for a task (the todo_write tool)."""
+
+    content: str
+    status: PlanStatus
+
+    def as_dict(self) -> dict[str, str]:
+        return {"content": self.content, "status": self.status}
 
 
 class Progress(Protocol):
@@ -184,4 +202,54 @@ class Progress(Protocol):
 
     def text(self, delta: str) -> None:
         """A piece of the model's streamed text."""
+        ...
+
+    def plan(self, items: list[PlanItem]) -> None:
+        """The model wrote its plan anew (the whole list, in order)."""
+        ...
+
+    def steered(self, text: str) -> None:
+        """Text the user added to the running task is on its way to the model."""
+        ...
+
+
+class Journal(Protocol):
+    """Where a session is saved as it goes (`sessions.SessionLog`)."""
+
+    id: str
+
+    def task(self, title: str, request: str) -> None:
+        """A task starts. Raises OSError."""
+        ...
+
+    def sync(self, messages: list[dict[str, Any]]) -> None:
+        """Save what changed in the conversation since the last call. Raises OSError."""
+        ...
+
+
+CheckpointKind = Literal["task", "step", "end", "undo"]
+"""Before a task, before a mutating step, after a task, before an undo."""
+
+
+class Checkpoints(Protocol):
+    """Recording the workspace's files so a task can be undone (`checkpoints.py`)."""
+
+    async def record(
+        self,
+        kind: CheckpointKind,
+        session: str,
+        task: int,
+        step: int | None,
+        label: str,
+        touches: list[str] | None = None,
+    ) -> None:
+        """Record the files now. Never raises: a failure is logged and the task goes on.
+
+        `touches`: for a step, the only files it may change (relative to the root), when
+        known; None: any."""
+        ...
+
+    async def changes_in_session(self, session: str) -> list[str]:
+        """The files changed since the session's first checkpoint, one line each
+        ("app.py (modified)"); empty when unknown."""
         ...

@@ -20,8 +20,10 @@ Rules:
 - When done, reply with a short summary of what you changed and why, without calling a tool."""
 
 
-def system_prompt(root: Path) -> str:
-    return _SYSTEM.format(root=root)
+def system_prompt(root: Path, memory: str = "") -> str:
+    """The stable part of every request: the rules, then the project's memory if any."""
+    rules = _SYSTEM.format(root=root)
+    return f"{rules}\n\n{memory}" if memory else rules
 
 
 @dataclass(frozen=True)

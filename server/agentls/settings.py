@@ -33,6 +33,7 @@ class Settings:
     sandbox: Literal["auto", "required", "off"] = "auto"
     sandbox_network: bool = False
     approved_commands_unsandboxed: bool = False
+    plan_tool: bool = True
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -316,6 +317,15 @@ SETTINGS: tuple[Setting, ...] = (
         "without asking (`allowedCommands`, `approveCommands: always`, the rest of a task "
         "allowed as a whole) stay sandboxed.",
         user_only=True,
+    ),
+    Setting(
+        "planTool",
+        "plan_tool",
+        _flag,
+        {"type": "boolean"},
+        True,
+        "Offer the model the `todo_write` tool, so it shows its plan for a task as a checklist "
+        "(`agent/plan`); turn it off for a model that does not need one.",
     ),
 )
 

@@ -1,28 +1,18 @@
-"""`agentls run`: the same loop in a terminal. Edits are shown as diffs and written only
-after `y` (or `--yes`); Ctrl-C cancels cleanly."""
+"""The terminal's adapters for the loop: edits shown as diffs and written only after `y` (or
+`--yes`), commands asked, progress printed, answers read from stdin."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import signal
-import sys
-from dataclasses import replace
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TextIO
 
 from . import files
-from .agent import Session, TaskResult
 from .edits import unified_diff
-from .interfaces import Change, Decision, Landed, ModelError, Shell, ShellResult
-from .model import ClientCache
+from .interfaces import Change, Decision, Landed, PlanItem, Shell, ShellResult
 from .paths import relative
-from .settings import Settings
 from .visible import visible
-from .wiring import prepare_task
-
-EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
 
 
 class Style:
@@ -66,17 +56,18 @@ class Answers:
             line, self._pending = self._pending, b""
         else:
             return None
-        return line.decode("utf-8", "replace").strip().lower()
+        return line.decode("utf-8", "replace")
 
     def _read(self, descriptor: int) -> None:
         data = os.read(descriptor, 4096)
         self._pending += data
         self._ended = not data
 
-    async def line(self) -> str:
+    async def text(self) -> str | None:
+        """The next line as typed, or None when the input has ended (Ctrl-D, stdin closed)."""
         descriptor = self.descriptor
-        if descriptor is None:  # stdin closed: every question is answered no
-            return ""
+        if descriptor is None or (self._ended and not self._pending):
+            return None
         loop = asyncio.get_running_loop()
         while (line := self._take_line()) is None:
             ready: asyncio.Future[None] = loop.create_future()
@@ -92,6 +83,10 @@ class Answers:
                 loop.remove_reader(descriptor)
             self._read(descriptor)
         return line
+
+    async def line(self) -> str:
+        """An answer: the line stripped and lower-case; "" (no) when the input has ended."""
+        return ((await self.text()) or "").strip().lower()
 
     async def ask(self, question: str, stream: TextIO) -> str:
         stream.write(question)
@@ -140,8 +135,9 @@ class TerminalApprover:
         self.stream = stream
         self.answers = answers
 
-    async def approve(self, command: str) -> Decision:
-        question = f"Run `{visible(command)}`? [y]es / [a]ll this task / [N]o "
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+        where = " outside the sandbox" if unsandboxed else ""
+        question = f"Run `{visible(command)}`{where}? [y]es / [a]ll this task / [N]o "
         answer = await self.answers.ask(question, self.stream)
         return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
@@ -184,6 +180,17 @@ class TerminalProgress:
         self.stream.write(visible(delta))
         self.stream.flush()
 
+    def plan(self, items: list[PlanItem]) -> None:
+        boxes = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
+        lines = [f"  {boxes[item.status]} {visible(item.content, lines=False)}" for item in items]
+        self.stream.write("\n" + self.style("1", "Plan:") + "\n" + "\n".join(lines) + "\n")
+        self.stream.flush()
+
+    def steered(self, text: str) -> None:
+        added = f"+ added to the task: {visible(text, lines=False)}"
+        self.stream.write("\n" + self.style("1;35", added) + "\n")
+        self.stream.flush()
+
 
 def _for_the_user(detail: str) -> str:
     """A result's first sentence: what follows it ("Do not retry it; ask or take another
@@ -209,62 +216,3 @@ class ShowingShell:
         result = await self.shell.run(command, timeout, output_limit, sandboxed)
         self.progress.command_output(result)
         return result
-
-
-def _report(result: TaskResult, outcome: str, stream: TextIO) -> None:
-    stream.write(f"\n\n{outcome}\n")
-    if result.status == "failed":
-        stream.write(f"{visible(result.summary)}\n{result.error_hint}\n")
-
-
-async def _run(task: str, settings: Settings, yes: bool, stream: TextIO) -> int:
-    root = Path.cwd()
-    try:
-        setup = prepare_task(root, settings, ClientCache())
-    except ModelError as error:
-        stream.write(f"agentls: {error} {error.hint}\n")
-        return EXIT_CODES["failed"]
-    if setup.warning:
-        stream.write(f"agentls: {setup.warning}\n")
-    answers = Answers(sys.stdin.fileno() if sys.stdin else None)
-    progress = TerminalProgress(stream)
-    setup.shell = ShowingShell(setup.shell, progress)
-    agent = setup.agent(
-        TerminalWorkspace(root, yes, stream, answers),
-        TerminalApprover(stream, answers),
-        progress,
-        Session(),
-    )
-    job = asyncio.ensure_future(agent.run(task))
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, job.cancel)
-    try:
-        result = await job
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
-        with contextlib.suppress(Exception):
-            await setup.model.client.close()
-    _report(result, setup.outcome(result), stream)
-    return EXIT_CODES[result.status]
-
-
-def run_in_terminal(
-    task: str,
-    yes: bool,
-    provider: str | None,
-    model: str | None,
-    max_steps: int | None,
-    sandbox: Literal["auto", "required", "off"] = "auto",
-    sandbox_network: bool = False,
-) -> int:
-    settings = Settings(
-        approve_commands="always" if yes else "ask",
-        provider=provider,
-        sandbox=sandbox,
-        sandbox_network=sandbox_network,
-    )
-    if model:
-        settings = replace(settings, model=model)
-    if max_steps is not None:
-        settings = replace(settings, max_steps=max_steps)
-    return asyncio.run(_run(task, settings, yes, sys.stdout))

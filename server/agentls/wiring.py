@@ -11,8 +11,10 @@ from typing import Any
 from . import environment, providers, sandbox
 from .agent import Agent, Session, TaskResult
 from .chat_model import ChatModel
+from .checkpoints import checkpoints_for
 from .costs import Price, describe, price_of, report
 from .interfaces import Approver, ModelError, Progress, Shell, Workspace
+from .memory import ProjectMemory
 from .model import AnthropicModel, ClientCache
 from .settings import DEFAULT_MODEL, Settings
 from .shell import RefusingShell, SubprocessShell
@@ -33,10 +35,28 @@ class TaskSetup:
     warning: str | None = None
 
     def agent(
-        self, workspace: Workspace, approver: Approver, progress: Progress, session: Session
+        self,
+        workspace: Workspace,
+        approver: Approver,
+        progress: Progress,
+        session: Session,
+        extra_tools: frozenset[str] = frozenset(),
     ) -> Agent:
-        tools = ToolContext(workspace, self.shell, approver, self.settings, self.secrets)
-        return Agent(self.model, tools, progress, session)
+        """The task's agent, offered the core tools and those of `extra_tools` (names from
+        `tools.OPTIONAL_TOOLS`) that the front end can serve. The project memory is read now,
+        so each task sees its changes."""
+        tools = ToolContext(
+            workspace,
+            self.shell,
+            approver,
+            self.settings,
+            self.secrets,
+            extra_tools=extra_tools,
+            progress=progress,
+        )
+        memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
+        checkpoints = checkpoints_for(workspace.root)
+        return Agent(self.model, tools, progress, session, memory, checkpoints)
 
     @property
     def price(self) -> Price | None:
@@ -57,9 +77,10 @@ class TaskSetup:
 
 def outcome(result: TaskResult, price: Price | None) -> str:
     """One line: how the task ended and what it cost (no cost without a price)."""
+    partly = f" ({result.edits_partly} in part)" if result.edits_partly else ""
     return (
         f"{result.status}: {_count(result.steps, 'step')}, "
-        f"{_count(result.edits_applied, 'edit')} applied, "
+        f"{_count(result.edits_applied, 'edit')} applied{partly}, "
         f"{result.edits_rejected} rejected, {describe(result.usage, price)}"
     )
 

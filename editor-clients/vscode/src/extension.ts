@@ -1,5 +1,8 @@
 // Activation: the Agent commands, the review, and the server (restarted on settings change).
 import * as vscode from 'vscode';
+import { resumeSession, undo, undoToCheckpoint, type Pick, type ServerCommand } from './history';
+import { Plan } from './plan';
+import { PlanView } from './planView';
 import { TaskProgress } from './progress';
 import { Reviewer } from './review';
 import { AgentServer } from './server';
@@ -36,6 +39,30 @@ async function runTask(progress: TaskProgress): Promise<void> {
   }
 }
 
+async function addToRunningTask(agent: AgentServer, progress: TaskProgress, transcript: Transcript) {
+  if (!progress.running) {
+    void vscode.window.showInformationMessage('No agent task is running; Agent: Run Task starts one.');
+    return;
+  }
+  const text = (
+    await vscode.window.showInputBox({
+      title: 'Agent: Add to Running Task',
+      prompt: 'What should the agent also know or do? It reads this at its next step.',
+      ignoreFocusOut: true,
+    })
+  )?.trim();
+  if (!text) {
+    return;
+  }
+  try {
+    const client = await agent.ready();
+    await client.sendRequest('workspace/executeCommand', { command: 'agent.steer', arguments: [{ text }] });
+    transcript.added(text);
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Agent: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 async function serverCommand(agent: AgentServer, command: string, done: (result: unknown) => string) {
   try {
     const result = await (await agent.ready()).sendRequest('workspace/executeCommand', { command, arguments: [] });
@@ -45,20 +72,47 @@ async function serverCommand(agent: AgentServer, command: string, done: (result:
   }
 }
 
+/** A history command (undo, resume): refused while a task runs, errors shown. */
+async function historyCommand(progress: TaskProgress, action: () => Promise<unknown>): Promise<void> {
+  if (progress.running) {
+    void vscode.window.showInformationMessage('An agent task is running; wait for it or cancel it first.');
+    return;
+  }
+  try {
+    await action();
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Agent: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+const pick: Pick = (items, title) => vscode.window.showQuickPick(items, { title, matchOnDescription: true });
+
 export function activate(context: vscode.ExtensionContext): void {
   const channel = vscode.window.createOutputChannel('Agent');
   const transcript = new Transcript(channel);
   const reviewer = new Reviewer();
-  const agent = new AgentServer(context.extensionUri, realEditorApi(), reviewer, transcript);
-  const progress = new TaskProgress(agent, transcript, channel);
+  const plan = new Plan();
+  const planView = new PlanView(plan);
+  const agent = new AgentServer(context.extensionUri, realEditorApi(), reviewer, transcript, plan);
+  const progress = new TaskProgress(agent, transcript, channel, plan);
+  const api = realEditorApi();
+  const send: ServerCommand = async (command, argument) =>
+    (await agent.ready()).sendRequest('workspace/executeCommand', {
+      command,
+      arguments: argument === undefined ? [] : [argument],
+    });
+  const line = (text: string) => transcript.line(text);
   server = agent;
   // Commands first, so the palette has them while the server starts (or fails to).
   context.subscriptions.push(
     channel,
     agent,
     progress,
+    planView,
+    vscode.window.createTreeView('agentls.plan', { treeDataProvider: planView }),
     reviewer.register(),
     vscode.commands.registerCommand('agentls.runTask', () => runTask(progress)),
+    vscode.commands.registerCommand('agentls.steer', () => addToRunningTask(agent, progress, transcript)),
     vscode.commands.registerCommand('agentls.cancel', () =>
       serverCommand(agent, 'agent.cancel', (result) =>
         (result as { cancelled?: boolean } | null)?.cancelled
@@ -68,6 +122,15 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     vscode.commands.registerCommand('agentls.newSession', () =>
       serverCommand(agent, 'agent.newSession', () => 'Agent: new session; the agent forgets earlier tasks.'),
+    ),
+    vscode.commands.registerCommand('agentls.undoLastTask', () =>
+      historyCommand(progress, () => undo(api, send, line)),
+    ),
+    vscode.commands.registerCommand('agentls.undoToCheckpoint', () =>
+      historyCommand(progress, () => undoToCheckpoint(api, pick, send, line)),
+    ),
+    vscode.commands.registerCommand('agentls.resumeSession', () =>
+      historyCommand(progress, () => resumeSession(api, pick, send, line)),
     ),
     vscode.commands.registerCommand('agentls.showLog', () => channel.show()),
     vscode.commands.registerCommand('agentls.restartServer', () => agent.restart()),

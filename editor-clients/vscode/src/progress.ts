@@ -11,6 +11,7 @@ import {
   type WorkDoneProgressEnd,
   type WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
+import type { Plan } from './plan';
 import type { AgentServer } from './server';
 import type { TaskResult, Transcript } from './transcript';
 
@@ -28,6 +29,7 @@ export class TaskProgress implements vscode.Disposable {
     private readonly server: AgentServer,
     private readonly transcript: Transcript,
     private readonly channel: vscode.OutputChannel,
+    private readonly plan: Plan,
   ) {
     this.status = vscode.window.createStatusBarItem('agentls.status', vscode.StatusBarAlignment.Left, 50);
     this.status.name = 'Agent';
@@ -42,6 +44,7 @@ export class TaskProgress implements vscode.Disposable {
     // One token for the request and for the Cancel button, so Cancel stops this task.
     const token = `agentls-vscode-${randomUUID()}`;
     this.taskRunning = true;
+    this.plan.update([]); // a plan belongs to its task
     this.transcript.started(args.task, args.uri && vscode.workspace.asRelativePath(vscode.Uri.parse(args.uri)));
     this.channel.show(true);
     this.showStatus('$(sync~spin)', 'starting');

@@ -1,5 +1,5 @@
 // Starting, restarting and stopping the agentls server, with the handlers for what the
-// server asks of the editor (reviews, approvals) and tells it (streamed text, steps).
+// server asks of the editor (reviews, approvals) and tells it (streamed text, steps, plan).
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
@@ -16,6 +16,7 @@ import {
   type ApproveCommandParams,
   EXPERIMENTAL_CAPABILITIES,
 } from './approval';
+import type { Plan, PlanParams } from './plan';
 import type { Reviewer } from './review';
 import { BadServerCommand, findProgram, SECTION, serverCommand, serverSettings } from './settings';
 import type { StepParams, Transcript } from './transcript';
@@ -45,6 +46,7 @@ export class AgentServer implements vscode.Disposable {
     private readonly api: EditorApi,
     private readonly reviewer: Reviewer,
     private readonly transcript: Transcript,
+    private readonly plan: Plan,
   ) {
     this.log = vscode.window.createOutputChannel('Agent Server', { log: true });
   }
@@ -99,6 +101,10 @@ export class AgentServer implements vscode.Disposable {
     );
     client.onNotification('agent/text', (params: { text: string }) => this.transcript.text(params.text));
     client.onNotification('agent/step', (params: StepParams) => this.transcript.step(params));
+    client.onNotification('agent/plan', (params: PlanParams) => {
+      this.plan.update(params.items);
+      this.transcript.plan(params.items);
+    });
     this.client = client;
     try {
       await client.start();

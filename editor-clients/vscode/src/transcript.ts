@@ -1,4 +1,5 @@
 // The task transcript: the model's streamed text, each tool step, and how the task ended.
+import { checklist, type PlanItem } from './plan';
 import type { Lines } from './vscodeApi';
 
 export interface StepParams {
@@ -62,6 +63,18 @@ export class Transcript {
       const mark = step.state === 'succeeded' ? '✓' : '✗';
       this.line(`  ${mark} ${what}${step.detail ? ` — ${step.detail}` : ''}`);
     }
+  }
+
+  plan(items: readonly PlanItem[]): void {
+    this.line('  plan:');
+    for (const line of checklist(items)) {
+      this.line(`    ${line}`);
+    }
+  }
+
+  /** Text the user added to the running task (agent.steer accepted it). */
+  added(text: string): void {
+    this.line(`  ＋ added to the task: ${text}`);
   }
 
   ended(result: TaskResult): void {

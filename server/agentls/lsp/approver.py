@@ -75,12 +75,13 @@ class LspApprover:
         )
         return answer.title if answer else None
 
-    async def approve(self, command: str) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
         if client_approves_commands(self.server):
-            return await self._ask_structured(command)
+            return await self._ask_structured(command, unsandboxed)
         if not self.cannot_ask:
             try:
-                message = f"The agent wants to run:\n{visible(command)}"
+                where = " outside the sandbox" if unsandboxed else ""
+                message = f"The agent wants to run{where}:\n{visible(command)}"
                 title = await self._ask(message, list(CHOICES.values()))
                 # A dismissed prompt (null) denies.
                 by_title = {title: decision for decision, title in CHOICES.items()}
@@ -91,12 +92,13 @@ class LspApprover:
             CANNOT_ASK.format(error=self.cannot_ask, commands=" or the allowedCommands setting")
         )
 
-    async def _ask_structured(self, command: str) -> Decision:
+    async def _ask_structured(self, command: str, unsandboxed: bool) -> Decision:
         params = {
             # As the user must see it: no control character may disguise what runs.
             "command": visible(command),
             "cwd": str(self.root),
-            "prompt": PROMPT,
+            "sandboxed": not unsandboxed,
+            "prompt": PROMPT + (" outside the sandbox" if unsandboxed else ""),
             "choices": [{"id": key, "title": title} for key, title in CHOICES.items()],
         }
         return _decision(await self.server.protocol.send_request_async(APPROVE_COMMAND, params))

@@ -1,5 +1,5 @@
 """Reporting a task to the editor: `$/progress` for each tool step, `agent/*` notifications
-for the streamed text and the steps' outcomes (docs/protocol.md defines them)."""
+for the streamed text, the steps' outcomes and the plan (docs/protocol.md defines them)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,20 @@ from collections.abc import Callable
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from ..interfaces import PlanItem
+
 TEXT = "agent/text"
 STEP = "agent/step"
+PLAN = "agent/plan"
+
+
+def plan_line(items: list[PlanItem]) -> str:
+    """The plan in one progress message: how far it is, and the item at hand."""
+    done = sum(item.status == "completed" for item in items)
+    current = next((i for i in items if i.status == "in_progress"), None) or next(
+        (i for i in items if i.status == "pending"), None
+    )
+    return f"plan {done}/{len(items)}" + (f": {current.content}" if current else "")
 
 
 def client_supports_progress(server: LanguageServer) -> bool:
@@ -76,6 +88,16 @@ class LspProgress:
                 "detail": detail,
             },
         )
+
+    def plan(self, items: list[PlanItem]) -> None:
+        self._report(plan_line(items))
+        self.server.protocol.notify(
+            PLAN, {"token": self.token, "items": [item.as_dict() for item in items]}
+        )
+
+    def steered(self, text: str) -> None:
+        self._flush_text()
+        self._report(f"added to the task: {text}")
 
     def text(self, delta: str) -> None:
         self._turn_text.append(delta)

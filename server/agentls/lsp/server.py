@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from .. import sandbox
 from ..model import preload
 from .agent_server import AgentServer
 from .commands import COMMANDS
@@ -18,6 +19,7 @@ def _initialized(ls: AgentServer, params: types.InitializedParams) -> None:
     settings = options.get("agentls") if isinstance(options, dict) else None
     provider = settings.get("provider") if isinstance(settings, dict) else None
     preload(provider if isinstance(provider, str) else None)
+    sandbox.probe_in_background()
 
 
 def _did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:

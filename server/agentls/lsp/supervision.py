@@ -26,12 +26,14 @@ def _cancelled_before_start() -> dict[str, Any]:
     return TaskResult("cancelled", CANCELLED_BY_USER).as_dict()
 
 
-async def supervise(ls: AgentServer, root: Path, title: str, work: Work) -> dict[str, Any]:
+async def supervise(
+    ls: AgentServer, root: Path, title: str, work: Work, steerable: bool = True
+) -> dict[str, Any]:
     """Run `work` as the running task and answer with its result."""
     if ls.protocol.msg_id in ls.cancelled_requests:
         return _cancelled_before_start()
     job = asyncio.ensure_future(_run(ls, root, title, work, command_params.get()))
-    ls.running = RunningTask(job, ls.protocol.msg_id)
+    ls.running = RunningTask(job, ls.protocol.msg_id, steerable)
     try:
         return await job
     except asyncio.CancelledError:

@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 
 _TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
 _LSP_HEADERS = (b"content-length:", b"content-type:")
+FIRST_LINE_SECONDS = 60.0
+"""How long a new connection may take to send its first header."""
 
 
 def can_check_peers() -> bool:
@@ -97,7 +99,8 @@ async def _serve_connection(reader: asyncio.StreamReader, writer: asyncio.Stream
         if uid != os.getuid():
             log.warning("refused a connection from %s (user %s, not %s)", name, uid, os.getuid())
             return
-        first = await reader.readline()
+        # A connection that never says anything does not hold its coroutine for ever.
+        first = await asyncio.wait_for(reader.readline(), FIRST_LINE_SECONDS)
         if not first.lower().startswith(_LSP_HEADERS):
             # A probe, or an HTTP request a web page made to localhost: not LSP.
             log.warning("closed a connection from %s that does not speak LSP", name)
@@ -122,7 +125,7 @@ async def _serve_connection(reader: asyncio.StreamReader, writer: asyncio.Stream
         finally:
             # The client is gone: its task must not go on working for nobody.
             server.cancel()
-    except (ConnectionError, asyncio.IncompleteReadError) as error:
+    except (ConnectionError, asyncio.IncompleteReadError, asyncio.TimeoutError) as error:
         log.info("connection from %s ended: %s", name, error)
     finally:
         writer.close()

@@ -10,14 +10,24 @@ from __future__ import annotations
 import functools
 import re
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import environment
+from ..state import state_base
 from .base import Confinement, Sandbox
 from .bubblewrap import Bubblewrap
 
-__all__ = ["Confinement", "Sandbox", "Unavailable", "blocked_note", "confinement", "find"]
+__all__ = [
+    "Confinement",
+    "Sandbox",
+    "Unavailable",
+    "blocked_note",
+    "confinement",
+    "find",
+    "probe_in_background",
+]
 
 
 @dataclass(frozen=True)
@@ -29,9 +39,23 @@ def _backends() -> list[Sandbox]:
     return [Bubblewrap()] if sys.platform == "linux" else []
 
 
-@functools.cache
 def find() -> Sandbox | Unavailable:
-    """The first backend that works on this machine, probed once per process."""
+    """The first backend that works on this machine, probed once per process (a probe that
+    `probe_in_background` began is waited for, not run twice)."""
+    with _probing:
+        return _find()
+
+
+def probe_in_background() -> None:
+    """Probe now, off the event loop, so the first task does not wait for it."""
+    threading.Thread(target=find, name="probe-sandbox", daemon=True).start()
+
+
+_probing = threading.Lock()
+
+
+@functools.cache
+def _find() -> Sandbox | Unavailable:
     reasons = []
     for backend in _backends():
         reason = backend.probe()
@@ -43,14 +67,19 @@ def find() -> Sandbox | Unavailable:
 
 def confinement(root: Path, network: bool) -> Confinement:
     """Writable `root`, but not what would let a command run code later outside the sandbox:
-    git's hooks and config (an editor, the user or agentls's own git runs them) and
-    agentls's own settings."""
+    git's hooks and config (an editor, the user or agentls's own git runs them), and
+    agentls's own settings and state (its checkpoints' git config)."""
     root = root.resolve()
     hooks = root / ".git" / "hooks"
     if hooks.parent.is_dir() and not hooks.exists():
         # As `git init` makes it: else a command could create it, and put a hook in it.
         hooks.mkdir()
-    protected = [root / ".git" / "hooks", root / ".git" / "config", environment.config_dir()]
+    protected = [
+        root / ".git" / "hooks",
+        root / ".git" / "config",
+        environment.config_dir(),
+        state_base(),
+    ]
     return Confinement(root, network, tuple(_inside(root, protected)))
 
 

@@ -11,24 +11,40 @@ from ..paths import PathError
 from ..visible import valid_unicode
 from .base import Tool, ToolContext, ToolError, validate
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
+from .plan_tool import TODO_WRITE
 from .search_tools import GREP, LIST_FILES
 from .shell_tool import BASH
 
-__all__ = ["TOOLS", "Tool", "ToolContext", "ToolError", "run_tool"]
+__all__ = ["OPTIONAL_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError", "offered", "run_tool"]
 
 log = logging.getLogger(__name__)
 
-TOOLS: dict[str, Tool] = {
-    tool.name: tool for tool in (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP)
-}
+_CORE = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP, TODO_WRITE)
+_OPTIONAL: tuple[Tool, ...] = ()
+
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in (*_CORE, *_OPTIONAL)}
+OPTIONAL_TOOLS = frozenset(tool.name for tool in _OPTIONAL)
+"""Tools offered only in a task whose front end can serve them (`ToolContext.extra_tools`)."""
+
+
+def offered(context: ToolContext) -> dict[str, Tool]:
+    """The tools the model is offered in this task, in the table's order: todo_write unless
+    the planTool setting leaves it out."""
+    return {
+        name: tool
+        for name, tool in TOOLS.items()
+        if (name not in OPTIONAL_TOOLS or name in context.extra_tools)
+        and (tool is not TODO_WRITE or context.settings.plan_tool)
+    }
 
 
 async def run_tool(context: ToolContext, name: str, arguments: Any) -> tuple[str, bool]:
     """The tool's answer and whether it is an error. Never raises but for cancellation."""
-    tool = TOOLS.get(name)
+    tools = offered(context)
+    tool = tools.get(name)
     try:
         if tool is None:
-            raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(TOOLS)}")
+            raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(tools)}")
         text = await tool.handler(context, validate(tool, arguments))
         is_error = False
     except (ToolError, PathError, NotText) as error:

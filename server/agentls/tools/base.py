@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..interfaces import Approver, Shell, Workspace
+from ..interfaces import Approver, Progress, Shell, Workspace
 from ..settings import Settings
 
 
@@ -18,6 +18,8 @@ class ToolError(Exception):
 class EditTally:
     applied: int = 0
     rejected: int = 0
+    partly: int = 0
+    """Of the applied, the proposals of which the user kept only some hunks."""
 
 
 @dataclass
@@ -30,6 +32,18 @@ class ToolContext:
     """Values never to show the model (keys from the environment or .env files)."""
     edits: EditTally = field(default_factory=EditTally)
     commands_allowed_for_task: bool = False
+    progress: Progress | None = None
+    """Where todo_write shows the plan; None when nobody watches."""
+    extra_tools: frozenset[str] = frozenset()
+    """The optional tools (`tools.OPTIONAL_TOOLS`) the front end can serve in this task: the
+    model is offered these and the core tools, and no other."""
+    before_change: BeforeChange | None = None
+    """Awaited by a tool right before it may change files (after the user's approval), with
+    the only files it will change (relative to the root) or None for any: the loop records
+    the workspace there, so the step can be undone."""
+
+
+BeforeChange = Callable[[list[str] | None], Awaitable[None]]
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
@@ -67,6 +81,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
     "boolean": (bool,),
+    "array": (list,),
 }
 
 

@@ -7,7 +7,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from ..edits import Hunk, apply_hunks, line_hunks, text_lines
+from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
 from ..environment import REDACTED, Redacted, redact, secret_spans
 from ..files import NotText, PathChanged
 from ..interfaces import Change, Landed
@@ -239,12 +239,24 @@ async def propose(context: ToolContext, change: Change) -> str:
     """Put the change to the user and tell the model exactly what landed."""
     name = relative(context.workspace.root, change.path)
     _check_no_redacted_secret_written_back(context, change, name)
+    if context.before_change is not None:
+        await context.before_change([name])
     outcome = await context.workspace.propose(change)
     if _nothing_landed(change, outcome):
         context.edits.rejected += 1
         raise ToolError(not_applied(change, outcome, name))
     context.edits.applied += 1
+    if _kept_some(change, outcome):
+        context.edits.partly += 1
     return describe(change, outcome, name, context.secrets)
+
+
+def _kept_some(change: Change, outcome: Landed) -> bool:
+    """Whether the user kept some of the hunks, not all."""
+    if outcome.text is None or outcome.text == change.new_text:
+        return False
+    choices = landed(change.old_text or "", change.hunks, outcome.text)
+    return choices is not None and not all(choices)
 
 
 def _nothing_landed(change: Change, outcome: Landed) -> bool:

@@ -1,5 +1,6 @@
 -- Tool steps as they happen: $/progress arrives as LspProgress (so fidget.nvim and
--- statuslines see it too); this shows our task's in a one-line window or vim.notify.
+-- statuslines see it too); this shows our task's in a small window (its plan under the step)
+-- or vim.notify.
 local config = require('agentls.config')
 
 local M = {}
@@ -8,6 +9,9 @@ local M = {}
 local token = nil
 ---@type string
 local message = ''
+---The model's plan as checklist lines (agent/plan), shown under the step.
+---@type string[]
+local plan_lines = {}
 ---@type integer?
 local win = nil
 ---@type integer?
@@ -25,15 +29,16 @@ local function show(text)
   if not (buf and vim.api.nvim_buf_is_valid(buf)) then
     buf = vim.api.nvim_create_buf(false, true)
   end
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { text })
-  local width = math.min(vim.fn.strdisplaywidth(text), math.max(vim.o.columns - 4, 10))
+  local lines = vim.list_extend({ text }, plan_lines)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  local widest = math.max(unpack(vim.tbl_map(vim.fn.strdisplaywidth, lines)))
   local placement = {
     relative = 'editor',
     anchor = 'NE',
     row = 1,
     col = vim.o.columns,
-    width = width,
-    height = 1,
+    width = math.min(widest, math.max(vim.o.columns - 4, 10)),
+    height = math.min(#lines, math.max(vim.o.lines - 4, 1)),
   }
   if win and vim.api.nvim_win_is_valid(win) then
     vim.api.nvim_win_set_config(win, placement)
@@ -86,6 +91,31 @@ function M.stop()
   close()
   token = nil
   message = ''
+  plan_lines = {}
+end
+
+---The running task's plan changed (agent/plan): shown under the step, or notified.
+---@param items agentls.PlanItem[]
+function M.plan(items)
+  if not token then
+    return
+  end
+  plan_lines = require('agentls.transcript').checklist(items)
+  local mode = config.options.progress
+  if mode == 'window' then
+    show('agentls: ' .. message)
+  elseif mode == 'notify' then
+    notify('agentls plan:\n' .. table.concat(plan_lines, '\n'), vim.log.levels.INFO)
+  end
+end
+
+---The lines of the progress window (none when it is closed), for tests and statuslines.
+---@return string[]
+function M.window_lines()
+  if win and vim.api.nvim_win_is_valid(win) and buf then
+    return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  end
+  return {}
 end
 
 ---What the running task is doing, for a statusline ("" when no task runs).

@@ -105,6 +105,31 @@ function M.step(step)
   end
 end
 
+---`[x]` done, `[>]` in progress, `[ ]` to do: one line per item of the model's plan.
+---@param items agentls.PlanItem[]
+---@return string[]
+function M.checklist(items)
+  local marks = { completed = '[x]', in_progress = '[>]' }
+  return vim.tbl_map(function(item)
+    return ('%s %s'):format(marks[item.status] or '[ ]', item.content)
+  end, items)
+end
+
+---The model's plan, each time it changes (agent/plan).
+---@param items agentls.PlanItem[]
+function M.plan(items)
+  local lines = vim.tbl_map(function(line)
+    return '  - ' .. line
+  end, M.checklist(items))
+  block('**plan**\n' .. table.concat(lines, '\n'))
+end
+
+---Text the user added to the running task (agent.steer accepted it).
+---@param text string
+function M.added(text)
+  block('**added to the task**: ' .. text:gsub('\n', ' '))
+end
+
 ---`inputTokens` -> "input": each usage figure the server reports, whatever their names.
 ---@param usage table<string, any>
 ---@return string

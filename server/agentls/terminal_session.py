@@ -1,0 +1,162 @@
+"""`agentls run`: one task, or with no task a conversation, in the terminal.
+
+In a conversation each line typed is a task in the same session, with the same diffs and
+questions as a single task; Ctrl-C cancels the running task (or the line being typed), not the
+conversation, and Ctrl-D leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Awaitable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Literal, TextIO, TypeVar
+
+from .agent import Session, TaskResult
+from .interfaces import ModelError
+from .model import ClientCache
+from .settings import Settings
+from .terminal import (
+    Answers,
+    ShowingShell,
+    TerminalApprover,
+    TerminalProgress,
+    TerminalWorkspace,
+)
+from .visible import visible
+from .wiring import TaskSetup, prepare_task
+
+EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
+
+PROMPT = "agentls> "
+_WELCOME = (
+    "agentls in {root}: each line is a task in one conversation. "
+    "Ctrl-C cancels a task, Ctrl-D leaves.\n"
+)
+
+T = TypeVar("T")
+
+
+class TerminalSession:
+    """The terminal's tasks in one conversation, each stoppable with Ctrl-C."""
+
+    def __init__(
+        self, setup: TaskSetup, root: Path, yes: bool, stream: TextIO, session: Session
+    ) -> None:
+        self.setup = setup
+        self.root = root
+        self.yes = yes
+        self.stream = stream
+        self.session = session
+        self.answers = Answers(sys.stdin.fileno() if sys.stdin else None)
+        self.progress = TerminalProgress(stream)
+        setup.shell = ShowingShell(setup.shell, self.progress)
+        self._current: asyncio.Future[Any] | None = None
+        self._interrupted = False
+
+    def interrupt(self) -> None:
+        """Ctrl-C: stop what runs now (a task, or the wait for a line), nothing more."""
+        if self._current is not None and not self._current.done():
+            self._interrupted = True
+            self._current.cancel()
+
+    async def _stoppable(self, work: Awaitable[T]) -> T:
+        job = asyncio.ensure_future(work)
+        self._current = job
+        self._interrupted = False
+        try:
+            return await job
+        finally:
+            self._current = None
+
+    async def task(self, text: str) -> TaskResult:
+        agent = self.setup.agent(
+            TerminalWorkspace(self.root, self.yes, self.stream, self.answers),
+            TerminalApprover(self.stream, self.answers),
+            self.progress,
+            self.session,
+        )
+        # The loop answers a cancel itself, with a `cancelled` result.
+        result = await self._stoppable(agent.run(text))
+        self.stream.write(f"\n\n{self.setup.outcome(result)}\n")
+        if result.status == "failed":
+            self.stream.write(f"{visible(result.summary)}\n{result.error_hint}\n")
+        self.stream.flush()
+        return result
+
+    async def _next_line(self) -> str | None:
+        """The next task typed, or None when the user leaves; Ctrl-C starts the line over."""
+        while True:
+            self.stream.write(PROMPT)
+            self.stream.flush()
+            try:
+                line = await self._stoppable(self.answers.text())
+            except asyncio.CancelledError:
+                if not self._interrupted:  # the program is stopping, not the user's Ctrl-C
+                    raise
+                self.stream.write("\n")
+                continue
+            if line is None:
+                self.stream.write("\n")
+                return None
+            if line.strip():
+                return line.strip()
+
+    async def conversation(self) -> int:
+        self.stream.write(_WELCOME.format(root=self.root))
+        while (line := await self._next_line()) is not None:
+            await self.task(line)
+        return 0
+
+
+async def _run(
+    task: str | None, settings: Settings, yes: bool, stream: TextIO, session: Session
+) -> int:
+    root = Path.cwd()
+    try:
+        setup = prepare_task(root, settings, ClientCache())
+    except ModelError as error:
+        stream.write(f"agentls: {error} {error.hint}\n")
+        return EXIT_CODES["failed"]
+    if setup.warning:
+        stream.write(f"agentls: {setup.warning}\n")
+    terminal = TerminalSession(setup, root, yes, stream, session)
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, terminal.interrupt)
+    try:
+        if task is None:
+            return await terminal.conversation()
+        return EXIT_CODES[(await terminal.task(task)).status]
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        with contextlib.suppress(Exception):
+            await setup.model.client.close()
+
+
+def run_in_terminal(
+    task: str | None,
+    yes: bool,
+    provider: str | None,
+    model: str | None,
+    max_steps: int | None,
+    sandbox: Literal["auto", "required", "off"] = "auto",
+    sandbox_network: bool = False,
+    session: Session | None = None,
+) -> int:
+    """Run `task`, or with None a conversation, in the current directory. `session` is the
+    conversation to go on with (a saved one, to continue it); a new one by default."""
+    settings = Settings(
+        approve_commands="always" if yes else "ask",
+        provider=provider,
+        sandbox=sandbox,
+        sandbox_network=sandbox_network,
+    )
+    if model:
+        settings = replace(settings, model=model)
+    if max_steps is not None:
+        settings = replace(settings, max_steps=max_steps)
+    return asyncio.run(_run(task, settings, yes, sys.stdout, session or Session()))
