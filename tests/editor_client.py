@@ -176,6 +176,7 @@ class EditorClient(LanguageClient):
         asked = {
             "command": params.command,
             "cwd": params.cwd,
+            "sandboxed": params.sandboxed,
             "prompt": params.prompt,
             "choices": [{"id": c.id, "title": c.title} for c in params.choices],
         }

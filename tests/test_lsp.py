@@ -425,6 +425,7 @@ async def test_a_client_that_knows_approvals_gets_the_structured_request(
             {
                 "command": "touch made",
                 "cwd": str(root),
+                "sandboxed": True,
                 "prompt": "The agent wants to run a command",
                 "choices": [
                     {"id": "allow", "title": "Allow"},

@@ -15,6 +15,8 @@ export interface Choice {
 export interface ApproveCommandParams {
   command: string;
   cwd: string;
+  /** False for a command that would run outside the sandbox; the prompt says so too. */
+  sandboxed: boolean;
   prompt: string;
   choices: Choice[];
 }

@@ -16,6 +16,7 @@ M.capabilities = { agentls = { approveCommand = true } }
 ---@class agentls.ApproveCommandParams
 ---@field command string
 ---@field cwd string
+---@field sandboxed boolean False for a command that would run outside the sandbox.
 ---@field prompt string
 ---@field choices agentls.Choice[]
 

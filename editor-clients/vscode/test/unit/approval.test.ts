@@ -5,6 +5,7 @@ import type { EditorApi } from '../../src/vscodeApi';
 const PARAMS = {
   command: 'pytest -q && rm -rf build',
   cwd: '/project',
+  sandboxed: true,
   prompt: 'The agent wants to run a command',
   choices: [
     { id: 'allow', title: 'Allow' },
