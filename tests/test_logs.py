@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import pytest
+from agentls import logs
 from editor_client import editor
 from fake_api import FakeAnthropic, reply, text
 
@@ -17,3 +20,21 @@ async def test_the_log_holds_no_credential_of_the_endpoint(fake: FakeAnthropic, 
     written = log.read_text()
     assert "HTTP Request: POST http://[redacted]@127.0.0.1" in written
     assert "hunter2" not in written and "proxy-user" not in written
+
+
+def test_a_multi_line_secret_in_the_users_env_does_not_blank_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A value that ends in a line break has an empty last line: redacting that "form" would
+    # put [redacted] at every word boundary of every record.
+    config = tmp_path / "config" / "agentls"
+    config.mkdir(parents=True)
+    (config / ".env").write_text('MY_TOKEN="abcdefghij\\n"\nSHORT_KEY=ab\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    log = tmp_path / "agentls.log"
+    try:
+        logs.configure(str(log))
+        logging.getLogger("test").info("POST http://host/v1/messages 200 ab token=abcdefghij")
+    finally:
+        logging.basicConfig(handlers=[logging.NullHandler()], force=True)
+    assert log.read_text().endswith("POST http://host/v1/messages 200 ab token=[redacted]\n")

@@ -167,7 +167,8 @@ def test_checkhealth_has_no_error_with_a_valid_setup(fake: FakeAnthropic, root: 
     for expected in (
         "- ✅ OK Neovim 0.11",
         "- ✅ OK server version: agentls ",
-        "- ✅ OK API key: ANTHROPIC_API_KEY is set in the environment",
+        "- ✅ OK model: claude-sonnet-5-5 on Anthropic at http://127.0.0.1:",
+        "(anthropic format), key from ANTHROPIC_API_KEY",
         "- ✅ OK settings: agentls settings are valid",
     ):
         assert expected in valid

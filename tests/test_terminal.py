@@ -256,13 +256,14 @@ def test_undo_from_the_terminal_and_continue_the_session(root: Path, fake: FakeA
 
     listed = agentls(root, fake, "undo", "--list")
     assert "change x" in listed.stdout and "step 2: bash: echo made > made.txt" in listed.stdout
+    assert "undo would touch 1 file)" in listed.stdout  # one file, in words
     undone = agentls(root, fake, "undo", "--yes")
     assert undone.returncode == 0, undone.stderr
     assert "put back  app.py" in undone.stdout and "removed   made.txt" in undone.stdout
     assert (root / "app.py").read_text() == "x = 1\n" and not (root / "made.txt").exists()
 
     sessions = agentls(root, fake, "sessions")
-    assert "1 tasks  change x" in sessions.stdout
+    assert "1 task  change x" in sessions.stdout
     assert run(root, fake, "--continue", "--yes", "and now?").returncode == 0
     told = [b.get("text", "") for m in fake.requests[-1].body["messages"] for b in m["content"]]
     assert told[0] == "change x" and told[-1] == "and now?"
@@ -299,3 +300,17 @@ def test_without_a_working_sandbox_bash_warns_or_is_refused(
         assert (tmp_path / "made").exists() == ran
         result = fake.requests[-1].body["messages"][-1]["content"][0]
         assert result.get("is_error", False) != ran
+
+
+def test_the_users_settings_file_applies_and_flags_win(tmp_path: Path, fake: FakeAnthropic) -> None:
+    config = tmp_path / ".config" / "agentls"
+    config.mkdir(parents=True)
+    (config / "settings.json").write_text('{"maxSteps": 1, "bogus": 1}')
+    fake.script(reply(tool_use("bash", {"command": "true"})), reply(text("not reached")))
+    done = run(tmp_path, fake, "--yes", "go")
+    assert done.returncode == 2, done.stdout  # step_limit after the file's one step
+    assert "unknown setting agentls.bogus is ignored" in done.stderr
+    fake.reset()
+    fake.script(reply(tool_use("bash", {"command": "true"})), reply(text("two steps")))
+    done = run(tmp_path, fake, "--yes", "--max-steps", "2", "go")
+    assert done.returncode == 0 and "two steps" in done.stdout

@@ -13,10 +13,11 @@ from .agent import Agent, Session, TaskResult
 from .chat_model import ChatModel
 from .checkpoints import checkpoints_for
 from .costs import Price, describe, price_of, report
-from .interfaces import Approver, ModelError, Progress, Shell, Workspace
+from .counts import counted
+from .interfaces import Approver, Progress, Shell, Workspace
 from .memory import ProjectMemory
 from .model import AnthropicModel, ClientCache
-from .settings import DEFAULT_MODEL, Settings
+from .settings import Settings
 from .shell import RefusingShell, SubprocessShell
 from .tools import ToolContext
 
@@ -79,14 +80,10 @@ def outcome(result: TaskResult, price: Price | None) -> str:
     """One line: how the task ended and what it cost (no cost without a price)."""
     partly = f" ({result.edits_partly} in part)" if result.edits_partly else ""
     return (
-        f"{result.status}: {_count(result.steps, 'step')}, "
-        f"{_count(result.edits_applied, 'edit')} applied{partly}, "
+        f"{result.status}: {counted(result.steps, 'step')}, "
+        f"{counted(result.edits_applied, 'edit')} applied{partly}, "
         f"{result.edits_rejected} rejected, {describe(result.usage, price)}"
     )
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:
@@ -95,14 +92,7 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
     env, secrets = loaded.client, loaded.secrets
     endpoint = providers.endpoint(settings.provider, settings.base_url, env)
     wire = endpoint.profile.wire
-    name = settings.model or env.get("AGENTLS_MODEL")
-    if name is None and endpoint.profile.name != providers.DEFAULT_PROVIDER:
-        raise ModelError(
-            f"No model is set for the {endpoint.profile.title} provider.",
-            "Set the agentls.model setting (or AGENTLS_MODEL, or --model in the terminal) "
-            "to one of the models it serves.",
-        )
-    name = name or DEFAULT_MODEL
+    name = providers.model_id(endpoint.profile, settings.model, env)
     if settings.context_window is None:
         settings = replace(settings, context_window=providers.context_window(name, wire))
     adapter = ChatModel if wire == "openai" else AnthropicModel
