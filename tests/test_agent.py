@@ -44,7 +44,14 @@ async def test_an_optional_tool_is_offered_only_when_the_front_end_serves_it(
     async def look(context: ToolContext, arguments: dict[str, object]) -> str:
         return "seen"
 
-    optional = Tool("look", "Look.", {}, (), look, "path")
+    optional = Tool(
+        name="look",
+        description="Look.",
+        properties={},
+        required=(),
+        handler=look,
+        summary_field="path",
+    )
     monkeypatch.setattr(tools, "TOOLS", {**tools.TOOLS, "look": optional})
     monkeypatch.setattr(tools, "OPTIONAL_TOOLS", frozenset({"look"}))
     core = ["bash", "read_file", "write_file", "edit_file", "list_files", "grep", "todo_write"]

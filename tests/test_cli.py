@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from agentls import __version__
-from agentls.cli import WAITING
+from agentls.cli import WAITING, main
 
 
 def test_version() -> None:
@@ -22,38 +22,35 @@ def test_version() -> None:
     assert done.stdout.strip() == f"agentls {__version__}"
 
 
-def _check_settings(raw: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentls", "check-settings", raw], capture_output=True, text=True
-    )
+def _check_settings(raw: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """`agentls check-settings RAW` (main() in process: `--version` tests the entry point)."""
+    status = main(["check-settings", raw])
+    return status, capsys.readouterr().out
 
 
-def test_check_settings_accepts_valid_settings() -> None:
-    done = _check_settings(json.dumps({"maxSteps": 20, "approveCommands": "always"}))
-    assert (done.returncode, done.stdout) == (0, "agentls settings are valid\n")
+def test_check_settings_accepts_valid_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    done = _check_settings(json.dumps({"maxSteps": 20, "approveCommands": "always"}), capsys)
+    assert done == (0, "agentls settings are valid\n")
 
 
-def test_check_settings_names_each_problem() -> None:
-    done = _check_settings(json.dumps({"maxSteps": 0, "colour": "red"}))
-    assert done.returncode == 1
-    assert done.stdout.splitlines() == [
+def test_check_settings_names_each_problem(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = _check_settings(json.dumps({"maxSteps": 0, "colour": "red"}), capsys)
+    assert status == 1
+    assert out.splitlines() == [
         "agentls.maxSteps: expected a whole number from 1 to 1000; using the default 50",
         "unknown setting agentls.colour is ignored",
     ]
-    not_json = _check_settings("{maxSteps")
-    assert not_json.returncode == 1
-    assert not_json.stdout.startswith("agentls settings are not JSON")
+    status, out = _check_settings("{maxSteps", capsys)
+    assert status == 1
+    assert out.startswith("agentls settings are not JSON")
 
 
-def test_run_holds_max_steps_to_the_settings_range() -> None:
+def test_run_holds_max_steps_to_the_settings_range(capsys: pytest.CaptureFixture[str]) -> None:
     for wrong in ["0", "-3", "5000", "x"]:
-        done = subprocess.run(
-            [sys.executable, "-m", "agentls", "run", "task", "--max-steps", wrong],
-            capture_output=True,
-            text=True,
-        )
-        assert done.returncode == 2, wrong
-        assert "--max-steps: expected a whole number from 1 to 1000" in done.stderr, wrong
+        with pytest.raises(SystemExit) as exited:
+            main(["run", "task", "--max-steps", wrong])
+        assert exited.value.code == 2, wrong
+        assert "--max-steps: expected a whole number from 1 to 1000" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("arguments", [[], ["--tcp", "--port", "0"]])

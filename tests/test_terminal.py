@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
+from agentls.cli import main
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 from test_undo_resume import edit_then_make_a_file
@@ -27,15 +31,29 @@ def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, st
 def agentls(
     root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentls", *arguments],
-        cwd=root,
-        env=_env(root, fake, key),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    """`agentls ARGUMENTS` in ROOT through main() in this process, `stdin` typed on a pipe;
+    what only a process shows (Ctrl-C, a closed stdin) is tested on one below."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, stdin.encode())  # a few answers: within the pipe's buffer
+    os.close(write_end)
+    out, err = io.StringIO(), io.StringIO()
+    started_in = Path.cwd()
+    with (
+        open(read_end, encoding="utf-8") as typed,
+        mock.patch.dict(os.environ, _env(root, fake, key)),
+        mock.patch.object(sys, "stdin", typed),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        os.chdir(root)
+        try:
+            status = main(list(arguments))
+        except SystemExit as exited:
+            status = exited.code if isinstance(exited.code, int) else 1
+        finally:
+            os.chdir(started_in)
+    command = ["agentls", *arguments]
+    return subprocess.CompletedProcess(command, status, out.getvalue(), err.getvalue())
 
 
 def run(

@@ -65,6 +65,13 @@ class ClientCache:
             self._clients[signature] = _client(endpoint)
         return self._clients[signature]
 
+    async def close(self) -> None:
+        """Close every client's connections, in the loop that opened them (a server run in a
+        test's process; a server process ends without it)."""
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.close()
+
 
 def _client(endpoint: Endpoint) -> Any:
     # Every argument is given, so neither SDK reads a key or an endpoint from the process

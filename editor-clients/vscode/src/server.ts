@@ -4,12 +4,18 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   ApplyWorkspaceEditRequest,
+  type ClientCapabilities,
   LanguageClient,
   type LanguageClientOptions,
-  ShowMessageRequest,
   State,
+  type StaticFeature,
 } from 'vscode-languageclient/node';
-import { answerMessageRequest } from './approval';
+import {
+  answerApproveCommand,
+  APPROVE_COMMAND,
+  type ApproveCommandParams,
+  EXPERIMENTAL_CAPABILITIES,
+} from './approval';
 import type { Plan, PlanParams } from './plan';
 import type { Reviewer } from './review';
 import { BadServerCommand, findProgram, SECTION, serverCommand, serverSettings } from './settings';
@@ -19,6 +25,16 @@ import type { EditorApi } from './vscodeApi';
 function setting(name: string): unknown {
   return vscode.workspace.getConfiguration(SECTION).get(name);
 }
+
+/** Tells the server, in `capabilities.experimental`, which agentls requests we answer. */
+const agentlsCapabilities: StaticFeature = {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    capabilities.experimental = { ...(capabilities.experimental ?? {}), ...EXPERIMENTAL_CAPABILITIES };
+  },
+  getState: () => ({ kind: 'static' }),
+  initialize(): void {},
+  clear(): void {},
+};
 
 export class AgentServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -79,8 +95,9 @@ export class AgentServer implements vscode.Disposable {
       this.clientOptions(),
     );
     client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.reviewer.review(params, token));
-    client.onRequest(ShowMessageRequest.type, (params) =>
-      answerMessageRequest(this.api, this.transcript, params),
+    client.registerFeature(agentlsCapabilities);
+    client.onRequest(APPROVE_COMMAND, (params: ApproveCommandParams) =>
+      answerApproveCommand(this.api, this.transcript, params),
     );
     client.onNotification('agent/text', (params: { text: string }) => this.transcript.text(params.text));
     client.onNotification('agent/step', (params: StepParams) => this.transcript.step(params));

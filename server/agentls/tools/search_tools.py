@@ -140,24 +140,30 @@ async def grep(context: ToolContext, arguments: dict[str, Any]) -> str:
 
 
 LIST_FILES = Tool(
-    "list_files",
-    "List the files under a folder of the workspace (recursively; .gitignore'd files left out).",
-    {"path": {"type": "string", "description": "Folder relative to the root; default the root."}},
-    (),
-    list_files,
-    "path",
+    name="list_files",
+    description=(
+        "List the files under a folder of the workspace (recursively; .gitignore'd files left out)."
+    ),
+    properties={
+        "path": {"type": "string", "description": "Folder relative to the root; default the root."}
+    },
+    required=(),
+    handler=list_files,
+    summary_field="path",
 )
 
 GREP = Tool(
-    "grep",
-    "Search file contents with a Python regular expression (the `regex` module, a superset "
-    "of `re`); answers 'path:line: text'.",
-    {
+    name="grep",
+    description=(
+        "Search file contents with a Python regular expression (the `regex` module, a "
+        "superset of `re`); answers 'path:line: text'."
+    ),
+    properties={
         "pattern": {"type": "string", "description": "Regular expression."},
         "path": {"type": "string", "description": "Folder or file to search; default the root."},
         "glob": {"type": "string", "description": "Only files matching this glob, e.g. '*.py'."},
     },
-    ("pattern",),
-    grep,
-    "pattern",
+    required=("pattern",),
+    handler=grep,
+    summary_field="pattern",
 )

@@ -7,10 +7,11 @@ M.name = 'agentls'
 
 ---What Neovim offers, plus what the review needs: versioned document edits (so a stale edit
 ---is caught) and change annotations (so the server sends one reviewable edit per hunk and
----leaves saving to us).
+---leaves saving to us); and the agentls requests we answer.
 ---@return lsp.ClientCapabilities
 local function capabilities()
   return vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), {
+    experimental = require('agentls.approval').capabilities,
     workspace = {
       workspaceEdit = {
         documentChanges = true,
@@ -27,7 +28,7 @@ local function handlers()
   return {
     ['workspace/applyEdit'] = review.handle,
     ['$/cancelRequest'] = review.withdraw,
-    ['window/showMessageRequest'] = require('agentls.approval').handle,
+    [require('agentls.approval').method] = require('agentls.approval').handle,
     ['agent/text'] = function(_, params)
       transcript.text(params.text)
     end,
