@@ -52,7 +52,7 @@ class Answers:
     def _take_line(self) -> str | None:
         if b"\n" in self._pending:
             line, self._pending = self._pending.split(b"\n", 1)
-        elif self._ended:
+        elif self._ended and self._pending:
             line, self._pending = self._pending, b""
         else:
             return None
@@ -66,10 +66,12 @@ class Answers:
     async def text(self) -> str | None:
         """The next line as typed, or None when the input has ended (Ctrl-D, stdin closed)."""
         descriptor = self.descriptor
-        if descriptor is None or (self._ended and not self._pending):
+        if descriptor is None:
             return None
         loop = asyncio.get_running_loop()
         while (line := self._take_line()) is None:
+            if self._ended:  # Ctrl-D on an empty line: no line, not an empty one
+                return None
             ready: asyncio.Future[None] = loop.create_future()
             try:
                 loop.add_reader(descriptor, _wake, ready)
