@@ -175,7 +175,7 @@ class TerminalProgress:
         # A command that ran and exited non-zero answered the model, but failed for the user.
         failed = not ok or self.last_exit not in (None, 0)
         mark = self.style("31", "✗") if failed else self.style("32", "✓")
-        self.stream.write(f"  {mark} {visible(_for_the_user(detail), lines=False)}\n")
+        self.stream.write(f"  {mark} {visible(detail, lines=False)}\n")
         self.stream.flush()
 
     def text(self, delta: str) -> None:
@@ -192,13 +192,6 @@ class TerminalProgress:
         added = f"+ added to the task: {visible(text, lines=False)}"
         self.stream.write("\n" + self.style("1;35", added) + "\n")
         self.stream.flush()
-
-
-def _for_the_user(detail: str) -> str:
-    """A result's first sentence: what follows it ("Do not retry it; ask or take another
-    way.") is advice written for the model."""
-    sentence, stop, _ = detail.partition(". ")
-    return sentence + "." if stop else detail
 
 
 class ShowingShell:
