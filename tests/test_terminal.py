@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from agentls.terminal import TerminalProgress
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 
@@ -249,3 +251,9 @@ def test_without_a_working_sandbox_bash_warns_or_is_refused(
         assert (tmp_path / "made").exists() == ran
         result = fake.requests[-1].body["messages"][-1]["content"][0]
         assert result.get("is_error", False) != ran
+
+
+def test_a_step_without_a_summary_shows_no_dangling_colon() -> None:
+    stream = io.StringIO()
+    TerminalProgress(stream).step("todo_write", "")
+    assert stream.getvalue() == "\n▸ todo_write\n"

@@ -157,8 +157,8 @@ class TerminalProgress:
 
     def step(self, tool: str, summary: str) -> None:
         self.last_exit = None
-        shown = visible(summary, lines=False)
-        self.stream.write("\n" + self.style("1;34", f"▸ {tool}: {shown}") + "\n")
+        shown = f"{tool}: {visible(summary, lines=False)}" if summary else tool
+        self.stream.write("\n" + self.style("1;34", f"▸ {shown}") + "\n")
         self.stream.flush()
 
     def command_output(self, result: ShellResult) -> None:
