@@ -309,3 +309,10 @@ async def test_a_refused_connection_names_the_endpoint() -> None:
         await chat.respond("system", HELLO, TOOLS, lambda piece: None)
     assert str(caught.value) == f"Could not reach {closed}: nothing accepts connections there."
     assert "agentls.baseUrl" in caught.value.hint
+
+
+async def test_a_refused_request_says_what_the_api_said(chat: FakeOpenAI) -> None:
+    chat.script(bad_request("model: unknown model"))
+    with pytest.raises(ModelError) as caught:
+        await model(chat).respond("system", HELLO, TOOLS, lambda piece: None)
+    assert str(caught.value) == "The API refused the request (400): model: unknown model"
