@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from agentls import __version__
+from agentls import __version__, cli
 from agentls.cli import WAITING
 
 
@@ -145,3 +145,12 @@ def test_a_user_trying_it_in_a_terminal_leaves_with_one_ctrl_c(
         if process.poll() is None:
             process.kill()
         os.close(terminal)
+
+
+@pytest.mark.parametrize("blank", ["", "  \n"])
+def test_run_refuses_a_blank_task(blank: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # The API refuses an empty text block with a 400 that hints at the settings.
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["run", blank])
+    assert exited.value.code == 2
+    assert "task: say what the agent should do" in capsys.readouterr().err

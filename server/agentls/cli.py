@@ -20,6 +20,15 @@ def _max_steps(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _task(text: str) -> str:
+    """The task: not blank, which the API would refuse as an empty message."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "say what the agent should do, or leave the task out for a conversation"
+        )
+    return text
+
+
 def _provider(text: str) -> str:
     """`--provider`, one of the agentls.provider setting's values."""
     from .settings import checked
@@ -44,7 +53,10 @@ def _parser() -> argparse.ArgumentParser:
         "run", help="run a task in the current directory; with none, a conversation"
     )
     run.add_argument(
-        "task", nargs="?", help="what the agent should do (none: type tasks one by one)"
+        "task",
+        nargs="?",
+        type=_task,
+        help="what the agent should do (none: type tasks one by one)",
     )
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument(
