@@ -160,9 +160,7 @@ class Recorder:
     def step(self, tool: str, summary: str) -> None:
         self.events.append(("step", tool, summary))
 
-    def step_done(
-        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
-    ) -> None:
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
         self.events.append(("done", tool, "ok" if ok else "error"))
         self.details.append(detail)
 
