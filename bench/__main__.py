@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .api import FakeAnthropic
+from .checkpoints import CheckpointCost, checkpoint_cost
 from .editor import BenchEditor, server_command
 from .report import Row, added_at_most, at_least, at_most, info, markdown, ratio_at_most
 from .runs import (
@@ -41,11 +42,21 @@ class Plan:
     start_ups: int = 15
     edit_bytes: int = 10 * 1024 * 1024
     edits: int = 3
+    checkpoint_files: int = 5000
+    checkpoints: int = 20
     sandbox_runs: int = 30
 
 
 QUICK = Plan(
-    steps=6, rounds=1, soak_tasks=2, start_ups=1, edit_bytes=1024 * 1024, edits=1, sandbox_runs=3
+    steps=6,
+    rounds=1,
+    soak_tasks=2,
+    start_ups=1,
+    edit_bytes=1024 * 1024,
+    edits=1,
+    checkpoint_files=500,
+    checkpoints=3,
+    sandbox_runs=3,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -60,6 +71,7 @@ class Results:
     soak: Soak
     edit: BigEdit
     sandbox: SandboxCost
+    checkpoint: CheckpointCost
 
 
 async def measure(plan: Plan) -> Results:
@@ -79,11 +91,13 @@ async def measure(plan: Plan) -> Results:
         edit = await big_edits(fake, env, root, plan.edit_bytes, plan.edits)
         openai = await openai_reads(env, root, paths)
         cost = await sandbox_cost(root, plan.sandbox_runs)
-    return Results(plan, startup, greeting, reads, openai, soaked, edit, cost)
+        checkpoint = checkpoint_cost(home, plan.checkpoint_files, plan.checkpoints)
+    return Results(plan, startup, greeting, reads, openai, soaked, edit, cost, checkpoint)
 
 
 def rows(results: Results) -> list[Row]:
     plan, reads, soaked = results.plan, results.reads, results.soak
+    checkpoint = results.checkpoint
     agentls_step = statistics.median(t.seconds_per_step for t in reads.agentls) * 1000
     naive_step = statistics.median(t.seconds_per_step for t in reads.naive) * 1000
     startup = results.startup
@@ -173,6 +187,20 @@ def rows(results: Results) -> list[Row]:
         _first_and_last("soak: time per step", soaked.seconds_per_step),
         _first_and_last("soak: server CPU per step", soaked.cpu_seconds_per_step),
         _sandbox_row(results.sandbox, plan.sandbox_runs),
+        info(
+            f"first checkpoint of a {checkpoint.files:,}-file workspace",
+            checkpoint.first_seconds * 1000,
+            "ms",
+            None,
+            "",
+        ),
+        at_most(
+            f"checkpoint after the first, one file changed (median of {len(checkpoint.seconds)})",
+            checkpoint.median * 1000,
+            "ms",
+            50,
+        ),
+        info("the same: CPU time, agentls and git", checkpoint.cpu_median * 1000, "ms", None, ""),
     ]
 
 

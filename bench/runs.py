@@ -43,6 +43,7 @@ def environment(api_url: str, home: Path) -> dict[str, str]:
         "AGENTLS_MODEL": MODEL,
         "MODEL_ID": MODEL,
         "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_STATE_HOME": str(home / "state"),
     }
 
 

@@ -28,6 +28,15 @@ def fake() -> Iterator[FakeAnthropic]:
         assert api.errors == []
 
 
+@pytest.fixture(autouse=True)
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Checkpoints and saved sessions go to the test's own folder, never the user's; servers
+    the tests start inherit it."""
+    folder = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder))
+    return folder
+
+
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     folder = tmp_path / "project"
@@ -49,6 +58,7 @@ TIERS = {
     "vscode": "needs code-server, chromium and Node (editor-clients/vscode/scripts/setup-e2e.sh)",
     "emacs": "needs Emacs with eglot (apt: emacs-nox elpa-eglot)",
     "debian_nvim": "needs Debian's Neovim (apt: neovim), not the one pip installs",
+    "acp": "needs Node and the ACP TypeScript SDK (npm ci in tests/acp_client)",
 }
 """Tests that need system packages. `pytest` alone deselects them (pyproject's addopts);
 `.ci/run` installs each tier's packages and runs it with `pytest -m <tier>`."""

@@ -79,6 +79,14 @@ class MemoryEditor:
             return self.open[path]
         return files.read_text(self.root, path)
 
+    def open_text(self, path: Path) -> str | None:
+        return self.open.get(path)
+
+    async def delete(self, path: Path) -> bool:
+        self.open.pop(path, None)
+        path.unlink()
+        return True
+
     async def propose(self, change: Change) -> Landed:
         self.proposals.append(change)
         keep = self.review(change)

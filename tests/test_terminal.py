@@ -13,6 +13,7 @@ from pathlib import Path
 from agentls.terminal import TerminalProgress
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
+from test_undo_resume import edit_then_make_a_file
 
 
 def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, str]:
@@ -25,11 +26,11 @@ def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, st
     }
 
 
-def run(
+def agentls(
     root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agentls", "run", *arguments],
+        [sys.executable, "-m", "agentls", *arguments],
         cwd=root,
         env=_env(root, fake, key),
         input=stdin,
@@ -37,6 +38,12 @@ def run(
         text=True,
         timeout=60,
     )
+
+
+def run(
+    root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
+) -> subprocess.CompletedProcess[str]:
+    return agentls(root, fake, "run", *arguments, stdin=stdin, key=key)
 
 
 def test_run_with_yes_applies_edits_and_runs_commands(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -226,6 +233,31 @@ def test_run_with_stdin_closed(tmp_path: Path, fake: FakeAnthropic) -> None:
     assert not (tmp_path / "made").exists()  # nobody could approve it
 
 
+def test_undo_from_the_terminal_and_continue_the_session(root: Path, fake: FakeAnthropic) -> None:
+    edit_then_make_a_file(root, fake)
+    assert run(root, fake, "--yes", "change x").returncode == 0
+    assert (root / "made.txt").exists()
+
+    listed = agentls(root, fake, "undo", "--list")
+    assert "change x" in listed.stdout and "step 2: bash: echo made > made.txt" in listed.stdout
+    undone = agentls(root, fake, "undo", "--yes")
+    assert undone.returncode == 0, undone.stderr
+    assert "put back  app.py" in undone.stdout and "removed   made.txt" in undone.stdout
+    assert (root / "app.py").read_text() == "x = 1\n" and not (root / "made.txt").exists()
+
+    sessions = agentls(root, fake, "sessions")
+    assert "1 tasks  change x" in sessions.stdout
+    assert run(root, fake, "--continue", "--yes", "and now?").returncode == 0
+    told = [b.get("text", "") for m in fake.requests[-1].body["messages"] for b in m["content"]]
+    assert told[0] == "change x" and told[-1] == "and now?"
+    assert any("The user undid" in t for t in told)
+
+
+def test_resume_with_an_unknown_id_fails(root: Path, fake: FakeAnthropic) -> None:
+    done = run(root, fake, "--resume", "nope", "task")
+    assert done.returncode == 1 and "no saved session 'nope'" in done.stdout
+
+
 def test_without_a_working_sandbox_bash_warns_or_is_refused(
     tmp_path: Path, fake: FakeAnthropic
 ) -> None:
@@ -257,3 +289,17 @@ def test_a_step_without_a_summary_shows_no_dangling_colon() -> None:
     stream = io.StringIO()
     TerminalProgress(stream).step("todo_write", "")
     assert stream.getvalue() == "\n▸ todo_write\n"
+
+
+def test_the_users_settings_file_applies_and_flags_win(tmp_path: Path, fake: FakeAnthropic) -> None:
+    config = tmp_path / ".config" / "agentls"
+    config.mkdir(parents=True)
+    (config / "settings.json").write_text('{"maxSteps": 1, "bogus": 1}')
+    fake.script(reply(tool_use("bash", {"command": "true"})), reply(text("not reached")))
+    done = run(tmp_path, fake, "--yes", "go")
+    assert done.returncode == 2, done.stdout  # step_limit after the file's one step
+    assert "unknown setting agentls.bogus is ignored" in done.stderr
+    fake.reset()
+    fake.script(reply(tool_use("bash", {"command": "true"})), reply(text("two steps")))
+    done = run(tmp_path, fake, "--yes", "--max-steps", "2", "go")
+    assert done.returncode == 0 and "two steps" in done.stdout

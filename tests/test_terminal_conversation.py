@@ -131,3 +131,34 @@ def test_ctrl_d_at_an_empty_prompt_leaves_at_once(terminal: Terminal) -> None:
     assert terminal.process.wait(timeout=10) == 0
     left = terminal.expect("\n", timeout=5)  # the line Ctrl-D ends, and no second prompt
     assert "agentls>" not in left + terminal.seen
+
+
+def test_a_conversation_continues_the_last_session(tmp_path: Path, fake: FakeAnthropic) -> None:
+    env = {
+        **os.environ,
+        "ANTHROPIC_BASE_URL": fake.url,
+        "ANTHROPIC_API_KEY": "test-key",
+        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
+        "NO_COLOR": "1",
+    }
+    fake.script(reply(text("First answer.")), reply(text("Second answer.")))
+    first = subprocess.run(
+        [sys.executable, "-m", "agentls", "run", "first task"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
+    assert first.returncode == 0, first.stderr
+    terminal = Terminal(tmp_path, env, "--continue")
+    try:
+        terminal.expect("agentls> ")
+        terminal.type("second task\n")
+        assert "Second answer." in terminal.expect("agentls> ")
+        terminal.type("\x04")
+        assert terminal.process.wait(timeout=10) == 0
+    finally:
+        terminal.close()
+    last = fake.requests[-1].body["messages"]
+    typed = [b["text"] for m in last for b in m["content"] if "text" in b]
+    assert typed == ["first task", "First answer.", "second task"]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from agentls.costs import price_of
-from doubles import running_argv, usage_of
+from doubles import running_argv, unique_seconds, usage_of
 from editor_client import editor
 from fake_api import FakeAnthropic, rate_limited, reply, server_error, text, tool_use
 from fake_api.chat import FakeOpenAI
@@ -61,8 +61,8 @@ def api(request: pytest.FixtureRequest) -> Iterator[Api]:
             "OPENAI_API_KEY": "sk-test-openai-123",
             "AGENTLS_MODEL": "gpt-4o",
         }
-        anthropic = {"AGENTLS_MODEL": "claude-sonnet-4-5"}
-        yield Api(fake, env, "gpt-4o") if openai else Api(fake, anthropic, "claude-sonnet-4-5")
+        anthropic = {"AGENTLS_MODEL": "claude-sonnet-5-5"}
+        yield Api(fake, env, "gpt-4o") if openai else Api(fake, anthropic, "claude-sonnet-5-5")
         assert fake.errors == []
 
 
@@ -106,17 +106,17 @@ async def test_a_tool_error_goes_back_to_the_model(api: Api, root: Path) -> None
 
 
 async def test_cancel_kills_bash_and_the_next_task_starts_clean(api: Api, root: Path) -> None:
-    # A sandboxed command's $$ is its namespace's pid: find it by its command line instead.
-    api.fake.script(reply(tool_use("bash", {"command": "sleep 60.25"})))
+    seconds = unique_seconds()  # the sleep is found by it, sandboxed or not
+    api.fake.script(reply(tool_use("bash", {"command": f"sleep {seconds}"})))
     async with editor(root, api.fake.url, env=api.env) as client:
         _, answer = client.start_task("sleep")
         deadline = time.monotonic() + 30
-        while not running_argv("sleep", "60.25"):
+        while not running_argv("sleep", seconds):
             assert time.monotonic() < deadline, "the bash step never started"
             await asyncio.sleep(0.02)
         assert await client.command("agent.cancel") == {"cancelled": True}
         assert (await answer)["status"] == "cancelled"
-        while running_argv("sleep", "60.25"):
+        while running_argv("sleep", seconds):
             assert time.monotonic() < deadline, "bash still runs"
             await asyncio.sleep(0.02)
         api.fake.script(reply(text("next")))

@@ -12,7 +12,18 @@ from typing import Any, Literal
 
 from .context import ContextBudget, prompt_chars
 from .environment import redact
-from .interfaces import Block, Model, ModelError, Progress, PromptTooLong, Turn, Usage
+from .interfaces import (
+    Block,
+    CheckpointKind,
+    Checkpoints,
+    Journal,
+    Model,
+    ModelError,
+    Progress,
+    PromptTooLong,
+    Turn,
+    Usage,
+)
 from .memory import ProjectMemory
 from .paths import PathError, resolve
 from .prompt import system_prompt
@@ -44,6 +55,45 @@ class Session:
     """Text the user added to the running task, for the model at the next step."""
     memory_noted: dict[str, str] = field(default_factory=dict)
     """Subfolders' memory files already in the conversation, by label, with their text."""
+    journal: Journal | None = None
+    """Where the conversation is saved as it goes (None: not saved)."""
+    tasks: int = 0
+    last_request: str = ""
+    """The user's last request, word for word: a compaction keeps it whole."""
+
+    @classmethod
+    def resumed(
+        cls, messages: list[dict[str, Any]], journal: Journal, tasks: int, last_request: str
+    ) -> Session:
+        """A saved session, to go on with. A server killed during a step left that step's
+        tool calls unanswered; the API refuses such a conversation, so they are answered."""
+        session = cls(messages, journal=journal, tasks=tasks, last_request=last_request)
+        session.close_open_tool_calls()
+        return session
+
+    @property
+    def id(self) -> str:
+        return self.journal.id if self.journal is not None else ""
+
+    def save(self) -> None:
+        """Write what changed since the last save; a full disk must not stop the task."""
+        if self.journal is not None:
+            try:
+                self.journal.sync(self.messages)
+            except OSError as error:
+                log.warning("the session could not be saved: %s", error)
+
+    def begin_task(self, request: str) -> str:
+        """Count a task in; its title (the request's first line) for lists and checkpoints."""
+        self.tasks += 1
+        self.last_request = request
+        title = (request.strip().splitlines() or [""])[0][:80]
+        if self.journal is not None:
+            try:
+                self.journal.task(title, request)
+            except OSError as error:
+                log.warning("the session could not be saved: %s", error)
+        return title
 
     def add_user(self, blocks: list[Block]) -> None:
         # A task cancelled before the model answered leaves a user message last; the API
@@ -117,11 +167,14 @@ class TaskResult:
 
 _COMPACT = (
     "Summarise our conversation so far for yourself, so that the work can go on from your "
-    "summary alone: what the user asked for, the decisions made, the files read or changed and "
-    "their state now, what commands showed, and what is left to do. Write only the summary; "
-    "call no tools."
+    "summary alone: what the user asked for, the decisions made, the plan (your todo list, "
+    "each item with its status, if you keep one), the files read or changed and their state "
+    "now, what commands showed, and what is left to do. Write only the summary; call no tools."
 )
 COMPACTED = "(Our conversation so far, summarised to save context:)\n\n"
+_LAST_REQUEST = "\n\nThe user's last request, word for word:\n"
+_CHANGED = "\n\nFiles changed in this session (from agentls's checkpoints):\n"
+_PLAN = "\n\nYour plan as you last wrote it (todo_write):\n"
 
 
 def _for_the_user(detail: str) -> str:
@@ -142,6 +195,22 @@ def _text_of(content: list[Block]) -> str:
     return "".join(b.get("text", "") for b in content if b.get("type") == "text").strip()
 
 
+def _last_plan(messages: list[dict[str, Any]]) -> list[str]:
+    """The items of the last todo_write call in the conversation, one line each."""
+    for message in reversed(messages):
+        for block in reversed(message["content"]):
+            if block.get("type") == "tool_use" and block.get("name") == "todo_write":
+                arguments = block.get("input")
+                todos = arguments.get("todos") if isinstance(arguments, dict) else None
+                if isinstance(todos, list):
+                    return [
+                        f"- [{item.get('status', '')}] {item.get('content', '')}"
+                        for item in todos
+                        if isinstance(item, dict)
+                    ]
+    return []
+
+
 class Agent:
     def __init__(
         self,
@@ -150,6 +219,7 @@ class Agent:
         progress: Progress,
         session: Session,
         memory: ProjectMemory | None = None,
+        checkpoints: Checkpoints | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
@@ -161,9 +231,47 @@ class Agent:
         self.schemas = [tool.schema() for tool in self.offered.values()]
         # Built once: the system prompt (and the memory in it) stays byte-stable for the task.
         self.system = system_prompt(tools.workspace.root, memory.prompt() if memory else "")
+        self.checkpoints = checkpoints
+        self._recording: asyncio.Future[None] | None = None
 
-    async def run(self, task: str) -> TaskResult:
-        """Run one task to its end; cancelling the awaiting task ends it as `cancelled`."""
+    async def run(self, task: str, request: str | None = None) -> TaskResult:
+        """Run one task to its end; cancelling the awaiting task ends it as `cancelled`.
+
+        `task` is the message to the model, `request` the user's own words (default: the
+        task). The workspace is recorded before the task, before each step that may change
+        files, and after it, so the task can be undone."""
+        words = redact(request if request is not None else task, self.tools.secrets)
+        title = self.session.begin_task(words)
+        if self.checkpoints is not None:
+            # Recorded while the model thinks; awaited before the first step that may change
+            # files (a first checkpoint of a big workspace takes seconds).
+            record = self.checkpoints.record(
+                "task", self.session.id, self.session.tasks, None, title
+            )
+            self._recording = asyncio.ensure_future(record)
+        try:
+            return await self._run(task)
+        finally:
+            self.session.save()
+            await self._checkpoint("end", None, title)
+
+    async def _checkpoint(
+        self,
+        kind: CheckpointKind,
+        step: int | None,
+        label: str,
+        touches: list[str] | None = None,
+    ) -> None:
+        if self.checkpoints is None:
+            return
+        if self._recording is not None:
+            # Shielded: a cancel while waiting must not lose the task's checkpoint.
+            await asyncio.shield(self._recording)
+            self._recording = None
+        session, task = self.session.id, self.session.tasks
+        await self.checkpoints.record(kind, session, task, step, label, touches)
+
+    async def _run(self, task: str) -> TaskResult:
         usage = Usage()
         steps = 0
         max_steps = self.tools.settings.max_steps
@@ -193,6 +301,7 @@ class Agent:
                 # The API refuses an empty assistant turn in the history of a later request.
                 content = turn.content or [{"type": "text", "text": "(empty reply)"}]
                 self.session.messages.append({"role": "assistant", "content": content})
+                self.session.save()
                 calls = [b for b in turn.content if b.get("type") == "tool_use"]
                 if turn.stop_reason == "refusal":
                     # A refused turn left in the history makes the next ones refused too.
@@ -210,7 +319,9 @@ class Agent:
                 cut_off = turn.stop_reason == "max_tokens"
                 self.session.add_user([])
                 for call in calls:
-                    self.session.messages[-1]["content"].append(await self._call(call, cut_off))
+                    block = await self._call(call, cut_off, steps)
+                    self.session.messages[-1]["content"].append(block)
+                    self.session.save()
                 self.session.add_user(self._steering())
             return result("step_limit", f"Stopped after {max_steps} steps (the maxSteps setting).")
         except asyncio.CancelledError:
@@ -251,11 +362,28 @@ class Agent:
             self.session.rewind(before)
             failure = "The model wrote no complete summary; nothing was compacted."
             return TaskResult("failed", failure, steps=1, usage=turn.usage)
+        kept = await self._working_state()
         self.session.messages[:] = [
-            {"role": "user", "content": [{"type": "text", "text": COMPACTED + summary}]}
+            {"role": "user", "content": [{"type": "text", "text": COMPACTED + summary + kept}]}
         ]
         self.session.memory_noted.clear()  # the summary may not hold them: note them again
+        self.session.save()
         return TaskResult("done", summary, steps=1, usage=turn.usage)
+
+    async def _working_state(self) -> str:
+        """What a summary must not lose, taken from the record rather than the model's
+        memory: the plan, the files changed in this session and the user's last request."""
+        kept = ""
+        plan = _last_plan(self.session.messages)
+        if plan:
+            kept += _PLAN + "\n".join(plan)
+        if self.checkpoints is not None:
+            changed = await self.checkpoints.changes_in_session(self.session.id)
+            if changed:
+                kept += _CHANGED + "\n".join(f"- {line}" for line in changed)
+        if self.session.last_request:
+            kept += _LAST_REQUEST + self.session.last_request
+        return kept
 
     async def _ask(self) -> Turn:
         """The model's next turn, the conversation first brought within its context budget."""
@@ -313,10 +441,16 @@ class Agent:
             return ""
         return self.memory.subfolder_note(path, self.session.memory_noted)
 
-    async def _call(self, call: Block, cut_off: bool) -> Block:
+    async def _call(self, call: Block, cut_off: bool, step: int) -> Block:
         tool = self.offered.get(call["name"])
         summary = tool.summary(call.get("input")) if tool else ""
         self.progress.step(call["name"], summary)
+        label = f"{call['name']}: {summary}"
+
+        async def before_change(touches: list[str] | None) -> None:
+            await self._checkpoint("step", step, label, touches)
+
+        self.tools.before_change = before_change
         if cut_off:
             text, is_error = _CUT_OFF_TOOL, True
         else:

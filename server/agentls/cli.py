@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from . import __version__
 
@@ -69,16 +70,50 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--sandbox",
         choices=["auto", "required", "off"],
-        default="auto",
         help="run bash in a sandbox: where one works (auto, the default), always, or never",
     )
     run.add_argument(
-        "--sandbox-network", action="store_true", help="let sandboxed commands reach the network"
+        "--sandbox-network",
+        action="store_true",
+        default=None,
+        help="let sandboxed commands reach the network",
+    )
+    commands.add_parser(
+        "acp", help="serve the Agent Client Protocol on stdio (Zed, JetBrains, agent-shell, ...)"
+    )
+    resume = run.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="go on with this folder's last session",
+    )
+    resume.add_argument("--resume", metavar="ID", help="go on with a saved session")
+    commands.add_parser("sessions", help="list this folder's saved sessions, newest first")
+    undo = commands.add_parser(
+        "undo", help="undo the agent's changes back to a checkpoint (default: the last task)"
+    )
+    undo.add_argument("id", nargs="?", type=int, help="the checkpoint (see --list)")
+    undo.add_argument("--list", action="store_true", help="list the checkpoints, newest first")
+    undo.add_argument("--yes", action="store_true", help="do not ask before changing files")
+    undo.add_argument(
+        "--overwrite",
+        nargs="+",
+        default=[],
+        metavar="PATH",
+        help="put these files back even though they changed since",
     )
     check = commands.add_parser(
         "check-settings", help="check an agentls settings object (JSON) as the server would"
     )
     check.add_argument("settings", help='the object under "agentls", e.g. \'{"maxSteps": 20}\'')
+    model = commands.add_parser(
+        "check-model",
+        help="say which model, endpoint and key variable these settings (JSON) would use",
+    )
+    model.add_argument(
+        "settings", help='the object under "agentls", e.g. \'{"provider": "ollama"}\''
+    )
     return parser
 
 
@@ -99,11 +134,43 @@ def check_settings(raw: str) -> int:
     return 1 if problems else 0
 
 
+def check_model(raw: str) -> int:
+    """Print the model and endpoint a task would use (never the key), or why there is none;
+    exit status 1 then. The workspace does not matter: only the user's sources configure it."""
+    from pathlib import Path
+
+    from . import environment, providers
+    from .interfaces import ModelError
+    from .settings import parse
+
+    try:
+        settings, _ = parse(json.loads(raw))
+    except json.JSONDecodeError as error:
+        print(f"agentls settings are not JSON: {error}")
+        return 1
+    env = environment.load(Path.cwd()).client
+    try:
+        endpoint = providers.endpoint(settings.provider, settings.base_url, env)
+        print(
+            providers.describe(endpoint, providers.model_id(endpoint.profile, settings.model, env))
+        )
+    except ModelError as error:
+        print(f"{error} {error.hint}")
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.command == "run":
         from .terminal_session import run_in_terminal
+        from .terminal_state import saved_session
 
+        try:
+            session = saved_session(Path.cwd(), arguments.resume, arguments.continue_last)
+        except KeyError:
+            print(f"agentls: no saved session {arguments.resume!r} here (see `agentls sessions`)")
+            return 1
         return run_in_terminal(
             arguments.task,
             arguments.yes,
@@ -112,15 +179,30 @@ def main(argv: list[str] | None = None) -> int:
             arguments.max_steps,
             arguments.sandbox,
             arguments.sandbox_network,
+            session,
         )
+    if arguments.command in ("sessions", "undo"):
+        from .terminal_state import list_sessions, undo_in_terminal
+
+        if arguments.command == "sessions":
+            return list_sessions()
+        return undo_in_terminal(arguments.id, arguments.list, arguments.yes, arguments.overwrite)
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
+    if arguments.command == "check-model":
+        return check_model(arguments.settings)
+    # Logs go to a file or stderr, never stdout: stdout is the protocol's channel.
     from .logs import configure
 
     configure(arguments.log_file)
     from .lifetime import exit_now, kill_shells_on_signals
 
     kill_shells_on_signals()
+    if arguments.command == "acp":
+        from .acp.agent import serve
+
+        serve()
+        exit_now(0)
     if arguments.tcp:
         return serve_tcp(arguments.host, arguments.port)
     from .lsp.server import make_server

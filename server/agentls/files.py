@@ -114,11 +114,12 @@ def _open_regular(folder: int, name: str, path: Path, follow: bool) -> int:
     return descriptor
 
 
-def write_atomic(root: Path, path: Path, text: str) -> None:
-    """Replace `path` (under `root`) with `text` all at once: a crash leaves the old file or
-    the new, never half.
+def write_atomic(root: Path, path: Path, text: str | bytes, executable: bool = False) -> None:
+    """Replace `path` (under `root`) with `text` (bytes are written as they are) all at once:
+    a crash leaves the old file or the new, never half.
 
-    The file keeps its permissions (a new one gets the umask's); missing folders are created.
+    The file keeps its permissions (a new one gets the umask's, with `executable` the
+    execute bits where it can be read); missing folders are created.
     The temporary file is written and renamed inside the folder's descriptor, so a folder
     swapped for a symlink meanwhile cannot send the write out of the root.
     """
@@ -137,14 +138,29 @@ def write_atomic(root: Path, path: Path, text: str) -> None:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         handle = os.open(temporary, flags, 0o666, dir_fd=folder)
         try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-                stream.write(text)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(text.encode("utf-8") if isinstance(text, str) else text)
                 stream.flush()
+                if mode is None and executable:
+                    mode = os.fstat(stream.fileno()).st_mode & 0o7777
                 if mode is not None:
-                    os.fchmod(stream.fileno(), mode)
+                    os.fchmod(stream.fileno(), mode | ((mode & 0o444) >> 2 if executable else 0))
                 os.fsync(stream.fileno())
             os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary, dir_fd=folder)
             raise
+
+
+def remove(root: Path, path: Path) -> None:
+    """Delete the file `path` (under `root`), if it is there, through its folder's
+    descriptor: a folder swapped for a symlink cannot send the deletion out of the root."""
+    refuse_git_metadata(root, path)
+    try:
+        with _folder_of(root, path) as (folder, name):
+            if stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
+                raise IsADirectoryError(str(path))
+            os.unlink(name, dir_fd=folder)
+    except FileNotFoundError:
+        pass

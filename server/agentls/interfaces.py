@@ -209,3 +209,45 @@ class Progress(Protocol):
     def steered(self, text: str) -> None:
         """Text the user added to the running task is on its way to the model."""
         ...
+
+
+class Journal(Protocol):
+    """Where a session is saved as it goes (`sessions.SessionLog`)."""
+
+    id: str
+
+    def task(self, title: str, request: str) -> None:
+        """A task starts. Raises OSError."""
+        ...
+
+    def sync(self, messages: list[dict[str, Any]]) -> None:
+        """Save what changed in the conversation since the last call. Raises OSError."""
+        ...
+
+
+CheckpointKind = Literal["task", "step", "end", "undo"]
+"""Before a task, before a mutating step, after a task, before an undo."""
+
+
+class Checkpoints(Protocol):
+    """Recording the workspace's files so a task can be undone (`checkpoints.py`)."""
+
+    async def record(
+        self,
+        kind: CheckpointKind,
+        session: str,
+        task: int,
+        step: int | None,
+        label: str,
+        touches: list[str] | None = None,
+    ) -> None:
+        """Record the files now. Never raises: a failure is logged and the task goes on.
+
+        `touches`: for a step, the only files it may change (relative to the root), when
+        known; None: any."""
+        ...
+
+    async def changes_in_session(self, session: str) -> list[str]:
+        """The files changed since the session's first checkpoint, one line each
+        ("app.py (modified)"); empty when unknown."""
+        ...

@@ -192,7 +192,7 @@ class Failure:
         where = (
             f"the {profile.title} API"
             if self.endpoint.base_url == profile.base_url
-            else self.endpoint.base_url
+            else self.endpoint.shown_url
         )
         api_error = isinstance(error, sdk.APIError)
         too_long = _TOO_LONG.search(str(getattr(error, "message", ""))) if api_error else None
@@ -242,7 +242,9 @@ class Failure:
         else:
             message = f"The answer from {where} broke off: {type(error).__name__}: {error}"
             hint = "Run the task again."
-        message = redact(message, secret_values(self.env))
+        # A password in a baseUrl setting is the user's secret too, though no variable holds it.
+        url = {"baseUrl": self.endpoint.base_url}
+        message = redact(message, secret_values(self.env) + secret_values(url))
         # Info, not warning: the front end shows the error itself, and `agentls run` would print
         # Python's default warning to the terminal as well.
         log.info("model call failed: %s", message)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from .interfaces import ModelError
 
@@ -90,6 +91,8 @@ PROFILES: dict[str, Profile] = {
 }
 
 DEFAULT_PROVIDER = "anthropic"
+DEFAULT_MODEL = "claude-sonnet-5-5"
+"""A current Claude Sonnet id, as listed by the anthropic SDK's ModelParam."""
 
 KEYLESS = "agentls-no-key"
 """Sent to a local server that wants no key: both SDKs refuse to send a request without one."""
@@ -105,11 +108,45 @@ class Endpoint:
     auth: Auth
     url_source: str = "the agentls.baseUrl setting"
     """Where `base_url` came from, for a message that says what to correct."""
+    key_variable: str | None = None
+    """Where the key came from (never the key itself, for messages)."""
+
+    @property
+    def shown_url(self) -> str:
+        """The base URL without any user name or password in it, for messages and logs."""
+        parts = urlsplit(self.base_url)
+        if parts.username is None and parts.password is None:
+            return self.base_url
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        return urlunsplit(parts._replace(netloc=netloc))
 
     @property
     def signature(self) -> tuple[str, str, str | None, Auth]:
         """What makes two endpoints the same for a reused SDK client."""
         return (self.profile.wire, self.base_url, self.key, self.auth)
+
+
+def model_id(profile: Profile, model: str | None, env: Mapping[str, str]) -> str:
+    """The model for `profile`: the setting, else AGENTLS_MODEL, else (for Anthropic only)
+    a current Sonnet; raises ModelError naming the setting for any other provider."""
+    name = model or env.get("AGENTLS_MODEL")
+    if name:
+        return name
+    if profile.name != DEFAULT_PROVIDER:
+        raise ModelError(
+            f"No model is set for the {profile.title} provider.",
+            "Set the agentls.model setting (or AGENTLS_MODEL, or --model in the terminal) "
+            "to one of the models it serves.",
+        )
+    return DEFAULT_MODEL
+
+
+def describe(endpoint: Endpoint, model: str) -> str:
+    """One line for a health check: the model, where it runs, where its key comes from."""
+    profile = endpoint.profile
+    key = f"key from {endpoint.key_variable}" if endpoint.key_variable else "no key"
+    return f"{model} on {profile.title} at {endpoint.shown_url} ({profile.wire} format), {key}"
 
 
 def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str]) -> Endpoint:
@@ -143,7 +180,7 @@ def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str])
         )
     for variable, auth in profile.keys:
         if env.get(variable):
-            return Endpoint(profile, url, env[variable], auth, source)
+            return Endpoint(profile, url, env[variable], auth, source, variable)
     if profile.keys:
         raise ModelError(f"No {profile.title} API key is set.", profile.key_hint)
     return Endpoint(profile, url, None, "none", source)

@@ -7,10 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .costs import Price
-from .providers import PROFILES
-
-DEFAULT_MODEL = "claude-sonnet-5-5"
-"""A current Claude Sonnet id, as listed by the anthropic SDK's ModelParam."""
+from .providers import DEFAULT_MODEL, PROFILES
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from . import files
+from .disk import land_on_disk
 from .edits import unified_diff
 from .interfaces import Change, Decision, Landed, PlanItem, Shell, ShellResult
 from .paths import relative
@@ -114,22 +115,7 @@ class TerminalWorkspace:
         question = f"Apply this change to {visible(name, lines=False)}? [y/N] "
         if not self.yes and await self.answers.ask(question, self.stream) != "y":
             return Landed(False, rejected_reason="declined in the terminal")
-        try:
-            current = files.read_text(self.root, change.path)
-        except FileNotFoundError:
-            current = None
-        except (OSError, files.NotText) as error:
-            return Landed(False, rejected_reason=f"it cannot be read any more: {error}")
-        if current != change.old_text:
-            # Changed by someone else while the question waited: writing would lose that.
-            return Landed(
-                False, rejected_reason="the file changed on disk meanwhile; read it again"
-            )
-        try:
-            files.write_atomic(self.root, change.path, change.new_text)
-        except (OSError, ValueError) as error:
-            return Landed(False, rejected_reason=f"it could not be written: {error}")
-        return Landed(True, change.new_text)
+        return land_on_disk(self.root, change)
 
 
 class TerminalApprover:

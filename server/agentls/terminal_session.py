@@ -12,10 +12,10 @@ import contextlib
 import signal
 import sys
 from collections.abc import Awaitable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
+from . import user_settings
 from .agent import Session, TaskResult
 from .interfaces import ModelError
 from .model import ClientCache
@@ -143,20 +143,21 @@ def run_in_terminal(
     provider: str | None,
     model: str | None,
     max_steps: int | None,
-    sandbox: Literal["auto", "required", "off"] = "auto",
-    sandbox_network: bool = False,
+    sandbox: Literal["auto", "required", "off"] | None = None,
+    sandbox_network: bool | None = None,
     session: Session | None = None,
 ) -> int:
     """Run `task`, or with None a conversation, in the current directory. `session` is the
-    conversation to go on with (a saved one, to continue it); a new one by default."""
-    settings = Settings(
-        approve_commands="always" if yes else "ask",
+    conversation to go on with (a saved one, to continue it); a new one by default. The
+    settings are the user's file's (`~/.config/agentls/settings.json`), the flags given on top."""
+    settings, problems = user_settings.load(
+        approveCommands="always" if yes else None,
         provider=provider,
+        model=model,
+        maxSteps=max_steps,
         sandbox=sandbox,
-        sandbox_network=sandbox_network,
+        sandboxNetwork=sandbox_network,
     )
-    if model:
-        settings = replace(settings, model=model)
-    if max_steps is not None:
-        settings = replace(settings, max_steps=max_steps)
+    for problem in problems:
+        sys.stderr.write(f"agentls: {problem}\n")
     return asyncio.run(_run(task, settings, yes, sys.stdout, session or Session()))

@@ -11,11 +11,12 @@ from typing import Any
 from . import environment, providers, sandbox
 from .agent import Agent, Session, TaskResult
 from .chat_model import ChatModel
+from .checkpoints import checkpoints_for
 from .costs import Price, describe, price_of, report
-from .interfaces import Approver, ModelError, Progress, Shell, Workspace
+from .interfaces import Approver, Progress, Shell, Workspace
 from .memory import ProjectMemory
 from .model import AnthropicModel, ClientCache
-from .settings import DEFAULT_MODEL, Settings
+from .settings import Settings
 from .shell import RefusingShell, SubprocessShell
 from .tools import ToolContext
 
@@ -54,7 +55,8 @@ class TaskSetup:
             progress=progress,
         )
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
-        return Agent(self.model, tools, progress, session, memory)
+        checkpoints = checkpoints_for(workspace.root)
+        return Agent(self.model, tools, progress, session, memory, checkpoints)
 
     @property
     def price(self) -> Price | None:
@@ -84,14 +86,7 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
     env, secrets = loaded.client, loaded.secrets
     endpoint = providers.endpoint(settings.provider, settings.base_url, env)
     wire = endpoint.profile.wire
-    name = settings.model or env.get("AGENTLS_MODEL")
-    if name is None and endpoint.profile.name != providers.DEFAULT_PROVIDER:
-        raise ModelError(
-            f"No model is set for the {endpoint.profile.title} provider.",
-            "Set the agentls.model setting (or AGENTLS_MODEL, or --model in the terminal) "
-            "to one of the models it serves.",
-        )
-    name = name or DEFAULT_MODEL
+    name = providers.model_id(endpoint.profile, settings.model, env)
     if settings.context_window is None:
         settings = replace(settings, context_window=providers.context_window(name, wire))
     adapter = ChatModel if wire == "openai" else AnthropicModel

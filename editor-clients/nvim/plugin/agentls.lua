@@ -26,3 +26,20 @@ end, { desc = 'agentls: start a new conversation' })
 command('AgentLog', function()
   require('agentls').open_log()
 end, { desc = 'agentls: open the transcript' })
+
+command('AgentUndo', function(args)
+  local history = require('agentls.history')
+  if args.bang then
+    history.pick_checkpoint(0)
+  else
+    history.undo(0, args.args ~= '' and tonumber(args.args) or nil)
+  end
+end, {
+  nargs = '?',
+  bang = true,
+  desc = 'agentls: undo the last task (or to checkpoint {id}; ! picks a checkpoint)',
+})
+
+command('AgentResume', function(args)
+  require('agentls.history').resume(0, args.args ~= '' and args.args or nil)
+end, { nargs = '?', desc = 'agentls: resume a saved session (picked, or {id})' })

@@ -1,5 +1,6 @@
 // Activation: the Agent commands, the review, and the server (restarted on settings change).
 import * as vscode from 'vscode';
+import { resumeSession, undo, undoToCheckpoint, type Pick, type ServerCommand } from './history';
 import { Plan } from './plan';
 import { PlanView } from './planView';
 import { TaskProgress } from './progress';
@@ -71,6 +72,21 @@ async function serverCommand(agent: AgentServer, command: string, done: (result:
   }
 }
 
+/** A history command (undo, resume): refused while a task runs, errors shown. */
+async function historyCommand(progress: TaskProgress, action: () => Promise<unknown>): Promise<void> {
+  if (progress.running) {
+    void vscode.window.showInformationMessage('An agent task is running; wait for it or cancel it first.');
+    return;
+  }
+  try {
+    await action();
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Agent: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+const pick: Pick = (items, title) => vscode.window.showQuickPick(items, { title, matchOnDescription: true });
+
 export function activate(context: vscode.ExtensionContext): void {
   const channel = vscode.window.createOutputChannel('Agent');
   const transcript = new Transcript(channel);
@@ -79,6 +95,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const planView = new PlanView(plan);
   const agent = new AgentServer(context.extensionUri, realEditorApi(), reviewer, transcript, plan);
   const progress = new TaskProgress(agent, transcript, channel, plan);
+  const api = realEditorApi();
+  const send: ServerCommand = async (command, argument) =>
+    (await agent.ready()).sendRequest('workspace/executeCommand', {
+      command,
+      arguments: argument === undefined ? [] : [argument],
+    });
+  const line = (text: string) => transcript.line(text);
   server = agent;
   // Commands first, so the palette has them while the server starts (or fails to).
   context.subscriptions.push(
@@ -99,6 +122,15 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     vscode.commands.registerCommand('agentls.newSession', () =>
       serverCommand(agent, 'agent.newSession', () => 'Agent: new session; the agent forgets earlier tasks.'),
+    ),
+    vscode.commands.registerCommand('agentls.undoLastTask', () =>
+      historyCommand(progress, () => undo(api, send, line)),
+    ),
+    vscode.commands.registerCommand('agentls.undoToCheckpoint', () =>
+      historyCommand(progress, () => undoToCheckpoint(api, pick, send, line)),
+    ),
+    vscode.commands.registerCommand('agentls.resumeSession', () =>
+      historyCommand(progress, () => resumeSession(api, pick, send, line)),
     ),
     vscode.commands.registerCommand('agentls.showLog', () => channel.show()),
     vscode.commands.registerCommand('agentls.restartServer', () => agent.restart()),

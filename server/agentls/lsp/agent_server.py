@@ -29,7 +29,7 @@ REQUEST_FAILED = -32803
 
 @dataclass
 class RunningTask:
-    task: asyncio.Future[dict[str, Any]]
+    task: asyncio.Future[Any]
     request_id: Any
     steerable: bool
     """Whether the user may add text to it (a task, not a compaction)."""

@@ -2,21 +2,35 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from pathlib import Path
 from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from ..agent import Agent, Session
+from ..checkpoints import CheckpointError, ShadowRepository
 from ..prompt import task_message
-from .agent_server import REQUEST_FAILED, AgentServer
+from ..sessions import SessionStore
+from ..undo import listing, tell_the_model, undo
+from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
+from .approver import LspApprover
 from .file_context import file_context
 from .supervision import supervise
+from .workspace import LspWorkspace
+
+log = logging.getLogger(__name__)
 
 RUN_TASK = "agent.runTask"
 CANCEL = "agent.cancel"
 NEW_SESSION = "agent.newSession"
 COMPACT = "agent.compact"
 STEER = "agent.steer"
+CHECKPOINTS = "agent.checkpoints"
+UNDO = "agent.undo"
+SESSIONS = "agent.sessions"
+RESUME_SESSION = "agent.resumeSession"
 
 
 def refuse_while_running(ls: AgentServer, message: str) -> None:
@@ -43,7 +57,13 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     root = ls.root()
     file = file_context(ls.workspace, root, uri, arguments[0].get("selection")) if uri else None
     title = task.strip().splitlines()[0][:80]
-    return await supervise(ls, root, title, lambda agent: agent.run(task_message(task, file)))
+    if ls.session.journal is None:
+        try:
+            ls.session.journal = SessionStore(root).create()
+        except OSError as error:  # the task runs, unsaved
+            log.warning("the session cannot be saved: %s", error)
+    message = task_message(task, file)
+    return await supervise(ls, root, title, lambda agent: agent.run(message, task))
 
 
 async def compact(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
@@ -85,10 +105,100 @@ def new_session(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
     return {"ok": True}
 
 
+def _one_object(name: str, arguments: tuple[Any, ...], required: bool) -> dict[str, Any]:
+    if not arguments and not required:
+        return {}
+    if len(arguments) != 1 or not isinstance(arguments[0], dict):
+        raise JsonRpcInvalidParams(f"{name} takes one object argument")
+    return arguments[0]
+
+
+def _failed(error: CheckpointError | OSError) -> JsonRpcException:
+    return JsonRpcException(f"agentls: {error}", REQUEST_FAILED)
+
+
+async def checkpoints(ls: AgentServer, *arguments: Any) -> list[dict[str, object]]:
+    try:
+        return await asyncio.to_thread(listing, ShadowRepository(ls.root()))
+    except (CheckpointError, OSError) as error:
+        raise _failed(error) from None
+
+
+async def undo_to(ls: AgentServer, *arguments: Any) -> dict[str, object]:
+    refuse_while_running(ls, "A task is running; undo when it has ended.")
+    options = _one_object(UNDO, arguments, required=False)
+    target, overwrite = options.get("id"), options.get("overwrite", [])
+    if target is not None and (not isinstance(target, int) or isinstance(target, bool)):
+        raise JsonRpcInvalidParams("id must be a checkpoint id (a number)")
+    if not isinstance(overwrite, list) or not all(isinstance(p, str) for p in overwrite):
+        raise JsonRpcInvalidParams("overwrite must be a list of paths")
+    root = ls.root()
+    session = ls.session
+    # The approver is for writes the editor cannot make itself (as for a task's edits).
+    approver = LspApprover(ls, await ls.settings())
+    job = asyncio.ensure_future(
+        undo(
+            ShadowRepository(root),
+            LspWorkspace(ls, root, approver),
+            target,
+            overwrite,
+            session.id,
+            session.tasks,
+        )
+    )
+    # Held as the running task: no task starts while files are put back, and
+    # agent.cancel stops an undo whose reviews the user leaves open.
+    ls.running = RunningTask(job, ls.protocol.msg_id, steerable=False)
+    try:
+        result = await job
+    except (CheckpointError, OSError) as error:
+        raise _failed(error) from None
+    finally:
+        ls.running = None
+    try:
+        tell_the_model(result, session, SessionStore(root))
+    except OSError as error:  # the files are back; only the note is lost
+        log.warning("the undo could not be noted in the session: %s", error)
+    return result.as_dict()
+
+
+def _store(ls: AgentServer) -> SessionStore:
+    root: Path = ls.root()
+    try:
+        return SessionStore(root)
+    except OSError as error:
+        raise _failed(error) from None
+
+
+def sessions(ls: AgentServer, *arguments: Any) -> list[dict[str, Any]]:
+    current = ls.session.id
+    return [
+        {**info.as_dict(), "current": info.id == current} for info in _store(ls).list_sessions()
+    ]
+
+
+def resume_session(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
+    refuse_while_running(ls, "A task is running; cancel it before resuming another session.")
+    session_id = _one_object(RESUME_SESSION, arguments, required=True).get("id")
+    if not isinstance(session_id, str):
+        raise JsonRpcInvalidParams('agent.resumeSession takes {"id": "<session id>"}')
+    try:
+        journal, stored = _store(ls).open(session_id)
+    except KeyError:
+        raise JsonRpcInvalidParams(f"no saved session {session_id!r}") from None
+    ls.session = Session.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
+    info = stored.info
+    return {**info.as_dict(), "messages": len(ls.session.messages)}
+
+
 COMMANDS = {
     RUN_TASK: run_task,
     CANCEL: cancel,
-    STEER: steer,
     NEW_SESSION: new_session,
     COMPACT: compact,
+    CHECKPOINTS: checkpoints,
+    UNDO: undo_to,
+    SESSIONS: sessions,
+    RESUME_SESSION: resume_session,
+    STEER: steer,
 }

@@ -50,6 +50,29 @@ class LspWorkspace:
         documents: dict[str, TextDocument] = self.server.workspace.text_documents
         return documents.get(unquote(uri_of(path)))
 
+    def open_text(self, path: Path) -> str | None:
+        document = self._open_document(path)
+        return document.source if document is not None else None
+
+    async def delete(self, path: Path) -> bool:
+        """Delete a file the editor has open: through the editor when it can (so it closes
+        the document), else on disk."""
+        capabilities = self._capabilities()
+        if capabilities.document_changes and types.ResourceOperationKind.Delete in (
+            capabilities.resource_operations or []
+        ):
+            operation = types.DeleteFile(
+                uri=uri_of(path), options=types.DeleteFileOptions(ignore_if_not_exists=True)
+            )
+            params = types.ApplyWorkspaceEditParams(
+                edit=types.WorkspaceEdit(document_changes=[operation]),
+                label=f"undo: delete {relative(self.root, path)}",
+            )
+            answer = await self.server.workspace_apply_edit_async(params)
+            return bool(answer.applied)
+        files.remove(self.root, path)
+        return True
+
     async def read_text(self, path: Path) -> str:
         document = self._open_document(path)
         if document is not None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import environment
+from ..state import state_base
 from .base import Confinement, Sandbox
 from .bubblewrap import Bubblewrap
 
@@ -66,14 +67,19 @@ def _find() -> Sandbox | Unavailable:
 
 def confinement(root: Path, network: bool) -> Confinement:
     """Writable `root`, but not what would let a command run code later outside the sandbox:
-    git's hooks and config (an editor, the user or agentls's own git runs them) and
-    agentls's own settings."""
+    git's hooks and config (an editor, the user or agentls's own git runs them), and
+    agentls's own settings and state (its checkpoints' git config)."""
     root = root.resolve()
     hooks = root / ".git" / "hooks"
     if hooks.parent.is_dir() and not hooks.exists():
         # As `git init` makes it: else a command could create it, and put a hook in it.
         hooks.mkdir()
-    protected = [root / ".git" / "hooks", root / ".git" / "config", environment.config_dir()]
+    protected = [
+        root / ".git" / "hooks",
+        root / ".git" / "config",
+        environment.config_dir(),
+        state_base(),
+    ]
     return Confinement(root, network, tuple(_inside(root, protected)))
 
 

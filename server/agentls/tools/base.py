@@ -37,6 +37,13 @@ class ToolContext:
     extra_tools: frozenset[str] = frozenset()
     """The optional tools (`tools.OPTIONAL_TOOLS`) the front end can serve in this task: the
     model is offered these and the core tools, and no other."""
+    before_change: BeforeChange | None = None
+    """Awaited by a tool right before it may change files (after the user's approval), with
+    the only files it will change (relative to the root) or None for any: the loop records
+    the workspace there, so the step can be undone."""
+
+
+BeforeChange = Callable[[list[str] | None], Awaitable[None]]
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]

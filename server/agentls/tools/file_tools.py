@@ -239,6 +239,8 @@ async def propose(context: ToolContext, change: Change) -> str:
     """Put the change to the user and tell the model exactly what landed."""
     name = relative(context.workspace.root, change.path)
     _check_no_redacted_secret_written_back(context, change, name)
+    if context.before_change is not None:
+        await context.before_change([name])
     outcome = await context.workspace.propose(change)
     if _nothing_landed(change, outcome):
         context.edits.rejected += 1

@@ -33,6 +33,8 @@ async def bash(context: ToolContext, arguments: dict[str, Any]) -> str:
     approval = await _approval(context, command)
     if approval is None:
         raise ToolError("The user denied this command. Do not retry it; ask or take another way.")
+    if context.before_change is not None:
+        await context.before_change(None)  # a command may change any file
     settings = context.settings
     timeout = settings.bash_timeout
     # Only a command the user saw and allowed may leave the sandbox, and only if they said so.

@@ -3,8 +3,6 @@ local config = require('agentls.config')
 
 local M = {}
 
-local KEY_NAMES = { 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN' }
-
 ---Run the server command with `extra` arguments.
 ---@param extra string[]
 ---@return vim.SystemCompleted
@@ -15,28 +13,6 @@ local function server(extra)
     return { code = -1, stdout = '', stderr = tostring(process), signal = 0 }
   end
   return process:wait(10000)
-end
-
----The user's .env file, if it sets a key (the value is never read out). A project's .env
----belongs to the repository and never gives the server a key.
----@return string?, string?
-local function key_in_config_file()
-  local config_home = vim.env.XDG_CONFIG_HOME or vim.fs.joinpath(vim.env.HOME or '', '.config')
-  local path = vim.fs.joinpath(config_home, 'agentls', '.env')
-  if vim.fn.filereadable(path) ~= 1 then
-    return nil, nil
-  end
-  for _, line in ipairs(vim.fn.readfile(path)) do
-    for _, name in ipairs(KEY_NAMES) do
-      if
-        line:match('^%s*export%s+' .. name .. '%s*=%s*%S')
-        or line:match('^%s*' .. name .. '%s*=%s*%S')
-      then
-        return name, path
-      end
-    end
-  end
-  return nil, nil
 end
 
 local function check_neovim()
@@ -73,22 +49,17 @@ local function check_server()
   return true
 end
 
-local function check_key()
-  for _, name in ipairs(KEY_NAMES) do
-    if (vim.env[name] or '') ~= '' then
-      vim.health.ok(('API key: %s is set in the environment'):format(name))
-      return
-    end
+---The model, endpoint and key variable a task would use, as the server decides them.
+local function check_model()
+  local checked = server({ 'check-model', vim.json.encode(config.settings()) })
+  local report = vim.trim(checked.stdout or '')
+  if checked.code == 0 then
+    vim.health.ok('model: ' .. report)
+  else
+    vim.health.warn('model: ' .. (report ~= '' and report or vim.trim(checked.stderr or '')), {
+      'tasks fail until this is fixed (see :help agentls-settings)',
+    })
   end
-  local name, path = key_in_config_file()
-  if name then
-    vim.health.ok(('API key: %s is set in %s'):format(name, path))
-    return
-  end
-  vim.health.warn('no Anthropic API key is set: tasks will fail', {
-    'set ANTHROPIC_API_KEY in the environment',
-    'or in ~/.config/agentls/.env (a project .env is not read for it)',
-  })
 end
 
 local function check_settings()
@@ -111,8 +82,8 @@ function M.check()
   )
   if check_server() then
     check_settings()
+    check_model()
   end
-  check_key()
 end
 
 return M

@@ -87,6 +87,27 @@ function M.client_for(bufnr)
   return id and vim.lsp.get_client_by_id(id) or nil
 end
 
+---Call `send` once the client is initialized and has opened `bufnr`: a request sent
+---sooner reaches the server before the document it is about. `stopped` is called instead
+---if the client stops first.
+---@param client vim.lsp.Client
+---@param bufnr integer
+---@param send fun()
+---@param stopped fun()
+function M.when_ready(client, bufnr, send, stopped)
+  local file = M.is_file(bufnr)
+  local function try()
+    if client:is_stopped() then
+      stopped()
+    elseif client.initialized and (not file or client.attached_buffers[bufnr]) then
+      send()
+    else
+      vim.defer_fn(try, 10)
+    end
+  end
+  try()
+end
+
 ---The running agentls client for `bufnr`'s project, if any.
 ---@param bufnr integer
 ---@return vim.lsp.Client?

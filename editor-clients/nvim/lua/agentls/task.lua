@@ -18,11 +18,12 @@ local count = 0
 
 ---@param message string
 ---@param level? integer
-local function notify(message, level)
+function M.notify(message, level)
   vim.schedule(function()
     vim.notify('agentls: ' .. message, level or vim.log.levels.INFO)
   end)
 end
+local notify = M.notify
 
 ---@param err lsp.ResponseError?
 ---@param result agentls.TaskResult?
@@ -61,25 +62,6 @@ local function arguments(task, bufnr, range, client)
   return args
 end
 
----Call `send` once the client is initialized and has opened `bufnr`: a request sent
----sooner reaches the server before the document it is about.
----@param client vim.lsp.Client
----@param bufnr integer
----@param send fun()
-local function when_ready(client, bufnr, send)
-  local file = server.is_file(bufnr)
-  local function try()
-    if client:is_stopped() then
-      finished({ code = -32803, message = 'the server stopped before the task started' }, nil)
-    elseif client.initialized and (not file or client.attached_buffers[bufnr]) then
-      send()
-    else
-      vim.defer_fn(try, 10)
-    end
-  end
-  try()
-end
-
 ---Send `task` to the server; the answer arrives in the transcript and a notification.
 ---@param task string
 ---@param bufnr integer
@@ -101,7 +83,7 @@ function M.start(task, bufnr, range)
   M.current = running
   transcript.begin(task)
   progress.expect(running.token)
-  when_ready(client, bufnr, function()
+  server.when_ready(client, bufnr, function()
     if running.cancelled then
       return finished(
         nil,
@@ -116,6 +98,8 @@ function M.start(task, bufnr, range)
     if not client:request('workspace/executeCommand', params, finished, bufnr) then
       finished({ code = -32803, message = 'the server has stopped' }, nil)
     end
+  end, function()
+    finished({ code = -32803, message = 'the server stopped before the task started' }, nil)
   end)
   return true
 end

@@ -34,3 +34,11 @@
 ---@class agentls.PlanItem
 ---@field content string One line: what to do.
 ---@field status "pending"|"in_progress"|"completed"
+
+---@class agentls.UndoResult The answer of agent.undo (docs/protocol.md).
+---@field checkpoint integer The checkpoint the files went back to.
+---@field restored string[] Files put back as they were.
+---@field removed string[] Files created after the checkpoint, removed.
+---@field conflicts string[] Files changed since by someone else: left alone.
+---@field declined string[] Files the review refused, or that could not be restored.
+---@field unrecorded string[] Files a `.gitignore` the agent changed kept out of the record.

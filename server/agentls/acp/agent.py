@@ -1,0 +1,338 @@
+"""The ACP agent: sessions (one conversation and workspace root each), prompts run as tasks
+on the same loop as the other front ends, cancel, modes for command approval."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+import acp
+from acp.schema import (
+    AgentCapabilities,
+    AuthenticateResponse,
+    ClientCapabilities,
+    CloseSessionResponse,
+    EmbeddedResourceContentBlock,
+    ForkSessionResponse,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    ResourceContentBlock,
+    ResumeSessionResponse,
+    SessionInfo,
+    SessionMode,
+    SessionModeState,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+    StopReason,
+    TextContentBlock,
+    TextResourceContents,
+    Usage,
+)
+
+from .. import __version__
+from ..agent import Session, TaskResult
+from ..interfaces import ModelError
+from ..model import ClientCache
+from ..sessions import SessionStore
+from ..user_settings import load as load_user_settings
+from ..wiring import prepare_task
+from .approver import AcpApprover
+from .progress import AcpProgress
+from .replay import replay
+from .updates import Updates
+from .workspace import AcpWorkspace
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["ask", "always"]
+MODES = SessionModeState(
+    current_mode_id="ask",
+    available_modes=[
+        SessionMode(id="ask", name="Ask", description="Ask before each command"),
+        SessionMode(id="always", name="Always", description="Run commands without asking"),
+    ],
+)
+STOP_REASONS: dict[str, StopReason] = {
+    "done": "end_turn",
+    "cancelled": "cancelled",
+    "step_limit": "max_turn_requests",
+}
+
+
+@dataclass
+class AcpSession:
+    id: str
+    root: Path
+    mode: Mode = "ask"
+    conversation: Session = field(default_factory=Session)
+    running: asyncio.Task[TaskResult] | None = None
+    warned: bool = False
+    notes: list[str] = field(default_factory=list)
+    """Said once, at the start of the next answer (what the session ignored, say)."""
+
+    def allow_always(self) -> None:
+        self.mode = "always"
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The user's prompt as one task text: typed text, and the files they attached."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            if isinstance(resource, TextResourceContents):
+                parts.append(f'<attached uri="{resource.uri}">\n{resource.text}\n</attached>')
+            else:
+                parts.append(f'<attached uri="{resource.uri}">(binary, not shown)</attached>')
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(f'<attached uri="{block.uri}">(not included; read it)</attached>')
+    return "\n\n".join(part for part in parts if part.strip())
+
+
+class AcpAgent:
+    def __init__(self) -> None:
+        self.client: Any = None
+        self.capabilities: ClientCapabilities | None = None
+        self.sessions: dict[str, AcpSession] = {}
+        self.clients = ClientCache()
+
+    def on_connect(self, conn: Any) -> None:
+        self.client = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        self.capabilities = client_capabilities
+        return InitializeResponse(
+            protocol_version=acp.PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+            ),
+            agent_info=Implementation(name="agentls", title="agentls", version=__version__),
+        )
+
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> NewSessionResponse:
+        root = _root(cwd)
+        # Saved as it goes, in the store every door shares: session/list finds it later.
+        conversation = Session(journal=_store(root).create())
+        session = self._open(root, conversation, mcp_servers)
+        return NewSessionResponse(session_id=session.id, modes=MODES)
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> LoadSessionResponse:
+        session = self._resume(cwd, session_id, mcp_servers)
+        updates = Updates(self.client, session.id)
+        replay(session.conversation.messages, updates)
+        await updates.flush()
+        return LoadSessionResponse(modes=_modes(session.mode))
+
+    async def resume_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ResumeSessionResponse:
+        session = self._resume(cwd, session_id, mcp_servers)
+        return ResumeSessionResponse(modes=_modes(session.mode))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        if cwd is None:
+            raise acp.RequestError.invalid_params({"cwd": "sessions are kept per folder"})
+        root = _root(cwd)
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=info.id,
+                    cwd=str(root),
+                    title=info.title,
+                    updated_at=datetime.fromtimestamp(info.updated, timezone.utc).isoformat(),
+                )
+                for info in _store(root).list_sessions()
+            ]
+        )
+
+    def _resume(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> AcpSession:
+        root = _root(cwd)
+        running = self.sessions.get(session_id)
+        if running is not None and running.running is not None and not running.running.done():
+            raise acp.RequestError.invalid_request(
+                {"message": "that session is running a prompt; cancel it first"}
+            )
+        try:
+            journal, stored = _store(root).open(session_id)
+        except (KeyError, ValueError):
+            raise acp.RequestError.invalid_params(
+                {"sessionId": f"no saved session {session_id} in {root}"}
+            ) from None
+        conversation = Session.resumed(
+            stored.messages, journal, stored.info.tasks, stored.last_request
+        )
+        return self._open(root, conversation, mcp_servers)
+
+    def _open(self, root: Path, conversation: Session, mcp_servers: list[Any] | None) -> AcpSession:
+        session = AcpSession(conversation.id, root, conversation=conversation)
+        if mcp_servers:
+            session.notes.append(
+                f"(agentls does not support MCP servers yet; {len(mcp_servers)} ignored.)\n\n"
+            )
+        self.sessions[session.id] = session
+        return session
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise acp.RequestError.invalid_params({"sessionId": f"no session {session_id}"})
+        return session
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        if mode_id not in ("ask", "always"):
+            raise acp.RequestError.invalid_params({"modeId": 'expected "ask" or "always"'})
+        self._session(session_id).mode = "always" if mode_id == "always" else "ask"
+        return SetSessionModeResponse()
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        if session.running is not None and not session.running.done():
+            raise acp.RequestError.invalid_request(
+                {"message": "a prompt is already running in this session; cancel it first"}
+            )
+        task = prompt_text(prompt)
+        if not task.strip():
+            raise acp.RequestError.invalid_params({"prompt": "the prompt has no text"})
+        updates = Updates(self.client, session.id)
+        for note in session.notes:
+            updates.send(acp.update_agent_message_text(note))
+        session.notes.clear()
+        settings, problems = load_user_settings(approveCommands=session.mode)
+        for problem in problems:
+            updates.send(acp.update_agent_message_text(f"(agentls: {problem})\n\n"))
+        try:
+            setup = prepare_task(session.root, settings, self.clients)
+        except ModelError as error:
+            await updates.flush()
+            raise acp.RequestError.internal_error({"message": f"{error} {error.hint}"}) from None
+        if setup.warning and not session.warned:
+            # Once per session, as the other doors do: why bash is not sandboxed.
+            session.warned = True
+            updates.send(acp.update_agent_message_text(f"(agentls: {setup.warning})\n\n"))
+        progress = AcpProgress(updates, session.root)
+        approver = AcpApprover(self.client, session.id, progress, session)
+        workspace = AcpWorkspace(
+            self.client, session.id, session.root, self.capabilities, updates, approver
+        )
+        agent = setup.agent(workspace, approver, progress, session.conversation)
+        session.running = asyncio.ensure_future(agent.run(task))
+        try:
+            result = await session.running
+        finally:
+            session.running = None
+        updates.send(acp.update_agent_message_text(f"\n\n{setup.outcome(result)}\n"))
+        await updates.flush()
+        if result.status == "failed":
+            raise acp.RequestError.internal_error(
+                {"message": f"{result.summary} {result.error_hint}".strip()}
+            )
+        return PromptResponse(stop_reason=STOP_REASONS[result.status], usage=_usage(result))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None and session.running is not None:
+            session.running.cancel()
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        await self.cancel(session_id)
+        self.sessions.pop(session_id, None)
+        return CloseSessionResponse()
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
+        # No methods are offered: the key comes from the user's environment or config.
+        return None
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse | None:
+        raise acp.RequestError.method_not_found("session/set_config_option")
+
+    async def fork_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ForkSessionResponse:
+        raise acp.RequestError.method_not_found("session/fork")
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise acp.RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        log.info("ignored the ACP notification %s", method)
+
+
+def _root(cwd: str) -> Path:
+    root = Path(cwd)
+    if not root.is_absolute() or not root.is_dir():
+        raise acp.RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
+    return root
+
+
+def _store(root: Path) -> SessionStore:
+    try:
+        return SessionStore(root)
+    except OSError as error:
+        raise acp.RequestError.internal_error({"message": f"the session store: {error}"}) from None
+
+
+def _modes(current: Mode) -> SessionModeState:
+    return MODES.model_copy(update={"current_mode_id": current})
+
+
+def _usage(result: TaskResult) -> Usage:
+    usage = result.usage
+    return Usage(
+        total_tokens=usage.prompt + usage.output,
+        input_tokens=usage.prompt,
+        output_tokens=usage.output,
+        cached_read_tokens=usage.cache_read,
+        cached_write_tokens=usage.cache_write,
+    )
+
+
+def serve() -> None:
+    """Serve ACP on stdin/stdout until the client closes it."""
+    asyncio.run(acp.run_agent(AcpAgent()))

@@ -1,0 +1,79 @@
+"""Asking the user with `session/request_permission`: before a command, and before an edit
+when the client has no review of its own."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate, ToolKind
+
+from ..interfaces import Decision
+from .progress import AcpProgress
+
+ALLOW_ONCE = PermissionOption(option_id="allow", name="Allow once", kind="allow_once")
+ALLOW_ALWAYS = PermissionOption(
+    option_id="allow_always", name="Allow always (this session)", kind="allow_always"
+)
+REJECT = PermissionOption(option_id="reject", name="Reject", kind="reject_once")
+
+
+class PermissionClient(Protocol):
+    async def request_permission(
+        self,
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
+        **kwargs: Any,
+    ) -> Any: ...
+
+
+class SessionMode(Protocol):
+    """The session's command mode, which "allow always" switches to "always"."""
+
+    def allow_always(self) -> None: ...
+
+
+async def ask(
+    client: PermissionClient,
+    session_id: str,
+    call: ToolCallUpdate,
+    options: list[PermissionOption],
+) -> str | None:
+    """The option the user chose; None when they dismissed the question or the turn ended."""
+    response = await client.request_permission(session_id, call, options)
+    outcome = response.outcome
+    return outcome.option_id if isinstance(outcome, AllowedOutcome) else None
+
+
+def _call(progress: AcpProgress, title: str, kind: ToolKind, raw_input: Any) -> ToolCallUpdate:
+    """The question as the step in flight, so the client shows it on that tool call."""
+    return ToolCallUpdate(
+        tool_call_id=progress.current or "agentls-approval",
+        title=title,
+        kind=kind,
+        raw_input=raw_input,
+    )
+
+
+class AcpApprover:
+    def __init__(
+        self, client: PermissionClient, session_id: str, progress: AcpProgress, mode: SessionMode
+    ) -> None:
+        self.client = client
+        self.session_id = session_id
+        self.progress = progress
+        self.mode = mode
+
+    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+        title = f"{command} (outside the sandbox)" if unsandboxed else command
+        call = _call(self.progress, title, "execute", {"command": command})
+        choice = await ask(self.client, self.session_id, call, [ALLOW_ONCE, ALLOW_ALWAYS, REJECT])
+        if choice == ALLOW_ALWAYS.option_id:
+            self.mode.allow_always()
+            return "allow_task"
+        return "allow" if choice == ALLOW_ONCE.option_id else "deny"
+
+    async def approve_edit(self, name: str, diff: Any) -> bool:
+        call = _call(self.progress, f"Edit {name}", "edit", {"path": name})
+        call.content = [diff]
+        return await ask(self.client, self.session_id, call, [ALLOW_ONCE, REJECT]) == "allow"

@@ -1,0 +1,76 @@
+"""A task's progress as ACP session updates: the streamed text, a tool call per step."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import acp
+from acp.schema import ToolCallLocation, ToolKind
+
+from ..interfaces import PlanItem
+from .updates import Updates
+
+KINDS: dict[str, ToolKind] = {
+    "read_file": "read",
+    "write_file": "edit",
+    "edit_file": "edit",
+    "bash": "execute",
+    "grep": "search",
+    "list_files": "search",
+}
+"""How the client draws each tool's step; a tool not named here is "other"."""
+
+_FILE_TOOLS = ("read_file", "write_file", "edit_file")
+
+_ids = itertools.count(1)
+
+
+class AcpProgress:
+    """One task's steps. The loop runs one tool at a time, so the step in flight is the
+    one an edit (`AcpWorkspace`) or an approval (`AcpApprover`) belongs to."""
+
+    def __init__(self, updates: Updates, root: Path) -> None:
+        self.updates = updates
+        self.root = root
+        self.current: str | None = None
+
+    def step(self, tool: str, summary: str) -> None:
+        self.current = f"agentls-{next(_ids)}"
+        locations = None
+        if tool in _FILE_TOOLS and summary:
+            locations = [ToolCallLocation(path=str(self.root / summary))]
+        self.updates.send(
+            acp.start_tool_call(
+                self.current,
+                f"{tool} {summary}".strip(),
+                kind=KINDS.get(tool, "other"),
+                status="in_progress",
+                locations=locations,
+            )
+        )
+
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
+        if self.current is None:
+            return
+        # A command's output is what the user wants to see; for the rest, how it ended (an
+        # edit's diff is on the step already).
+        shown = output if tool == "bash" else detail
+        content = [acp.tool_content(acp.text_block(shown))] if shown else None
+        self.updates.send(
+            acp.update_tool_call(
+                self.current, status="completed" if ok else "failed", content=content
+            )
+        )
+        self.current = None
+
+    def text(self, delta: str) -> None:
+        self.updates.send(acp.update_agent_message_text(delta))
+
+    def plan(self, items: list[PlanItem]) -> None:
+        self.updates.send(
+            acp.update_plan([acp.plan_entry(item.content, status=item.status) for item in items])
+        )
+
+    def steered(self, text: str) -> None:
+        self.updates.send(acp.update_user_message_text(text))

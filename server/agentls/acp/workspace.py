@@ -1,0 +1,83 @@
+"""The ACP client's files as the agent's workspace: read and written through `fs/*` when the
+client offers it (its buffers, unsaved changes and its own review of changes), else the disk,
+each edit then put to the user with `session/request_permission`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+import acp
+from acp.schema import ClientCapabilities, FileEditToolCallContent, ToolCallLocation
+
+from .. import files
+from ..disk import land_on_disk
+from ..interfaces import Change, Landed
+from ..paths import relative
+from .approver import AcpApprover
+from .updates import Updates
+
+
+class FileClient(Protocol):
+    async def read_text_file(self, session_id: str, path: str, **kwargs: Any) -> Any: ...
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> Any: ...
+
+
+class AcpWorkspace:
+    def __init__(
+        self,
+        client: FileClient,
+        session_id: str,
+        root: Path,
+        capabilities: ClientCapabilities | None,
+        updates: Updates,
+        approver: AcpApprover,
+    ) -> None:
+        self.client = client
+        self.session_id = session_id
+        self.root = root
+        fs = capabilities.fs if capabilities is not None else None
+        self.client_reads = bool(fs and fs.read_text_file)
+        self.client_writes = bool(fs and fs.write_text_file)
+        self.updates = updates
+        self.approver = approver
+
+    async def read_text(self, path: Path) -> str:
+        # The disk first: it says what is missing, binary, too large or not a regular file.
+        text = files.read_text(self.root, path)
+        if not self.client_reads:
+            return text
+        response = await self.client.read_text_file(self.session_id, str(path))
+        return str(response.content)
+
+    async def propose(self, change: Change) -> Landed:
+        name = relative(self.root, change.path)
+        diff = FileEditToolCallContent(
+            type="diff", path=str(change.path), old_text=change.old_text, new_text=change.new_text
+        )
+        self._show(change, diff)
+        if self.client_writes:
+            # The client's own review of changes (Zed's) takes it from here.
+            await self.client.write_text_file(self.session_id, str(change.path), change.new_text)
+            return Landed(True, change.new_text)
+        if not await self.approver.approve_edit(name, diff):
+            return Landed(False, rejected_reason="rejected in the editor")
+        return land_on_disk(self.root, change)
+
+    def _show(self, change: Change, diff: FileEditToolCallContent) -> None:
+        """The step in flight gets the diff and the line it starts at, so the editor can
+        draw the change and follow along."""
+        step = self.approver.progress.current
+        if step is None:
+            return
+        line = change.hunks[0].line - 1 if change.hunks else 0  # ACP counts lines from 0
+        self.updates.send(
+            acp.update_tool_call(
+                step,
+                content=[diff],
+                locations=[ToolCallLocation(path=str(change.path), line=line)],
+            )
+        )

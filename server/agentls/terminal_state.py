@@ -1,0 +1,125 @@
+"""`agentls sessions` and `agentls undo`: what agentls keeps of the current folder, from the
+terminal. Undo writes files directly (no editor holds them here) and asks first."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+from . import files
+from .agent import Session
+from .checkpoints import CheckpointError, ShadowRepository
+from .interfaces import Change, Landed
+from .sessions import SessionStore
+from .undo import UndoPlan, listing, plan, tell_the_model, undo
+
+
+class _Disk:
+    """The undo's editor in a terminal: no file is open, so every file is written here."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def open_text(self, path: Path) -> str | None:
+        return None
+
+    async def propose(self, change: Change) -> Landed:
+        files.write_atomic(self.root, change.path, change.new_text)
+        return Landed(True, change.new_text)
+
+    async def delete(self, path: Path) -> bool:
+        files.remove(self.root, path)
+        return True
+
+
+def saved_session(root: Path, resume: str | None, continue_last: bool) -> Session:
+    """A new saved session, or the one `--resume ID` names, or with `--continue` this
+    folder's last one. Raises KeyError for an unknown id."""
+    store = SessionStore(root)
+    chosen = resume or (store.latest() if continue_last else None)
+    if chosen is None:
+        return Session(journal=store.create())
+    journal, stored = store.open(chosen)
+    return Session.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
+
+
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def list_sessions() -> int:
+    sessions = SessionStore(Path.cwd()).list_sessions()
+    if not sessions:
+        print("No saved sessions in this folder.")
+    for info in sessions:
+        print(f"{info.id}  {_when(info.updated)}  {info.tasks} tasks  {info.title}")
+    return 0
+
+
+def _print_checkpoints(repository: ShadowRepository) -> None:
+    for item in listing(repository):
+        where = f"step {item['step']}: {item['label']}" if item["kind"] == "step" else item["kind"]
+        changed = item["files"]
+        count = len(changed) if isinstance(changed, list) else 0
+        print(
+            f"{item['id']:>5}  {_when(float(str(item['time'])))}  {item['task']}  ({where}; "
+            f"undo would touch {count} files)"
+        )
+
+
+def _describe(undo_plan: UndoPlan) -> str:
+    target = undo_plan.target
+    lines = [f"Undo to checkpoint {target.id} ({target.label}, {_when(target.time)}):"]
+    for restore in undo_plan.restores:
+        lines.append(f"  {'remove' if restore.entry is None else 'put back'}  {restore.path}")
+    for path in undo_plan.conflicts:
+        lines.append(f"  keep      {path} (changed since by someone else)")
+    return "\n".join(lines)
+
+
+def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: list[str]) -> int:
+    root = Path.cwd()
+    repository = ShadowRepository(root)
+    try:
+        if list_only:
+            _print_checkpoints(repository)
+            return 0
+        undo_plan = plan(repository, target, overwrite)
+        print(_describe(undo_plan))
+        if not undo_plan.restores:
+            print("Nothing to undo.")
+            return 1 if undo_plan.conflicts else 0
+        if not yes and input("Undo these changes? [y/N] ").strip().lower() != "y":
+            return 1
+        result = asyncio.run(
+            undo(
+                repository,
+                _Disk(root),
+                undo_plan.target.id,
+                overwrite,
+                undo_plan.target.session,
+                undo_plan.target.task,
+            )
+        )
+    except (CheckpointError, OSError, EOFError) as error:
+        print(f"agentls: {error}", file=sys.stderr)
+        return 1
+    try:
+        tell_the_model(result, None, SessionStore(root))
+    except OSError as error:  # the files are back; only the note is lost
+        print(f"agentls: the undo could not be noted in the session: {error}", file=sys.stderr)
+    for path in result.restored:
+        print(f"put back  {path}")
+    for path in result.removed:
+        print(f"removed   {path}")
+    for path in result.unrecorded:
+        print(f"left      {path} (not recorded: a .gitignore the agent wrote hid it)")
+    left = result.conflicts + result.declined
+    if left:
+        print(
+            f"Not undone: {', '.join(left)}. To put them back anyway: agentls undo "
+            f"{result.target.id} --overwrite {' '.join(left)}"
+        )
+    return 1 if left else 0

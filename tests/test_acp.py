@@ -1,0 +1,351 @@
+"""`agentls acp` driven by a real ACP client (the protocol's TypeScript SDK, in
+tests/acp_client) against the fake Messages API."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_api import FakeAnthropic, reply, text, tool_use
+
+CLIENT = Path(__file__).with_name("acp_client")
+
+pytestmark = pytest.mark.acp
+
+
+@pytest.fixture(scope="session")
+def client_installed() -> Path:
+    """The client's npm packages (`.ci/run` installs them; so does this, once, if missing)."""
+    assert shutil.which("node"), "the acp tier needs Node.js"
+    if not (CLIENT / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=CLIENT,
+            check=True,
+            timeout=300,
+        )
+    return CLIENT / "drive.mjs"
+
+
+def drive(
+    driver: Path, root: Path, fake: FakeAnthropic, steps: list[dict[str, Any]], fs: bool = True
+) -> list[dict[str, Any]]:
+    """Run the scenario; every event the client saw, in order."""
+    scenario = root.parent / "scenario.json"
+    scenario.write_text(json.dumps({"cwd": str(root), "fs": fs, "steps": steps}))
+    env = {
+        **os.environ,
+        "ANTHROPIC_BASE_URL": fake.url,
+        "ANTHROPIC_API_KEY": "test-key",
+        "XDG_CONFIG_HOME": str(root.parent / "config"),
+        "XDG_STATE_HOME": str(root.parent / "state"),
+    }
+    done = subprocess.run(
+        ["node", str(driver), str(scenario), "--", sys.executable, "-m", "agentls", "acp"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def responses(events: list[dict[str, Any]], op: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["kind"] == "response" and e["op"] == op]
+
+
+def updates(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [
+        e["update"]
+        for e in events
+        if e["kind"] == "update" and e["update"]["sessionUpdate"] == kind
+    ]
+
+
+def streamed_text(events: list[dict[str, Any]]) -> str:
+    return "".join(u["content"]["text"] for u in updates(events, "agent_message_chunk"))
+
+
+def test_initialize_and_an_edit_written_through_the_client(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    (root / "app.py").write_text("print('hello')\n")
+    fake.script(
+        reply(text("Reading."), tool_use("read_file", {"path": "app.py"})),
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "hello", "new_text": "bye"})),
+        reply(text("Changed the greeting.")),
+    )
+    events = drive(client_installed, root, fake, [{"op": "new"}, {"op": "prompt", "text": "bye"}])
+
+    (init,) = responses(events, "initialize")
+    assert init["result"]["protocolVersion"] == 1
+    assert init["result"]["agentCapabilities"]["loadSession"] is True
+    assert init["result"]["agentCapabilities"]["promptCapabilities"]["embeddedContext"] is True
+    (new,) = responses(events, "new")
+    assert [m["id"] for m in new["result"]["modes"]["availableModes"]] == ["ask", "always"]
+
+    # The file was read through the client (its buffer) and written through it, exactly.
+    reads = {e["params"]["path"] for e in events if e["kind"] == "read"}
+    assert reads == {str(root / "app.py")}
+    (write,) = [e["params"] for e in events if e["kind"] == "write"]
+    assert write == {
+        "sessionId": new["result"]["sessionId"],
+        "path": str(root / "app.py"),
+        "content": "print('bye')\n",
+    }
+    assert (root / "app.py").read_text() == "print('bye')\n"
+
+    calls = updates(events, "tool_call")
+    assert [(c["kind"], c["title"]) for c in calls] == [
+        ("read", "read_file app.py"),
+        ("edit", "edit_file app.py"),
+    ]
+    assert calls[1]["locations"] == [{"path": str(root / "app.py")}]
+    diffs = [
+        c
+        for u in updates(events, "tool_call_update")
+        for c in u.get("content") or []
+        if c["type"] == "diff"
+    ]
+    assert diffs == [
+        {
+            "type": "diff",
+            "path": str(root / "app.py"),
+            "oldText": "print('hello')\n",
+            "newText": "print('bye')\n",
+        }
+    ]
+    statuses = [u.get("status") for u in updates(events, "tool_call_update") if u.get("status")]
+    assert statuses == ["completed", "completed"]
+
+    text_seen = streamed_text(events)
+    assert "Reading." in text_seen and "Changed the greeting." in text_seen
+    assert "done: 3 steps, 1 edit applied, 0 rejected" in text_seen
+    (prompt,) = responses(events, "prompt")
+    assert prompt["result"]["stopReason"] == "end_turn"
+    assert prompt["result"]["usage"]["outputTokens"] > 0
+    # The model was told the edit landed.
+    assert "app.py" in json.dumps(fake.requests[2].body["messages"][-1])
+
+
+def test_a_command_asks_permission_and_a_rejection_is_the_models_to_read(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(tool_use("bash", {"command": "echo allowed"})), reply(text("ok")))
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [
+            {"op": "new"},
+            {"op": "prompt", "text": "first", "permission": "allow"},
+        ],
+    )
+    (asked,) = [e["request"] for e in events if e["kind"] == "permission"]
+    assert [o["kind"] for o in asked["options"]] == ["allow_once", "allow_always", "reject_once"]
+    assert asked["toolCall"]["rawInput"] == {"command": "echo allowed"}
+    assert fake.requests[1].body["messages"][-1]["content"][0]["content"] == "exit code 0\nallowed"
+
+    fake.script(
+        reply(tool_use("bash", {"command": "echo rejected > out.txt"})),
+        reply(text("ok")),
+    )
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [{"op": "new"}, {"op": "prompt", "text": "second", "permission": "reject"}],
+    )
+    assert not (root / "out.txt").exists()
+    result = fake.requests[-1].body["messages"][-1]["content"][0]
+    assert result["is_error"] is True and "denied" in result["content"].lower()
+    failed = [u for u in updates(events, "tool_call_update") if u.get("status") == "failed"]
+    assert len(failed) == 1
+
+
+def test_allow_always_and_the_always_mode_stop_asking(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(
+        reply(tool_use("bash", {"command": "echo one"})),
+        reply(tool_use("bash", {"command": "echo two"})),
+        reply(text("ok")),
+        reply(tool_use("bash", {"command": "echo three"})),
+        reply(text("ok")),
+    )
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [
+            {"op": "new"},
+            {"op": "prompt", "text": "first", "permission": "allow_always"},
+            {"op": "prompt", "text": "second", "permission": "reject"},
+        ],
+    )
+    # Asked once; the answer held for the rest of the task and the next one.
+    assert len([e for e in events if e["kind"] == "permission"]) == 1
+    outputs = [
+        m["content"][0]["content"]
+        for r in fake.requests
+        for m in r.body["messages"][-1:]
+        if m["role"] == "user"
+        and isinstance(m["content"], list)
+        and m["content"]
+        and m["content"][0].get("type") == "tool_result"
+    ]
+    assert outputs[-1] == "exit code 0\nthree"
+
+
+def test_cancel_during_a_command_ends_the_turn_and_kills_it(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(tool_use("bash", {"command": "sleep 31.25"})), reply(text("not reached")))
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [
+            {"op": "new"},
+            {"op": "setMode", "mode": "always"},
+            {"op": "prompt", "text": "wait", "cancelOnExecute": True},
+        ],
+    )
+    (prompt,) = responses(events, "prompt")
+    assert prompt["result"]["stopReason"] == "cancelled"
+    (cancel,) = [e for e in events if e["kind"] == "cancel"]
+    assert prompt["t"] - cancel["t"] < 2000
+    assert subprocess.run(["pgrep", "-f", "sleep 31.25"], capture_output=True).returncode == 1
+    assert len(fake.requests) == 1
+
+
+def test_without_client_files_edits_ask_and_land_on_disk(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(
+        reply(tool_use("write_file", {"path": "new.txt", "content": "made\n"})),
+        reply(tool_use("write_file", {"path": "no.txt", "content": "refused\n"})),
+        reply(text("ok")),
+    )
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [{"op": "new"}, {"op": "prompt", "text": "write", "permission": "allow"}],
+        fs=False,
+    )
+    assert [e for e in events if e["kind"] in ("read", "write")] == []
+    asked = [e["request"] for e in events if e["kind"] == "permission"]
+    assert [o["kind"] for o in asked[0]["options"]] == ["allow_once", "reject_once"]
+    assert asked[0]["toolCall"]["content"][0]["type"] == "diff"
+    assert (root / "new.txt").read_text() == "made\n"
+
+
+def test_attached_files_and_ignored_mcp_servers(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(text("seen")))
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [
+            {
+                "op": "new",
+                "mcpServers": [{"name": "x", "command": "/bin/true", "args": [], "env": []}],
+            },
+            {
+                "op": "prompt",
+                "text": "what is in it?",
+                "attach": {"uri": (root / "notes.md").as_uri(), "text": "the attached words"},
+            },
+        ],
+    )
+    sent = json.dumps(fake.requests[0].body["messages"])
+    assert "what is in it?" in sent and "the attached words" in sent
+    assert "does not support MCP servers yet; 1 ignored" in streamed_text(events)
+
+
+def test_bad_cwd_and_unknown_session_are_clear_errors(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    events = drive(client_installed, root / "missing", fake, [{"op": "new"}])
+    (new,) = responses(events, "new")
+    assert "not an absolute folder" in json.dumps(new["error"])
+
+
+def test_the_plan_reaches_the_client(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    todos = [
+        {"content": "Read the code", "status": "completed"},
+        {"content": "Fix the bug", "status": "in_progress"},
+        {"content": "Run the tests", "status": "pending"},
+    ]
+    fake.script(reply(tool_use("todo_write", {"todos": todos})), reply(text("planned")))
+    events = drive(client_installed, root, fake, [{"op": "new"}, {"op": "prompt", "text": "plan"}])
+    (plan,) = updates(events, "plan")
+    assert [(e["content"], e["status"]) for e in plan["entries"]] == [
+        (t["content"], t["status"]) for t in todos
+    ]
+
+
+def test_a_saved_session_is_listed_loaded_and_continued(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(tool_use("bash", {"command": "echo remembered"})), reply(text("noted")))
+    first = drive(
+        client_installed,
+        root,
+        fake,
+        [{"op": "new"}, {"op": "setMode", "mode": "always"}, {"op": "prompt", "text": "first"}],
+    )
+    (new,) = responses(first, "new")
+    session_id = new["result"]["sessionId"]
+
+    # A new agent process (the editor restarted) finds it, replays it, and goes on with it.
+    fake.script(reply(text("second answer")))
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [
+            {"op": "list"},
+            {"op": "load", "sessionId": session_id},
+            {"op": "prompt", "text": "second", "permission": "allow"},
+        ],
+    )
+    (listed,) = responses(events, "list")
+    assert [(s["sessionId"], s["title"]) for s in listed["result"]["sessions"]] == [
+        (session_id, "first")
+    ]
+    (loaded,) = responses(events, "load")
+    assert "error" not in loaded
+    replayed = [e for e in events if e["kind"] == "update" and e["t"] < loaded["t"]]
+    kinds = [e["update"]["sessionUpdate"] for e in replayed]
+    assert kinds == [
+        "user_message_chunk",
+        "tool_call",
+        "tool_call_update",
+        "agent_message_chunk",
+    ], kinds
+    assert replayed[0]["update"]["content"]["text"] == "first"
+    assert "remembered" in json.dumps(replayed[2]["update"]["content"])
+    # The model saw the whole earlier conversation.
+    sent = json.dumps(fake.requests[-1].body["messages"])
+    assert "first" in sent and "remembered" in sent and "noted" in sent and "second" in sent
+
+
+def test_loading_an_unknown_session_is_a_clear_error(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    events = drive(client_installed, root, fake, [{"op": "load", "sessionId": "nope"}])
+    (loaded,) = responses(events, "load")
+    assert "no saved session nope" in json.dumps(loaded["error"])
