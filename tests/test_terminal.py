@@ -303,3 +303,29 @@ def test_the_users_settings_file_applies_and_flags_win(tmp_path: Path, fake: Fak
     fake.script(reply(tool_use("bash", {"command": "true"})), reply(text("two steps")))
     done = run(tmp_path, fake, "--yes", "--max-steps", "2", "go")
     assert done.returncode == 0 and "two steps" in done.stdout
+
+
+def test_the_undo_question_answered_by_end_of_input_or_ctrl_c(
+    root: Path, fake: FakeAnthropic
+) -> None:
+    edit_then_make_a_file(root, fake)
+    assert run(root, fake, "--yes", "change x").returncode == 0
+    # End of input is a no, said as such, not Python's "EOF when reading a line".
+    declined = agentls(root, fake, "undo")
+    assert declined.returncode == 1 and declined.stderr == ""
+    assert declined.stdout.endswith("Undo these changes? [y/N] \n")
+    # Ctrl-C leaves quietly, as a cancel.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentls", "undo"],
+        cwd=root,
+        env=_env(root, fake),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _read_until(process, "[y/N] ")
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=10) == 130
+    assert process.stderr is not None and "Traceback" not in process.stderr.read()
+    assert (root / "app.py").read_text() == "x = 2\n" and (root / "made.txt").exists()
