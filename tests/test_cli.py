@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from agentls import __version__, cli
-from agentls.cli import WAITING
+from agentls.cli import WAITING, WAITING_ACP
 
 
 def test_version() -> None:
@@ -119,7 +119,7 @@ def test_run_holds_max_steps_to_the_settings_range() -> None:
         assert "--max-steps: expected a whole number from 1 to 1000" in done.stderr, wrong
 
 
-@pytest.mark.parametrize("arguments", [[], ["--tcp", "--port", "0"]])
+@pytest.mark.parametrize("arguments", [[], ["--tcp", "--port", "0"], ["acp"]])
 def test_a_user_trying_it_in_a_terminal_leaves_with_one_ctrl_c(
     arguments: list[str], tmp_path: Path
 ) -> None:
@@ -136,7 +136,9 @@ def test_a_user_trying_it_in_a_terminal_leaves_with_one_ctrl_c(
     try:
         assert process.stderr is not None
         first = process.stderr.readline().decode()
-        if arguments:
+        if arguments == ["acp"]:
+            assert first.strip() == WAITING_ACP
+        elif arguments:
             assert first.startswith("agentls: serving LSP on 127.0.0.1:")
         else:
             # In a terminal it says what it waits for.

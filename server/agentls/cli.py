@@ -201,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.command == "acp":
         from .acp.agent import serve
 
+        if sys.stdin.isatty():
+            print(WAITING_ACP, file=sys.stderr, flush=True)
         serve()
         exit_now(0)
     if arguments.tcp:
@@ -218,6 +220,12 @@ def main(argv: list[str] | None = None) -> int:
 WAITING = (
     "agentls is a language server: it waits for an editor to speak LSP on stdin. "
     'To run one task here: agentls run "<task>". Ctrl-C leaves.'
+)
+
+
+WAITING_ACP = (
+    "agentls acp serves the Agent Client Protocol: it waits for an editor (Zed, JetBrains, ...) "
+    'to speak it on stdin. To run one task here: agentls run "<task>". Ctrl-C leaves.'
 )
 
 
