@@ -1,4 +1,4 @@
-"""The `agentls` command line: version, and serving LSP over TCP."""
+"""The `agentls` command line: version, settings check, waiting for an editor."""
 
 from __future__ import annotations
 
@@ -6,10 +6,8 @@ import json
 import os
 import pty
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -45,67 +43,6 @@ def test_check_settings_names_each_problem() -> None:
     not_json = _check_settings("{maxSteps")
     assert not_json.returncode == 1
     assert not_json.stdout.startswith("agentls settings are not JSON")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _message(payload: dict) -> bytes:
-    body = json.dumps(payload).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def test_tcp_serves_lsp() -> None:
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "agentls", "--tcp", "--port", str(port)])
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                connection = socket.create_connection(("127.0.0.1", port), timeout=10)
-                break
-            except ConnectionRefusedError:
-                assert time.monotonic() < deadline, "the server never listened"
-                time.sleep(0.1)
-        with connection:
-            connection.sendall(
-                _message(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": 1,
-                        "method": "initialize",
-                        "params": {"capabilities": {}, "processId": None},
-                    }
-                )
-            )
-            data = b""
-            while b"\r\n\r\n" not in data or len(data.split(b"\r\n\r\n", 1)[1]) < int(
-                data.split(b"Content-Length: ")[1].split(b"\r\n")[0]
-            ):
-                data += connection.recv(65536)
-        answer = json.loads(data.split(b"\r\n\r\n", 1)[1])
-        assert answer["id"] == 1
-        assert answer["result"]["serverInfo"] == {"name": "agentls", "version": __version__}
-        commands = answer["result"]["capabilities"]["executeCommandProvider"]["commands"]
-        assert set(commands) == {
-            "agent.runTask",
-            "agent.cancel",
-            "agent.newSession",
-            "agent.compact",
-            "agent.checkpoints",
-            "agent.undo",
-            "agent.sessions",
-            "agent.resumeSession",
-            "agent.steer",
-        }
-        # Asking for saves makes Neovim send its held-back didChange with each save.
-        assert answer["result"]["capabilities"]["textDocumentSync"]["save"] is True
-    finally:
-        server.kill()
-        server.wait()
 
 
 def test_run_holds_max_steps_to_the_settings_range() -> None:

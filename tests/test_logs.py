@@ -52,3 +52,21 @@ def test_a_warning_in_the_terminal_says_who_wrote_it(
     logs.configure(None)
     logging.getLogger("agentls.lsp.tcp").warning("closed a connection")
     assert capsys.readouterr().err == "agentls: WARNING: closed a connection\n"
+
+
+def test_a_multi_line_secret_in_the_users_env_does_not_blank_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A value that ends in a line break has an empty last line: redacting that "form" would
+    # put [redacted] at every word boundary of every record.
+    config = tmp_path / "config" / "agentls"
+    config.mkdir(parents=True)
+    (config / ".env").write_text('MY_TOKEN="abcdefghij\\n"\nSHORT_KEY=ab\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    log = tmp_path / "agentls.log"
+    try:
+        logs.configure(str(log))
+        logging.getLogger("test").info("POST http://host/v1/messages 200 ab token=abcdefghij")
+    finally:
+        logging.basicConfig(handlers=[logging.NullHandler()], force=True)
+    assert log.read_text().endswith("POST http://host/v1/messages 200 ab token=[redacted]\n")

@@ -240,13 +240,14 @@ def test_undo_from_the_terminal_and_continue_the_session(root: Path, fake: FakeA
 
     listed = agentls(root, fake, "undo", "--list")
     assert "change x" in listed.stdout and "step 2: bash: echo made > made.txt" in listed.stdout
+    assert "undo would touch 1 file)" in listed.stdout  # one file, in words
     undone = agentls(root, fake, "undo", "--yes")
     assert undone.returncode == 0, undone.stderr
     assert "put back  app.py" in undone.stdout and "removed   made.txt" in undone.stdout
     assert (root / "app.py").read_text() == "x = 1\n" and not (root / "made.txt").exists()
 
     sessions = agentls(root, fake, "sessions")
-    assert "1 tasks  change x" in sessions.stdout
+    assert "1 task  change x" in sessions.stdout
     assert run(root, fake, "--continue", "--yes", "and now?").returncode == 0
     told = [b.get("text", "") for m in fake.requests[-1].body["messages"] for b in m["content"]]
     assert told[0] == "change x" and told[-1] == "and now?"

@@ -150,6 +150,8 @@ class TaskResult:
     usage: Usage = field(default_factory=Usage)
     error_hint: str = ""
     edits_partly: int = 0
+    refused: bool = False
+    """The model declined the task (a front end that has a word for it says so: ACP)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -307,7 +309,9 @@ class Agent:
                     # A refused turn left in the history makes the next ones refused too.
                     self.session.rewind(start)
                     self.session.steering.clear()
-                    return result("failed", "The model declined this task (refusal).")
+                    declined = result("failed", "The model declined this task (refusal).")
+                    declined.refused = True
+                    return declined
                 if not calls:
                     if turn.stop_reason == "max_tokens":
                         self.session.add_user([{"type": "text", "text": _CUT_OFF}])

@@ -11,7 +11,7 @@ import logging
 import os
 import re
 
-from .environment import DotEnv, config_dir, redact, secret_values
+from .environment import DotEnv, config_dir, in_redaction_order, redact, secret_values
 
 _USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]+@")
 
@@ -40,9 +40,8 @@ def configure(log_file: str | None) -> None:
         # Not for stderr's warnings: it would cost every start-up the import of dotenv.
         secrets |= DotEnv.read(config_dir() / ".env").secrets
     handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler()
-    ordered = tuple(sorted(secrets, key=len, reverse=True))
     form = _FILE_FORMAT if log_file else _STDERR_FORMAT
-    handler.setFormatter(ScrubbingFormatter(ordered, form))
+    handler.setFormatter(ScrubbingFormatter(in_redaction_order(secrets), form))
     logging.basicConfig(
         handlers=[handler], level=logging.INFO if log_file else logging.WARNING, force=True
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 from . import files
 from .agent import Session
 from .checkpoints import CheckpointError, ShadowRepository
+from .counts import counted
 from .interfaces import Change, Landed
 from .sessions import SessionStore
 from .undo import UndoPlan, listing, plan, tell_the_model, undo
@@ -54,7 +55,7 @@ def list_sessions() -> int:
     if not sessions:
         print("No saved sessions in this folder.")
     for info in sessions:
-        print(f"{info.id}  {_when(info.updated)}  {info.tasks} tasks  {info.title}")
+        print(f"{info.id}  {_when(info.updated)}  {counted(info.tasks, 'task')}  {info.title}")
     return 0
 
 
@@ -65,7 +66,7 @@ def _print_checkpoints(repository: ShadowRepository) -> None:
         count = len(changed) if isinstance(changed, list) else 0
         print(
             f"{item['id']:>5}  {_when(float(str(item['time'])))}  {item['task']}  ({where}; "
-            f"undo would touch {count} files)"
+            f"undo would touch {counted(count, 'file')})"
         )
 
 

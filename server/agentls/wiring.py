@@ -13,6 +13,7 @@ from .agent import Agent, Session, TaskResult
 from .chat_model import ChatModel
 from .checkpoints import checkpoints_for
 from .costs import Price, describe, price_of, report
+from .counts import counted
 from .interfaces import Approver, Progress, Shell, Workspace
 from .memory import ProjectMemory
 from .model import AnthropicModel, ClientCache
@@ -70,14 +71,10 @@ class TaskSetup:
         """One line: how the task ended and what it cost."""
         partly = f" ({result.edits_partly} in part)" if result.edits_partly else ""
         return (
-            f"{result.status}: {_count(result.steps, 'step')}, "
-            f"{_count(result.edits_applied, 'edit')} applied{partly}, "
+            f"{result.status}: {counted(result.steps, 'step')}, "
+            f"{counted(result.edits_applied, 'edit')} applied{partly}, "
             f"{result.edits_rejected} rejected, {describe(result.usage, self.price)}"
         )
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:

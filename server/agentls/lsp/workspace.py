@@ -20,6 +20,7 @@ from pygls.uris import from_fs_path
 from pygls.workspace import TextDocument
 
 from .. import files
+from ..disk import land_on_disk
 from ..interfaces import Change, Landed
 from ..paths import relative
 from .approver import LspApprover
@@ -212,7 +213,8 @@ class LspWorkspace:
         refusal = await self.approver.approve_write(f"{verb} {name} ({summary})")
         if refusal:
             return Landed(False, rejected_reason=refusal)
-        return self._write(change)
+        # The question may have waited minutes: a file changed meanwhile is not overwritten.
+        return land_on_disk(self.root, change)
 
     def _write(self, change: Change) -> Landed:
         try:

@@ -42,10 +42,11 @@ async function palette(page: Page, text: string): Promise<void> {
   await input.fill(text);
 }
 
+// The row is clicked, not taken with Enter: the palette's fuzzy match may put another
+// command first ("Agent: Add to Running Task" for "Agent: Run Task").
 async function runCommand(page: Page, title: string): Promise<void> {
   await palette(page, `>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
 }
 
 async function openFile(page: Page, name: string): Promise<void> {
@@ -63,7 +64,7 @@ async function runTask(page: Page, task: string, shots?: string): Promise<void> 
   if (shots) {
     await page.screenshot({ path: path.join(shots, 'palette.png') });
   }
-  await page.keyboard.press('Enter');
+  await row.click();
   await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor();
   await page.locator('.quick-input-widget input').fill(task);
   await page.keyboard.press('Enter');
