@@ -244,3 +244,12 @@ async def test_a_secret_in_the_task_or_its_selection_never_reaches_the_model(
     assert (await agent.run(task)).status == "done"
     sent = model.requests[0][0]["content"][0]["text"]
     assert sent == "Selected lines 1-1:\n```\nANTHROPIC_API_KEY=[redacted]\n```\nfix"
+
+
+async def test_a_step_s_detail_is_for_the_user_not_the_model(tmp_path: Path) -> None:
+    # Every front end shows the detail: the advice to the model after its first sentence
+    # ("Do not retry it; ...") is not for the user, and neither is a dangling "Rejected:".
+    model = ScriptedModel(call("bash", command="touch x"), say("ok"))
+    agent, progress = make_agent(tmp_path, model, approve_commands="ask")
+    await agent.run("make x")
+    assert progress.details == ["The user denied this command."]

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentls import __version__
-from agentls.cli import WAITING, main
+from agentls import __version__, cli
+from agentls.cli import WAITING, WAITING_ACP, main
 
 
 def test_version() -> None:
@@ -53,7 +53,7 @@ def test_run_holds_max_steps_to_the_settings_range(capsys: pytest.CaptureFixture
         assert "--max-steps: expected a whole number from 1 to 1000" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("arguments", [[], ["--tcp", "--port", "0"]])
+@pytest.mark.parametrize("arguments", [[], ["--tcp", "--port", "0"], ["acp"]])
 def test_a_user_trying_it_in_a_terminal_leaves_with_one_ctrl_c(
     arguments: list[str], tmp_path: Path
 ) -> None:
@@ -70,7 +70,9 @@ def test_a_user_trying_it_in_a_terminal_leaves_with_one_ctrl_c(
     try:
         assert process.stderr is not None
         first = process.stderr.readline().decode()
-        if arguments:
+        if arguments == ["acp"]:
+            assert first.strip() == WAITING_ACP
+        elif arguments:
             assert first.startswith("agentls: serving LSP on 127.0.0.1:")
         else:
             # In a terminal it says what it waits for.
@@ -83,3 +85,12 @@ def test_a_user_trying_it_in_a_terminal_leaves_with_one_ctrl_c(
         if process.poll() is None:
             process.kill()
         os.close(terminal)
+
+
+@pytest.mark.parametrize("blank", ["", "  \n"])
+def test_run_refuses_a_blank_task(blank: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # The API refuses an empty text block with a 400 that hints at the settings.
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["run", blank])
+    assert exited.value.code == 2
+    assert "task: say what the agent should do" in capsys.readouterr().err

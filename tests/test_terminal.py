@@ -13,6 +13,7 @@ from pathlib import Path
 from unittest import mock
 
 from agentls.cli import main
+from agentls.terminal import TerminalProgress
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 from test_undo_resume import edit_then_make_a_file
@@ -302,6 +303,12 @@ def test_without_a_working_sandbox_bash_warns_or_is_refused(
         assert result.get("is_error", False) != ran
 
 
+def test_a_step_without_a_summary_shows_no_dangling_colon() -> None:
+    stream = io.StringIO()
+    TerminalProgress(stream).step("todo_write", "")
+    assert stream.getvalue() == "\n▸ todo_write\n"
+
+
 def test_the_users_settings_file_applies_and_flags_win(tmp_path: Path, fake: FakeAnthropic) -> None:
     config = tmp_path / ".config" / "agentls"
     config.mkdir(parents=True)
@@ -314,3 +321,29 @@ def test_the_users_settings_file_applies_and_flags_win(tmp_path: Path, fake: Fak
     fake.script(reply(tool_use("bash", {"command": "true"})), reply(text("two steps")))
     done = run(tmp_path, fake, "--yes", "--max-steps", "2", "go")
     assert done.returncode == 0 and "two steps" in done.stdout
+
+
+def test_the_undo_question_answered_by_end_of_input_or_ctrl_c(
+    root: Path, fake: FakeAnthropic
+) -> None:
+    edit_then_make_a_file(root, fake)
+    assert run(root, fake, "--yes", "change x").returncode == 0
+    # End of input is a no, said as such, not Python's "EOF when reading a line".
+    declined = agentls(root, fake, "undo")
+    assert declined.returncode == 1 and declined.stderr == ""
+    assert declined.stdout.endswith("Undo these changes? [y/N] \n")
+    # Ctrl-C leaves quietly, as a cancel.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentls", "undo"],
+        cwd=root,
+        env=_env(root, fake),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _read_until(process, "[y/N] ")
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=10) == 130
+    assert process.stderr is not None and "Traceback" not in process.stderr.read()
+    assert (root / "app.py").read_text() == "x = 2\n" and (root / "made.txt").exists()

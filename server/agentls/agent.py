@@ -179,6 +179,13 @@ _CHANGED = "\n\nFiles changed in this session (from agentls's checkpoints):\n"
 _PLAN = "\n\nYour plan as you last wrote it (todo_write):\n"
 
 
+def _for_the_user(detail: str) -> str:
+    """A result's first sentence: what follows it ("Do not retry it; ask or take another
+    way.") is advice written for the model."""
+    sentence, stop, _ = detail.partition(". ")
+    return sentence + "." if stop else detail
+
+
 def _tool_result(tool_use_id: str, text: str, is_error: bool) -> Block:
     block: Block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": text}
     if is_error:
@@ -454,6 +461,6 @@ class Agent:
             text, is_error = await run_tool(self.tools, call["name"], call.get("input"))
             note = "" if is_error else self._memory_note(call)
             text = f"{text}\n\n{note}" if note else text
-        first_line = text.splitlines()[0] if text else ""
-        self.progress.step_done(call["name"], summary, not is_error, first_line, text)
+        detail = _for_the_user(text.splitlines()[0] if text else "")
+        self.progress.step_done(call["name"], summary, not is_error, detail, text)
         return _tool_result(call["id"], text, is_error)

@@ -193,9 +193,7 @@ class Progress(Protocol):
         """A tool step starts."""
         ...
 
-    def step_done(
-        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
-    ) -> None:
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
         """A tool step ended; `detail` is a one-line outcome, `output` the whole result the
         model got (cut to the output limit, secrets redacted)."""
         ...

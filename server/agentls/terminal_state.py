@@ -92,8 +92,17 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
         if not undo_plan.restores:
             print("Nothing to undo.")
             return 1 if undo_plan.conflicts else 0
-        if not yes and input("Undo these changes? [y/N] ").strip().lower() != "y":
-            return 1
+        if not yes:
+            try:
+                answer = input("Undo these changes? [y/N] ")
+            except EOFError:  # no one to answer: no
+                answer = ""
+                print()
+            except KeyboardInterrupt:
+                print()
+                return 130
+            if answer.strip().lower() != "y":
+                return 1
         result = asyncio.run(
             undo(
                 repository,
@@ -104,7 +113,7 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
                 undo_plan.target.task,
             )
         )
-    except (CheckpointError, OSError, EOFError) as error:
+    except (CheckpointError, OSError) as error:
         print(f"agentls: {error}", file=sys.stderr)
         return 1
     try:
