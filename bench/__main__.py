@@ -33,6 +33,7 @@ from .runs import (
     Soak,
     Startup,
     big_edits,
+    big_edits_in_own_server,
     compare,
     environment,
     openai_reads,
@@ -55,6 +56,8 @@ class Plan:
     checkpoint_files: int = 5000
     checkpoints: int = 20
     sandbox_runs: int = 30
+    edit_server_of_its_own: bool = True
+    """The big edits in a fresh server; in quick mode, in the one the other tasks ran in."""
     tree_files: int = 20_000
     big_tree_files: int = 200_000
 
@@ -69,6 +72,7 @@ QUICK = Plan(
     checkpoint_files=500,
     checkpoints=3,
     sandbox_runs=3,
+    edit_server_of_its_own=False,
     tree_files=1_000,
     big_tree_files=2_000,
 )
@@ -104,9 +108,12 @@ async def measure(plan: Plan) -> Results:
         try:
             greeting, reads = await compare(editor, fake, env, root, paths, plan.rounds)
             soaked = await soak(editor, fake, paths, plan.soak_tasks)
+            shared = None
+            if not plan.edit_server_of_its_own:
+                shared = await big_edits(editor, fake, root, plan.edit_bytes, plan.edits)
         finally:
             await editor.close()
-        edit = await big_edits(fake, env, root, plan.edit_bytes, plan.edits)
+        edit = shared or await big_edits_in_own_server(fake, env, root, plan.edit_bytes, plan.edits)
         openai = await openai_reads(env, root, paths)
         cost = await sandbox_cost(root, plan.sandbox_runs)
         checkpoint = checkpoint_cost(home, plan.checkpoint_files, plan.checkpoints)

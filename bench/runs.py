@@ -225,10 +225,25 @@ def big_file(path: Path, size: int) -> list[str]:
     return lines
 
 
-async def big_edits(
+async def big_edits_in_own_server(
     fake: FakeAnthropic, env: dict[str, str], root: Path, size: int, rounds: int
 ) -> BigEdit:
-    """One-line edit_file calls on a big file open in the editor, in a server of their own.
+    """`big_edits` in a server of their own, so that nothing before them weighs on them."""
+    editor = BenchEditor(SETTINGS)
+    await editor.start(server_command("agentls"), env, root)
+    try:
+        # A first task pays the SDK's one-time set-up, which is no part of an edit's cost.
+        fake.script(*greeting_turns())
+        await editor.run_task(ONE_WORD_TASK)
+        return await big_edits(editor, fake, root, size, rounds)
+    finally:
+        await editor.close()
+
+
+async def big_edits(
+    editor: BenchEditor, fake: FakeAnthropic, root: Path, size: int, rounds: int
+) -> BigEdit:
+    """One-line edit_file calls on a big file open in the editor, whose SDK is warm.
 
     The server's time is from the fake receiving the request it answers with the edit_file
     call to the editor reading the workspace/applyEdit: an upper bound, since it also holds
@@ -236,25 +251,17 @@ async def big_edits(
     """
     path = root / "big.py"
     lines = big_file(path, size)
-    editor = BenchEditor(SETTINGS)
-    await editor.start(server_command("agentls"), env, root)
     editor.open(path)
     wire, seconds = [], []
-    try:
-        # A first task pays the SDK's one-time set-up, which is no part of an edit's cost.
-        fake.script(*greeting_turns())
-        await editor.run_task(ONE_WORD_TASK)
-        for round_ in range(rounds):
-            line = lines[len(lines) * (round_ + 1) // (rounds + 1)]
-            edit = {"path": path.name, "old_text": line, "new_text": line.replace("* 2", "* 3")}
-            fake.reset()
-            fake.script(reply(tool_use("edit_file", edit)), reply(text("Changed it.")))
-            result = await editor.run_task("Multiply by 3 on that line.")
-            if result["edits"]["applied"] != 1:
-                raise RuntimeError(f"the edit did not land: {result!r}")
-            arrival = editor.measuring.edit_arrivals[-1]
-            wire.append(arrival.wire_bytes)
-            seconds.append(arrival.at - fake.requests[0].received)
-    finally:
-        await editor.close()
+    for round_ in range(rounds):
+        line = lines[len(lines) * (round_ + 1) // (rounds + 1)]
+        edit = {"path": path.name, "old_text": line, "new_text": line.replace("* 2", "* 3")}
+        fake.reset()
+        fake.script(reply(tool_use("edit_file", edit)), reply(text("Changed it.")))
+        result = await editor.run_task("Multiply by 3 on that line.")
+        if result["edits"]["applied"] != 1:
+            raise RuntimeError(f"the edit did not land: {result!r}")
+        arrival = editor.measuring.edit_arrivals[-1]
+        wire.append(arrival.wire_bytes)
+        seconds.append(arrival.at - fake.requests[0].received)
     return BigEdit(wire, seconds, path.stat().st_size)

@@ -176,12 +176,14 @@ def results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class Recorder:
     def __init__(self) -> None:
         self.events: list[tuple[str, ...]] = []
+        self.details: list[str] = []
 
     def step(self, tool: str, summary: str) -> None:
         self.events.append(("step", tool, summary))
 
     def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
         self.events.append(("done", tool, "ok" if ok else "error"))
+        self.details.append(detail)
 
     def text(self, delta: str) -> None:
         self.events.append(("text", delta))

@@ -35,6 +35,8 @@ class EditorClient(LanguageClient):
         self.save = True
         self.approvals: list[str | None] = []
         self.approval_requests: list[str] = []
+        self.command_approvals: list[dict[str, Any]] = []
+        """The params of each `agent/approveCommand` (for a client that advertises it)."""
         self.edit_requests: list[types.ApplyWorkspaceEditParams] = []
         self.texts: list[str] = []
         self.steps: list[dict[str, Any]] = []
@@ -161,16 +163,27 @@ class EditorClient(LanguageClient):
             elif self.save:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(new_text)
-        if not applied_any:
-            return types.ApplyWorkspaceEditResult(
-                applied=False, failure_reason="the user rejected the edit"
-            )
+        if not applied_any:  # the user's no, which the server words (as the editor clients do)
+            return types.ApplyWorkspaceEditResult(applied=False)
         return types.ApplyWorkspaceEditResult(applied=True)
 
     def approve(self, params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
         self.approval_requests.append(params.message)
         answer = self.approvals.pop(0) if self.approvals else None
         return types.MessageActionItem(answer) if answer else None
+
+    def approve_command(self, params: Any) -> dict[str, str] | None:
+        asked = {
+            "command": params.command,
+            "cwd": params.cwd,
+            "sandboxed": params.sandboxed,
+            "prompt": params.prompt,
+            "choices": [{"id": c.id, "title": c.title} for c in params.choices],
+        }
+        self.command_approvals.append(asked)
+        answer = self.approvals.pop(0) if self.approvals else None
+        chosen = [c["id"] for c in asked["choices"] if c["title"] == answer]
+        return {"choice": chosen[0] if chosen else str(answer)} if answer else None
 
     async def run_task(self, task: str, token: str | None = None, **extra: Any) -> Any:
         return await self.workspace_execute_command_async(
@@ -212,6 +225,10 @@ def _approve(
     return ls.approve(params)
 
 
+def _approve_command(ls: EditorClient, params: Any) -> dict[str, str] | None:
+    return ls.approve_command(params)
+
+
 def _text(ls: EditorClient, params: Any) -> None:
     ls.texts.append(params.text)
 
@@ -231,6 +248,7 @@ def _make_client(without: tuple[str, ...]) -> EditorClient:
     features = dict(DEFAULT_CLIENT_FEATURES)
     features[types.WORKSPACE_APPLY_EDIT] = _apply_edit
     features[types.WINDOW_SHOW_MESSAGE_REQUEST] = _approve
+    features["agent/approveCommand"] = _approve_command
     for method in without:
         features.pop(method, None)
     features["agent/text"] = _text
@@ -238,6 +256,11 @@ def _make_client(without: tuple[str, ...]) -> EditorClient:
     features["agent/plan"] = _plan
     register_lsp_features(client, features)
     return client
+
+
+def approves_commands(capabilities: types.ClientCapabilities) -> None:
+    """A client that answers `agent/approveCommand` (as both editor clients do)."""
+    capabilities.experimental = {"agentls": {"approveCommand": True}}
 
 
 CAPABILITIES = {

@@ -81,6 +81,9 @@ class InProcessServer:
         running = self.server.running
         if running is not None:
             await asyncio.gather(running.task, return_exceptions=True)
+        # In this loop, before it closes: else the SDK's connections are collected later, in
+        # another test, and asyncio logs that their loop is gone.
+        await self.server.clients.close()
         self.server.shutdown()
 
 

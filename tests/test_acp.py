@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_api import FakeAnthropic, reply, text, tool_use
+from fake_api import FakeAnthropic, auth_error, reply, text, tool_use
 
 CLIENT = Path(__file__).with_name("acp_client")
 
@@ -349,3 +349,20 @@ def test_loading_an_unknown_session_is_a_clear_error(
     events = drive(client_installed, root, fake, [{"op": "load", "sessionId": "nope"}])
     (loaded,) = responses(events, "load")
     assert "no saved session nope" in json.dumps(loaded["error"])
+
+
+def test_a_refusal_is_the_refusal_stop_reason_and_a_failure_an_error(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(text("I can't help with that."), stop_reason="refusal"), auth_error())
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [{"op": "new"}, {"op": "prompt", "text": "bad"}, {"op": "prompt", "text": "again"}],
+    )
+    refused, failed = responses(events, "prompt")
+    assert refused["result"]["stopReason"] == "refusal"
+    assert "The API key was refused (401)." in json.dumps(failed["error"])
+    # The same outcome line as the other doors, streamed before each answer.
+    assert "failed: 1 step" in streamed_text(events)

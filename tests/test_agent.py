@@ -44,7 +44,14 @@ async def test_an_optional_tool_is_offered_only_when_the_front_end_serves_it(
     async def look(context: ToolContext, arguments: dict[str, object]) -> str:
         return "seen"
 
-    optional = Tool("look", "Look.", {}, (), look, "path")
+    optional = Tool(
+        name="look",
+        description="Look.",
+        properties={},
+        required=(),
+        handler=look,
+        summary_field="path",
+    )
     monkeypatch.setattr(tools, "TOOLS", {**tools.TOOLS, "look": optional})
     monkeypatch.setattr(tools, "OPTIONAL_TOOLS", tools.OPTIONAL_TOOLS | {"look"})
     core = ["bash", "read_file", "write_file", "edit_file", "list_files", "grep", "todo_write"]
@@ -237,3 +244,12 @@ async def test_a_secret_in_the_task_or_its_selection_never_reaches_the_model(
     assert (await agent.run(task)).status == "done"
     sent = model.requests[0][0]["content"][0]["text"]
     assert sent == "Selected lines 1-1:\n```\nANTHROPIC_API_KEY=[redacted]\n```\nfix"
+
+
+async def test_a_step_s_detail_is_for_the_user_not_the_model(tmp_path: Path) -> None:
+    # Every front end shows the detail: the advice to the model after its first sentence
+    # ("Do not retry it; ...") is not for the user, and neither is a dangling "Rejected:".
+    model = ScriptedModel(call("bash", command="touch x"), say("ok"))
+    agent, progress = make_agent(tmp_path, model, approve_commands="ask")
+    await agent.run("make x")
+    assert progress.details == ["The user denied this command."]

@@ -311,6 +311,13 @@ async def test_a_refused_connection_names_the_endpoint() -> None:
     assert "agentls.baseUrl" in caught.value.hint
 
 
+async def test_a_refused_request_says_what_the_api_said(chat: FakeOpenAI) -> None:
+    chat.script(bad_request("model: unknown model"))
+    with pytest.raises(ModelError) as caught:
+        await model(chat).respond("system", HELLO, TOOLS, lambda piece: None)
+    assert str(caught.value) == "The API refused the request (400): model: unknown model"
+
+
 async def test_a_password_in_the_base_url_never_shows() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

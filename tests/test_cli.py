@@ -1,4 +1,4 @@
-"""The `agentls` command line: version, and serving LSP over TCP."""
+"""The `agentls` command line: version, settings check, waiting for an editor."""
 
 from __future__ import annotations
 
@@ -6,15 +6,13 @@ import json
 import os
 import pty
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from agentls import __version__
-from agentls.cli import WAITING
+from agentls import __version__, cli
+from agentls.cli import WAITING, WAITING_ACP, main
 
 
 def test_version() -> None:
@@ -24,102 +22,38 @@ def test_version() -> None:
     assert done.stdout.strip() == f"agentls {__version__}"
 
 
-def _check_settings(raw: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentls", "check-settings", raw], capture_output=True, text=True
-    )
+def _check_settings(raw: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """`agentls check-settings RAW` (main() in process: `--version` tests the entry point)."""
+    status = main(["check-settings", raw])
+    return status, capsys.readouterr().out
 
 
-def test_check_settings_accepts_valid_settings() -> None:
-    done = _check_settings(json.dumps({"maxSteps": 20, "approveCommands": "always"}))
-    assert (done.returncode, done.stdout) == (0, "agentls settings are valid\n")
+def test_check_settings_accepts_valid_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    done = _check_settings(json.dumps({"maxSteps": 20, "approveCommands": "always"}), capsys)
+    assert done == (0, "agentls settings are valid\n")
 
 
-def test_check_settings_names_each_problem() -> None:
-    done = _check_settings(json.dumps({"maxSteps": 0, "colour": "red"}))
-    assert done.returncode == 1
-    assert done.stdout.splitlines() == [
+def test_check_settings_names_each_problem(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = _check_settings(json.dumps({"maxSteps": 0, "colour": "red"}), capsys)
+    assert status == 1
+    assert out.splitlines() == [
         "agentls.maxSteps: expected a whole number from 1 to 1000; using the default 50",
         "unknown setting agentls.colour is ignored",
     ]
-    not_json = _check_settings("{maxSteps")
-    assert not_json.returncode == 1
-    assert not_json.stdout.startswith("agentls settings are not JSON")
+    status, out = _check_settings("{maxSteps", capsys)
+    assert status == 1
+    assert out.startswith("agentls settings are not JSON")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _message(payload: dict) -> bytes:
-    body = json.dumps(payload).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def test_tcp_serves_lsp() -> None:
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "agentls", "--tcp", "--port", str(port)])
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                connection = socket.create_connection(("127.0.0.1", port), timeout=10)
-                break
-            except ConnectionRefusedError:
-                assert time.monotonic() < deadline, "the server never listened"
-                time.sleep(0.1)
-        with connection:
-            connection.sendall(
-                _message(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": 1,
-                        "method": "initialize",
-                        "params": {"capabilities": {}, "processId": None},
-                    }
-                )
-            )
-            data = b""
-            while b"\r\n\r\n" not in data or len(data.split(b"\r\n\r\n", 1)[1]) < int(
-                data.split(b"Content-Length: ")[1].split(b"\r\n")[0]
-            ):
-                data += connection.recv(65536)
-        answer = json.loads(data.split(b"\r\n\r\n", 1)[1])
-        assert answer["id"] == 1
-        assert answer["result"]["serverInfo"] == {"name": "agentls", "version": __version__}
-        commands = answer["result"]["capabilities"]["executeCommandProvider"]["commands"]
-        assert set(commands) == {
-            "agent.runTask",
-            "agent.cancel",
-            "agent.newSession",
-            "agent.compact",
-            "agent.checkpoints",
-            "agent.undo",
-            "agent.sessions",
-            "agent.resumeSession",
-            "agent.steer",
-        }
-        # Asking for saves makes Neovim send its held-back didChange with each save.
-        assert answer["result"]["capabilities"]["textDocumentSync"]["save"] is True
-    finally:
-        server.kill()
-        server.wait()
-
-
-def test_run_holds_max_steps_to_the_settings_range() -> None:
+def test_run_holds_max_steps_to_the_settings_range(capsys: pytest.CaptureFixture[str]) -> None:
     for wrong in ["0", "-3", "5000", "x"]:
-        done = subprocess.run(
-            [sys.executable, "-m", "agentls", "run", "task", "--max-steps", wrong],
-            capture_output=True,
-            text=True,
-        )
-        assert done.returncode == 2, wrong
-        assert "--max-steps: expected a whole number from 1 to 1000" in done.stderr, wrong
+        with pytest.raises(SystemExit) as exited:
+            main(["run", "task", "--max-steps", wrong])
+        assert exited.value.code == 2, wrong
+        assert "--max-steps: expected a whole number from 1 to 1000" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("arguments", [[], ["--tcp", "--port", "0"]])
+@pytest.mark.parametrize("arguments", [[], ["--tcp", "--port", "0"], ["acp"]])
 def test_a_user_trying_it_in_a_terminal_leaves_with_one_ctrl_c(
     arguments: list[str], tmp_path: Path
 ) -> None:
@@ -136,7 +70,9 @@ def test_a_user_trying_it_in_a_terminal_leaves_with_one_ctrl_c(
     try:
         assert process.stderr is not None
         first = process.stderr.readline().decode()
-        if arguments:
+        if arguments == ["acp"]:
+            assert first.strip() == WAITING_ACP
+        elif arguments:
             assert first.startswith("agentls: serving LSP on 127.0.0.1:")
         else:
             # In a terminal it says what it waits for.
@@ -149,3 +85,12 @@ def test_a_user_trying_it_in_a_terminal_leaves_with_one_ctrl_c(
         if process.poll() is None:
             process.kill()
         os.close(terminal)
+
+
+@pytest.mark.parametrize("blank", ["", "  \n"])
+def test_run_refuses_a_blank_task(blank: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # The API refuses an empty text block with a 400 that hints at the settings.
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["run", blank])
+    assert exited.value.code == 2
+    assert "task: say what the agent should do" in capsys.readouterr().err

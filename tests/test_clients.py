@@ -172,6 +172,32 @@ async def test_a_client_without_apply_edit(fake: FakeAnthropic, root: Path) -> N
     assert (root / "closed.py").read_text() == SOURCE.replace("value = 1", "value = 2")
 
 
+async def test_without_apply_edit_a_file_changed_during_the_question_is_not_overwritten(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    path = root / "closed.py"
+    path.write_text(SOURCE)
+    fake.script(edit("value = 1", "value = 2", "closed.py"), text("ok"))
+    async with editor(
+        root, fake.url, capabilities=no_apply_edit, initialization={"approveCommands": "ask"}
+    ) as client:
+        asked = client.approve
+
+        def the_user_saves_first(params: types.ShowMessageRequestParams) -> Any:
+            path.write_text(SOURCE + "mine = 1\n")  # typed and saved while the question waits
+            return asked(params)
+
+        client.approve = the_user_saves_first  # type: ignore[method-assign]
+        client.approvals = ["Allow"]
+        result = await client.run_task("change it")
+    assert result["edits"] == {"applied": 0, "rejected": 1, "partly": 0}
+    assert told(fake) == [
+        "The edit of closed.py was not applied: the file changed on disk meanwhile; read it "
+        "again. The file is unchanged."
+    ]
+    assert path.read_text() == SOURCE + "mine = 1\n"
+
+
 async def test_a_client_that_cannot_ask_falls_back_to_the_rule(
     fake: FakeAnthropic, root: Path
 ) -> None:

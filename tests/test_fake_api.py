@@ -51,7 +51,6 @@ HI = [{"role": "user", "content": "hi"}]
 TESTS = Path(__file__).parent
 
 
-
 @pytest.fixture
 async def aclient(fake: FakeAnthropic) -> AsyncIterator[anthropic.AsyncAnthropic]:
     client = anthropic.AsyncAnthropic(api_key="test-key", base_url=fake.url, max_retries=2)

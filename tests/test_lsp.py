@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from doubles import results, running_argv, unique_seconds
-from editor_client import EditorClient, editor
+from editor_client import EditorClient, approves_commands, editor
 from fake_api import (
     FakeAnthropic,
     auth_error,
@@ -58,6 +58,8 @@ async def test_edit_accepted_on_an_open_document(
         result = await client.run_task("change the greeting", uri=uri)
         assert result["status"] == "done"
         assert result["edits"] == {"applied": 1, "rejected": 0, "partly": 0}
+        # The words every front end shows for the end, as the progress's end has them.
+        assert result["outcome"].startswith("done: 2 steps, 1 edit applied, 0 rejected, ")
         (request,) = client.edit_requests
         assert request.label == "edit_file: app.py"
         expected = SOURCE.replace("你好 😀", "你好 🎉 世界")
@@ -90,7 +92,7 @@ async def test_edit_rejected_leaves_the_file_alone(
     (told,) = results(fake.requests[-1].body["messages"])
     assert told["is_error"] is True
     assert told["content"] == (
-        "The edit of app.py was not applied: the user rejected the edit. The file is unchanged."
+        "The edit of app.py was not applied: the user rejected it. The file is unchanged."
     )
 
 
@@ -108,6 +110,11 @@ async def test_edit_partly_accepted_says_which_hunks(fake: FakeAnthropic, root: 
         assert document_edit.text_document.version == 1
         annotations = request.edit.change_annotations
         assert [a.needs_confirmation for a in annotations.values()] == [True, True]
+        # The editor shows each hunk in the words the model is told of it.
+        assert [a.label for a in annotations.values()] == [
+            "hunk 1 of 2: change of line 1",
+            "hunk 2 of 2: change of line 5",
+        ]
         assert [e.annotation_id for e in document_edit.edits] == list(annotations)
     assert path.read_text() == SOURCE.replace("def greet", "def hello")
     assert result_text(fake.requests[-1].body) == (
@@ -183,7 +190,8 @@ async def test_unsaved_edit_is_reported_to_the_model(fake: FakeAnthropic, root: 
         client.save = False
         uri = client.open(path)
         await client.run_task("edit", uri=uri)
-        assert asked[1] - asked[0] < 6  # the settling wait between the steps is bounded (2 s)
+        # applied: true is believed: nothing waits for a save or a didChange that never comes.
+        assert asked[1] - asked[0] < 6
         assert client.documents[uri][0] == "a = 2\n"
     assert path.read_text() == "a = 1\n"
     assert "unsaved buffer of a.py" in result_text(fake.requests[-1].body)
@@ -323,6 +331,9 @@ async def test_missing_key_says_what_to_do(fake: FakeAnthropic, root: Path) -> N
     async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
         result = await client.run_task("go")
         assert result["status"] == "failed"
+        assert result["outcome"] == (
+            "failed: 0 steps, 0 edits applied, 0 rejected, 0 tokens in (0% cached), 0 out"
+        )
         assert "Set ANTHROPIC_API_KEY" in client.messages[-1].message
 
 
@@ -394,6 +405,37 @@ async def test_commands_are_put_to_the_user(
         assert client.approval_requests == ["The agent wants to run:\ntouch made"]
     assert (root / "made").exists() == ran
     assert result["summary"].startswith("told: exit code 0" if ran else "told: The user denied")
+
+
+@pytest.mark.parametrize(
+    ("answer", "ran"),
+    [("Allow", True), ("Allow for this task", True), ("Deny", False), (None, False), ("x", False)],
+)
+async def test_a_client_that_knows_approvals_gets_the_structured_request(
+    fake: FakeAnthropic, root: Path, answer: str | None, ran: bool
+) -> None:
+    fake.script(reply(tool_use("bash", {"command": "touch made"})), echo_result)
+    initialization = {"approveCommands": "ask"}
+    async with editor(
+        root, fake.url, initialization=initialization, capabilities=approves_commands
+    ) as client:
+        client.approvals = [answer]
+        await client.run_task("make it")
+        assert client.approval_requests == []  # no showMessageRequest
+        assert client.command_approvals == [
+            {
+                "command": "touch made",
+                "cwd": str(root),
+                "sandboxed": True,
+                "prompt": "The agent wants to run a command",
+                "choices": [
+                    {"id": "allow", "title": "Allow"},
+                    {"id": "allow_task", "title": "Allow for this task"},
+                    {"id": "deny", "title": "Deny"},
+                ],
+            }
+        ]
+    assert (root / "made").exists() == ran
 
 
 async def test_allow_for_this_task_and_allowed_commands(fake: FakeAnthropic, root: Path) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+from agentls import files
 from agentls.agent import Session
 from agentls.memory import LIMIT, ProjectMemory
 from doubles import ScriptedModel, call, make_agent, results, say
@@ -47,6 +49,19 @@ def test_memory_is_cut_to_its_limit_keeping_the_projects_own(tmp_path: Path) -> 
     assert LIMIT - 200 < kept + len("outer: claude file\nproject: use tabs\n") <= LIMIT + 100
     assert f"not shown: {config / 'AGENTS.md'} (" in prompt
     assert f"of {LIMIT * 2} bytes)" in prompt
+
+
+def test_a_huge_memory_file_is_cut_and_only_its_start_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Larger than any text file agentls reads whole: its start is still memory, and only
+    # its start is read (a hostile repository's 50 MB AGENTS.md costs no task 50 MB),
+    # even where a character straddles the limit.
+    monkeypatch.setattr(files, "MAX_TEXT_BYTES", LIMIT)
+    (tmp_path / "AGENTS.md").write_text("rules\n" + "é" * LIMIT)  # an é at byte LIMIT + 1
+    prompt = ProjectMemory.load(tmp_path, tmp_path / "none", ()).prompt()
+    assert "rules\néé" in prompt
+    assert f"of {len('rules') + 1 + 2 * LIMIT} bytes)" in prompt
 
 
 def test_secrets_are_redacted_and_fences_cannot_be_closed(tmp_path: Path) -> None:

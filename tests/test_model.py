@@ -183,3 +183,11 @@ def test_each_step_reads_the_whole_previous_prompt_from_the_cache(calls_per_step
                 ],
             }
         )
+
+
+async def test_a_refused_request_says_what_the_api_said(fake: FakeAnthropic) -> None:
+    fake.script(bad_request("model: unknown model"))
+    with pytest.raises(ModelError) as caught:
+        await model(fake).respond("system", HELLO, [], lambda piece: None)
+    # The API's message, not the SDK's "Error code: 400 - {'type': 'error', ...}".
+    assert str(caught.value) == "The API refused the request (400): model: unknown model"

@@ -78,6 +78,11 @@ def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: 
     assert report["result"]["status"] == "done"
     assert report["result"]["edits"] == {"applied": 1, "rejected": 0, "partly": 1}
     assert report["hunks"] == 2
+    # Each hunk is shown in the words the model is told of it (the server's labels).
+    assert report["hunk_marks"] == [
+        "  ● undecided  hunk 1 of 2: change of line 2",
+        "  ● undecided  hunk 2 of 2: change of line 5",
+    ]
     assert report["windows_during_review"] == 2
     assert report["status_during_review"] == "write_file: app.py"
     # $/progress reaches LspProgress (fidget.nvim, statuslines) with each step.
@@ -121,7 +126,7 @@ def test_agent_cancel_stops_a_long_bash_step(fake: FakeAnthropic, root: Path) ->
     fake.script(reply(tool_use("bash", {"command": command})), reply(text("never asked")))
     report = run_spec("cancel_spec.lua", root, fake.url)
     assert report["result"]["status"] == "cancelled"
-    assert report["asked"] == [f"The agent wants to run:\n{command}"]
+    assert report["asked"] == [f"The agent wants to run a command:\n{command}"]
     assert not running_argv("sleep", seconds)
     assert len(fake.requests) == 1  # no model call after the cancel
 
@@ -182,7 +187,7 @@ def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
     report = run_spec("refusals_spec.lua", root, fake.url)
     assert report["rejected"]["edits"] == {"applied": 0, "rejected": 1, "partly": 0}
     assert result_text(fake.requests[1].body) == (
-        "The edit of app.py was not applied: the user rejected the edit. The file is unchanged."
+        "The edit of app.py was not applied: the user rejected it. The file is unchanged."
     )
     # Typed during the review: the edit no longer fits, and Neovim must not claim it landed.
     assert report["stale"]["edits"] == {"applied": 0, "rejected": 1, "partly": 0}
@@ -293,3 +298,17 @@ def test_agent_undo_and_agent_resume(fake: FakeAnthropic, root: Path) -> None:
     assert report["second"] == "done"
     told = json.dumps(fake.requests[-1].body["messages"])
     assert "change x and make a file" in told and "The user undid" in told
+
+
+def test_the_review_takes_one_file_and_refuses_what_agentls_never_sends(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    report = run_spec("workspace_edit_spec.lua", root, fake.url)
+    assert report["one"] == {
+        "uri": "file:///p/a.py",
+        "labels": ["hunk 1 of 1: change of line 3"],
+        "edits": 1,
+    }
+    assert report["two_files"] == "an edit of more than one file cannot be reviewed"
+    assert report["renamed"] == "a rename of file:///p/a.py cannot be reviewed"
+    assert report["nothing"] == "an edit that changes no file cannot be reviewed"

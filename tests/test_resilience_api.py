@@ -119,9 +119,7 @@ async def test_a_long_task_never_dies_of_an_over_long_prompt(
         assert result["status"] == "done", result
         assert result["summary"].startswith("last result") and "[elided" not in result["summary"]
         final = fake.requests[-1].body["messages"]
-        elided = [
-            b for m in final for b in m["content"] if "[elided" in str(b.get("content", ""))
-        ]
+        elided = [b for m in final for b in m["content"] if "[elided" in str(b.get("content", ""))]
         assert elided, "old results should have been elided"
         refused = len(fake.requests) - (steps + 1)
         if settings:

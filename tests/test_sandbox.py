@@ -257,12 +257,13 @@ async def test_the_question_says_when_allow_means_outside_the_sandbox() -> None:
 
     class Client:
         message = ""
+        client_capabilities = types.ClientCapabilities()  # no agent/approveCommand
 
         async def window_show_message_request_async(
             self, params: types.ShowMessageRequestParams
         ) -> None:
             Client.message = params.message
 
-    approver = LspApprover(Client(), Settings())  # type: ignore[arg-type]
+    approver = LspApprover(Client(), Settings(), Path("."))  # type: ignore[arg-type]
     await approver.approve("make install", unsandboxed=True)
     assert Client.message == "The agent wants to run outside the sandbox:\nmake install"

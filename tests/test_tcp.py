@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentls import __version__
 from agentls.lsp import tcp
 from doubles import results
 from fake_api import FakeAnthropic, reply, text, tool_use
@@ -72,6 +73,29 @@ def reads_who(body: dict[str, Any]) -> Any:
     if told:
         return reply(text("read: " + told[0]["content"]))
     return reply(tool_use("read_file", {"path": "who.txt"}))
+
+
+async def test_the_server_answers_initialize_with_its_commands(
+    fake: FakeAnthropic, tmp_path: Path
+) -> None:
+    async with tcp_server(tmp_path, fake.url) as (port, _):
+        peer = await connect(port)
+        answer = await peer.request("initialize", {"capabilities": {}, "processId": None})
+        peer.writer.close()
+    assert answer["serverInfo"] == {"name": "agentls", "version": __version__}
+    assert set(answer["capabilities"]["executeCommandProvider"]["commands"]) == {
+        "agent.runTask",
+        "agent.cancel",
+        "agent.newSession",
+        "agent.compact",
+        "agent.checkpoints",
+        "agent.undo",
+        "agent.sessions",
+        "agent.resumeSession",
+        "agent.steer",
+    }
+    # Asking for saves makes Neovim send its held-back didChange with each save.
+    assert answer["capabilities"]["textDocumentSync"]["save"] is True
 
 
 async def test_each_connection_is_its_own_session_and_probes_do_not_end_it(

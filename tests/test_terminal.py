@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
+from agentls.cli import main
+from agentls.terminal import TerminalProgress
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 from test_undo_resume import edit_then_make_a_file
@@ -27,15 +32,29 @@ def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, st
 def agentls(
     root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentls", *arguments],
-        cwd=root,
-        env=_env(root, fake, key),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    """`agentls ARGUMENTS` in ROOT through main() in this process, `stdin` typed on a pipe;
+    what only a process shows (Ctrl-C, a closed stdin) is tested on one below."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, stdin.encode())  # a few answers: within the pipe's buffer
+    os.close(write_end)
+    out, err = io.StringIO(), io.StringIO()
+    started_in = Path.cwd()
+    with (
+        open(read_end, encoding="utf-8") as typed,
+        mock.patch.dict(os.environ, _env(root, fake, key)),
+        mock.patch.object(sys, "stdin", typed),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        os.chdir(root)
+        try:
+            status = main(list(arguments))
+        except SystemExit as exited:
+            status = exited.code if isinstance(exited.code, int) else 1
+        finally:
+            os.chdir(started_in)
+    command = ["agentls", *arguments]
+    return subprocess.CompletedProcess(command, status, out.getvalue(), err.getvalue())
 
 
 def run(
@@ -238,13 +257,14 @@ def test_undo_from_the_terminal_and_continue_the_session(root: Path, fake: FakeA
 
     listed = agentls(root, fake, "undo", "--list")
     assert "change x" in listed.stdout and "step 2: bash: echo made > made.txt" in listed.stdout
+    assert "undo would touch 1 file)" in listed.stdout  # one file, in words
     undone = agentls(root, fake, "undo", "--yes")
     assert undone.returncode == 0, undone.stderr
     assert "put back  app.py" in undone.stdout and "removed   made.txt" in undone.stdout
     assert (root / "app.py").read_text() == "x = 1\n" and not (root / "made.txt").exists()
 
     sessions = agentls(root, fake, "sessions")
-    assert "1 tasks  change x" in sessions.stdout
+    assert "1 task  change x" in sessions.stdout
     assert run(root, fake, "--continue", "--yes", "and now?").returncode == 0
     told = [b.get("text", "") for m in fake.requests[-1].body["messages"] for b in m["content"]]
     assert told[0] == "change x" and told[-1] == "and now?"
@@ -283,6 +303,12 @@ def test_without_a_working_sandbox_bash_warns_or_is_refused(
         assert result.get("is_error", False) != ran
 
 
+def test_a_step_without_a_summary_shows_no_dangling_colon() -> None:
+    stream = io.StringIO()
+    TerminalProgress(stream).step("todo_write", "")
+    assert stream.getvalue() == "\n▸ todo_write\n"
+
+
 def test_the_users_settings_file_applies_and_flags_win(tmp_path: Path, fake: FakeAnthropic) -> None:
     config = tmp_path / ".config" / "agentls"
     config.mkdir(parents=True)
@@ -295,3 +321,29 @@ def test_the_users_settings_file_applies_and_flags_win(tmp_path: Path, fake: Fak
     fake.script(reply(tool_use("bash", {"command": "true"})), reply(text("two steps")))
     done = run(tmp_path, fake, "--yes", "--max-steps", "2", "go")
     assert done.returncode == 0 and "two steps" in done.stdout
+
+
+def test_the_undo_question_answered_by_end_of_input_or_ctrl_c(
+    root: Path, fake: FakeAnthropic
+) -> None:
+    edit_then_make_a_file(root, fake)
+    assert run(root, fake, "--yes", "change x").returncode == 0
+    # End of input is a no, said as such, not Python's "EOF when reading a line".
+    declined = agentls(root, fake, "undo")
+    assert declined.returncode == 1 and declined.stderr == ""
+    assert declined.stdout.endswith("Undo these changes? [y/N] \n")
+    # Ctrl-C leaves quietly, as a cancel.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentls", "undo"],
+        cwd=root,
+        env=_env(root, fake),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _read_until(process, "[y/N] ")
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=10) == 130
+    assert process.stderr is not None and "Traceback" not in process.stderr.read()
+    assert (root / "app.py").read_text() == "x = 2\n" and (root / "made.txt").exists()

@@ -125,6 +125,14 @@ def test_each_line_is_a_task_in_one_conversation(
     assert terminal.process.wait(timeout=10) == 0
 
 
+def test_ctrl_d_at_an_empty_prompt_leaves_at_once(terminal: Terminal) -> None:
+    terminal.expect("agentls> ")
+    terminal.type("\x04")
+    assert terminal.process.wait(timeout=10) == 0
+    left = terminal.expect("\n", timeout=5)  # the line Ctrl-D ends, and no second prompt
+    assert "agentls>" not in left + terminal.seen
+
+
 def test_a_conversation_continues_the_last_session(tmp_path: Path, fake: FakeAnthropic) -> None:
     env = {
         **os.environ,

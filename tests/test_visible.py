@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 from agentls.lsp.approver import LspApprover
@@ -38,6 +39,7 @@ def test_the_terminal_progress_shows_no_control_character() -> None:
 class _Client:
     def __init__(self) -> None:
         self.asked: list[types.ShowMessageRequestParams] = []
+        self.client_capabilities = types.ClientCapabilities()
 
     async def window_show_message_request_async(
         self, params: types.ShowMessageRequestParams
@@ -48,7 +50,8 @@ class _Client:
 
 async def test_the_editor_approval_shows_the_command_escaped() -> None:
     client = _Client()
-    assert await LspApprover(client, Settings()).approve(DECEIVING) == "deny"  # type: ignore[arg-type]
+    approver = LspApprover(client, Settings(), Path("."))  # type: ignore[arg-type]
+    assert await approver.approve(DECEIVING) == "deny"
     (params,) = client.asked
     assert params.message == "The agent wants to run:\n" + visible(DECEIVING)
     assert "\x1b" not in params.message

@@ -150,6 +150,8 @@ class TaskResult:
     usage: Usage = field(default_factory=Usage)
     error_hint: str = ""
     edits_partly: int = 0
+    refused: bool = False
+    """The model declined the task (a front end that has a word for it says so: ACP)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -175,6 +177,13 @@ COMPACTED = "(Our conversation so far, summarised to save context:)\n\n"
 _LAST_REQUEST = "\n\nThe user's last request, word for word:\n"
 _CHANGED = "\n\nFiles changed in this session (from agentls's checkpoints):\n"
 _PLAN = "\n\nYour plan as you last wrote it (todo_write):\n"
+
+
+def _for_the_user(detail: str) -> str:
+    """A result's first sentence: what follows it ("Do not retry it; ask or take another
+    way.") is advice written for the model."""
+    sentence, stop, _ = detail.partition(". ")
+    return sentence + "." if stop else detail
 
 
 def _tool_result(tool_use_id: str, text: str, is_error: bool) -> Block:
@@ -300,7 +309,9 @@ class Agent:
                     # A refused turn left in the history makes the next ones refused too.
                     self.session.rewind(start)
                     self.session.steering.clear()
-                    return result("failed", "The model declined this task (refusal).")
+                    declined = result("failed", "The model declined this task (refusal).")
+                    declined.refused = True
+                    return declined
                 if not calls:
                     if turn.stop_reason == "max_tokens":
                         self.session.add_user([{"type": "text", "text": _CUT_OFF}])
@@ -450,6 +461,6 @@ class Agent:
             text, is_error = await run_tool(self.tools, call["name"], call.get("input"))
             note = "" if is_error else self._memory_note(call)
             text = f"{text}\n\n{note}" if note else text
-        first_line = text.splitlines()[0] if text else ""
-        self.progress.step_done(call["name"], summary, not is_error, first_line, text)
+        detail = _for_the_user(text.splitlines()[0] if text else "")
+        self.progress.step_done(call["name"], summary, not is_error, detail, text)
         return _tool_result(call["id"], text, is_error)

@@ -21,6 +21,15 @@ def _max_steps(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _task(text: str) -> str:
+    """The task: not blank, which the API would refuse as an empty message."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "say what the agent should do, or leave the task out for a conversation"
+        )
+    return text
+
+
 def _provider(text: str) -> str:
     """`--provider`, one of the agentls.provider setting's values."""
     from .settings import checked
@@ -45,7 +54,10 @@ def _parser() -> argparse.ArgumentParser:
         "run", help="run a task in the current directory; with none, a conversation"
     )
     run.add_argument(
-        "task", nargs="?", help="what the agent should do (none: type tasks one by one)"
+        "task",
+        nargs="?",
+        type=_task,
+        help="what the agent should do (none: type tasks one by one)",
     )
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument(
@@ -189,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.command == "acp":
         from .acp.agent import serve
 
+        if sys.stdin.isatty():
+            print(WAITING_ACP, file=sys.stderr, flush=True)
         serve()
         exit_now(0)
     if arguments.tcp:
@@ -206,6 +220,12 @@ def main(argv: list[str] | None = None) -> int:
 WAITING = (
     "agentls is a language server: it waits for an editor to speak LSP on stdin. "
     'To run one task here: agentls run "<task>". Ctrl-C leaves.'
+)
+
+
+WAITING_ACP = (
+    "agentls acp serves the Agent Client Protocol: it waits for an editor (Zed, JetBrains, ...) "
+    'to speak it on stdin. To run one task here: agentls run "<task>". Ctrl-C leaves.'
 )
 
 

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from .files import NotText, read_text
 
-_SECRET_NAMES = {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"}
 _SECRET_LAST_WORDS = frozenset(
     ("KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "PAT")
 )
@@ -44,7 +43,7 @@ MIN_SHORT_SECRET = 4
 def is_secret_name(name: str) -> bool:
     upper = name.upper()
     words = upper.split("_")
-    if upper in _SECRET_NAMES or any(word in upper for word in _SECRET_WORDS):
+    if any(word in upper for word in _SECRET_WORDS):
         return True
     # One word alone (PWD, KEY, PATH) is the shell's or a tool's, not a credential.
     return len(words) > 1 and words[-1] in _SECRET_LAST_WORDS and words[-2] not in _PUBLIC_WORDS
@@ -80,14 +79,15 @@ def _redactable(form: str) -> bool:
     return len(form) >= MIN_SHORT_SECRET and not form.isalpha()
 
 
-def _ordered(forms: Iterable[str]) -> tuple[str, ...]:
-    """Longest first, so a whole value is redacted before its pieces."""
+def in_redaction_order(forms: Iterable[str]) -> tuple[str, ...]:
+    """The forms worth redacting, longest first, so a whole value is redacted before its
+    pieces (an empty line of a multi-line value, or a plain short word, is left out)."""
     return tuple(sorted({f for f in forms if _redactable(f)}, key=lambda f: (-len(f), f)))
 
 
 def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
     """The forms of the values of the secret variables in `env`, longest first."""
-    return _ordered(
+    return in_redaction_order(
         form for name, value in env.items() if is_secret(name, value) for form in _forms(value)
     )
 
@@ -236,7 +236,7 @@ def load(root: Path) -> Environment:
     process = {k: v for k, v in os.environ.items() if v}
     client = client_settings([process, user.values])
     forms = set(secret_values(process)) | user.secrets | workspace.secrets
-    return Environment(client, _ordered(forms))
+    return Environment(client, in_redaction_order(forms))
 
 
 @dataclass(frozen=True)

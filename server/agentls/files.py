@@ -9,12 +9,14 @@ before using it.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from .paths import refuse_git_metadata
 
@@ -71,17 +73,35 @@ def read_text(root: Path, path: Path, follow: bool = False) -> str:
     `follow`: the file itself may be a symlink (not the folders on the way), for a file that
     is no workspace file the model named, such as a `.env`.
     """
-    with _folder_of(root, path) as (folder, name):
-        descriptor = _open_regular(folder, name, path, follow)
-    with os.fdopen(descriptor, "rb") as stream:
-        size = os.fstat(descriptor).st_size
+    with _opened(root, path, follow) as (stream, size):
         if size > MAX_TEXT_BYTES:
             raise NotText(f"{path.name} is {size} bytes, too large to read as text")
         data = stream.read(MAX_TEXT_BYTES + 1)
+    return _decoded(data, path, size, final=True)
+
+
+def read_head(root: Path, path: Path, limit: int, follow: bool = False) -> tuple[str, int]:
+    """The first `limit` bytes of a text file (a character the limit cuts is left out) and
+    the file's size: for a file of which only the start is wanted, however large it is."""
+    with _opened(root, path, follow) as (stream, size):
+        data = stream.read(limit)
+    return _decoded(data, path, size, final=False), size
+
+
+@contextlib.contextmanager
+def _opened(root: Path, path: Path, follow: bool) -> Iterator[tuple[BinaryIO, int]]:
+    with _folder_of(root, path) as (folder, name):
+        descriptor = _open_regular(folder, name, path, follow)
+    with os.fdopen(descriptor, "rb") as stream:
+        yield stream, os.fstat(descriptor).st_size
+
+
+def _decoded(data: bytes, path: Path, size: int, final: bool) -> str:
+    """`data` as UTF-8; unless `final`, an incomplete character at its end is left out."""
     if b"\0" in data[:_SNIFF]:
         raise NotText(f"{path.name} is a binary file ({size} bytes)")
     try:
-        return data.decode("utf-8")
+        return codecs.getincrementaldecoder("utf-8")().decode(data, final=final)
     except UnicodeDecodeError as error:
         raise NotText(
             f"{path.name} is not UTF-8 text ({error.reason} at byte {error.start})"

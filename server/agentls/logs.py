@@ -11,14 +11,20 @@ import logging
 import os
 import re
 
-from .environment import DotEnv, config_dir, redact, secret_values
+from .environment import DotEnv, config_dir, in_redaction_order, redact, secret_values
 
 _USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]+@")
 
 
+_FILE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+_STDERR_FORMAT = "agentls: %(levelname)s: %(message)s"
+"""Stderr is a terminal (`agentls --tcp`) or the editor's log of the server, which dates
+each line itself."""
+
+
 class ScrubbingFormatter(logging.Formatter):
-    def __init__(self, secrets: tuple[str, ...]) -> None:
-        super().__init__(logging.BASIC_FORMAT)
+    def __init__(self, secrets: tuple[str, ...], form: str) -> None:
+        super().__init__(form)
         self.secrets = secrets
 
     def format(self, record: logging.LogRecord) -> str:
@@ -34,7 +40,8 @@ def configure(log_file: str | None) -> None:
         # Not for stderr's warnings: it would cost every start-up the import of dotenv.
         secrets |= DotEnv.read(config_dir() / ".env").secrets
     handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler()
-    handler.setFormatter(ScrubbingFormatter(tuple(sorted(secrets, key=len, reverse=True))))
+    form = _FILE_FORMAT if log_file else _STDERR_FORMAT
+    handler.setFormatter(ScrubbingFormatter(in_redaction_order(secrets), form))
     logging.basicConfig(
         handlers=[handler], level=logging.INFO if log_file else logging.WARNING, force=True
     )

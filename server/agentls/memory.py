@@ -42,16 +42,17 @@ class MemoryFile:
     """The file's size in bytes."""
 
 
-def _read(path: Path) -> str | None:
-    """A memory file's text, or None if there is none to read: missing, not a regular file,
-    not UTF-8 text, or a symlink to anything but a memory file (a hostile repository's
-    AGENTS.md linked to the user's keys must not reach the model)."""
+def _read(path: Path) -> tuple[str, int] | None:
+    """A memory file's text (its first LIMIT bytes and one more, to tell it was cut) and
+    size, or None if there is none to read: missing, not a regular file, not UTF-8 text, or
+    a symlink to anything but a memory file (a hostile repository's AGENTS.md linked to the
+    user's keys must not reach the model)."""
     try:
         target = path.resolve() if path.is_symlink() else path
         if target.name not in NAMES:
             return None
         # The target itself, following no further link: a swap after the look changes nothing.
-        return files.read_text(target.parent, target)
+        return files.read_head(target.parent, target, LIMIT + 1)
     except (OSError, RuntimeError, files.NotText):  # RuntimeError: a symlink loop
         return None
 
@@ -70,10 +71,11 @@ def _label(root: Path, path: Path) -> str:
 
 
 def _load(root: Path, path: Path, secrets: tuple[str, ...]) -> MemoryFile | None:
-    text = _read(path)
-    if text is None or not text.strip():
+    read = _read(path)
+    if read is None or not read[0].strip():
         return None
-    return MemoryFile(_label(root, path), redact(text, secrets), len(text.encode("utf-8")))
+    text, size = read
+    return MemoryFile(_label(root, path), redact(text, secrets), size)
 
 
 def _fenced(file: MemoryFile) -> str:

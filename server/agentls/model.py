@@ -65,6 +65,13 @@ class ClientCache:
             self._clients[signature] = _client(endpoint)
         return self._clients[signature]
 
+    async def close(self) -> None:
+        """Close every client's connections, in the loop that opened them (a server run in a
+        test's process; a server process ends without it)."""
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.close()
+
 
 def _client(endpoint: Endpoint) -> Any:
     # Every argument is given, so neither SDK reads a key or an endpoint from the process
@@ -166,6 +173,15 @@ def _prompt_tokens(match: re.Match[str]) -> int | None:
     return int(told) if told else None
 
 
+def _what_the_api_said(error: Any) -> str:
+    """The error's own message: the SDKs' `message` wraps it as "Error code: 400 - {...}",
+    the whole body as a Python dict for Anthropic's."""
+    body = error.body
+    said = body.get("error", body) if isinstance(body, dict) else None
+    message = said.get("message") if isinstance(said, dict) else None
+    return message if isinstance(message, str) and message else str(error.message)
+
+
 class Failure:
     """Turns an SDK's exception into the user's message: both SDKs share one exception
     hierarchy (AuthenticationError, RateLimitError, APIStatusError, ...) by name."""
@@ -227,7 +243,8 @@ class Failure:
             message = f"Could not reach {where}."
             hint = "Check the network, the server, or the agentls.baseUrl setting."
         elif isinstance(error, sdk.APIStatusError):
-            message = f"The API refused the request ({error.status_code}): {error.message}"
+            said = _what_the_api_said(error)
+            message = f"The API refused the request ({error.status_code}): {said}"
             hint = "Check the agentls settings, or start a new session (agent.newSession)."
         else:
             message = f"The answer from {where} broke off: {type(error).__name__}: {error}"

@@ -53,7 +53,7 @@ class Answers:
     def _take_line(self) -> str | None:
         if b"\n" in self._pending:
             line, self._pending = self._pending.split(b"\n", 1)
-        elif self._ended:
+        elif self._ended and self._pending:
             line, self._pending = self._pending, b""
         else:
             return None
@@ -67,10 +67,12 @@ class Answers:
     async def text(self) -> str | None:
         """The next line as typed, or None when the input has ended (Ctrl-D, stdin closed)."""
         descriptor = self.descriptor
-        if descriptor is None or (self._ended and not self._pending):
+        if descriptor is None:
             return None
         loop = asyncio.get_running_loop()
         while (line := self._take_line()) is None:
+            if self._ended:  # Ctrl-D on an empty line: no line, not an empty one
+                return None
             ready: asyncio.Future[None] = loop.create_future()
             try:
                 loop.add_reader(descriptor, _wake, ready)
@@ -144,8 +146,8 @@ class TerminalProgress:
 
     def step(self, tool: str, summary: str) -> None:
         self.last_exit = None
-        shown = visible(summary, lines=False)
-        self.stream.write("\n" + self.style("1;34", f"▸ {tool}: {shown}") + "\n")
+        shown = f"{tool}: {visible(summary, lines=False)}" if summary else tool
+        self.stream.write("\n" + self.style("1;34", f"▸ {shown}") + "\n")
         self.stream.flush()
 
     def command_output(self, result: ShellResult) -> None:
@@ -162,7 +164,7 @@ class TerminalProgress:
         # A command that ran and exited non-zero answered the model, but failed for the user.
         failed = not ok or self.last_exit not in (None, 0)
         mark = self.style("31", "✗") if failed else self.style("32", "✓")
-        self.stream.write(f"  {mark} {visible(_for_the_user(detail), lines=False)}\n")
+        self.stream.write(f"  {mark} {visible(detail, lines=False)}\n")
         self.stream.flush()
 
     def text(self, delta: str) -> None:
@@ -179,13 +181,6 @@ class TerminalProgress:
         added = f"+ added to the task: {visible(text, lines=False)}"
         self.stream.write("\n" + self.style("1;35", added) + "\n")
         self.stream.flush()
-
-
-def _for_the_user(detail: str) -> str:
-    """A result's first sentence: what follows it ("Do not retry it; ask or take another
-    way.") is advice written for the model."""
-    sentence, stop, _ = detail.partition(". ")
-    return sentence + "." if stop else detail
 
 
 class ShowingShell:

@@ -143,12 +143,12 @@ def run_in_terminal(
     provider: str | None,
     model: str | None,
     max_steps: int | None,
-    sandbox: Literal["auto", "required", "off"] | None = None,
-    sandbox_network: bool | None = None,
-    session: Session | None = None,
+    sandbox: Literal["auto", "required", "off"] | None,
+    sandbox_network: bool | None,
+    session: Session | None,
 ) -> int:
     """Run `task`, or with None a conversation, in the current directory. `session` is the
-    conversation to go on with (a saved one, to continue it); a new one by default. The
+    conversation to go on with (a saved one, to continue it), None for a new one. The
     settings are the user's file's (`~/.config/agentls/settings.json`), the flags given on top."""
     settings, problems = user_settings.load(
         approveCommands="always" if yes else None,

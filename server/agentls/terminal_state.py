@@ -11,6 +11,7 @@ from pathlib import Path
 from . import files
 from .agent import Session
 from .checkpoints import CheckpointError, ShadowRepository
+from .counts import counted
 from .interfaces import Change, Landed
 from .sessions import SessionStore
 from .undo import UndoPlan, listing, plan, tell_the_model, undo
@@ -54,7 +55,7 @@ def list_sessions() -> int:
     if not sessions:
         print("No saved sessions in this folder.")
     for info in sessions:
-        print(f"{info.id}  {_when(info.updated)}  {info.tasks} tasks  {info.title}")
+        print(f"{info.id}  {_when(info.updated)}  {counted(info.tasks, 'task')}  {info.title}")
     return 0
 
 
@@ -65,7 +66,7 @@ def _print_checkpoints(repository: ShadowRepository) -> None:
         count = len(changed) if isinstance(changed, list) else 0
         print(
             f"{item['id']:>5}  {_when(float(str(item['time'])))}  {item['task']}  ({where}; "
-            f"undo would touch {count} files)"
+            f"undo would touch {counted(count, 'file')})"
         )
 
 
@@ -91,8 +92,17 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
         if not undo_plan.restores:
             print("Nothing to undo.")
             return 1 if undo_plan.conflicts else 0
-        if not yes and input("Undo these changes? [y/N] ").strip().lower() != "y":
-            return 1
+        if not yes:
+            try:
+                answer = input("Undo these changes? [y/N] ")
+            except EOFError:  # no one to answer: no
+                answer = ""
+                print()
+            except KeyboardInterrupt:
+                print()
+                return 130
+            if answer.strip().lower() != "y":
+                return 1
         result = asyncio.run(
             undo(
                 repository,
@@ -103,7 +113,7 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
                 undo_plan.target.task,
             )
         )
-    except (CheckpointError, OSError, EOFError) as error:
+    except (CheckpointError, OSError) as error:
         print(f"agentls: {error}", file=sys.stderr)
         return 1
     try:

@@ -13,6 +13,7 @@ from .agent import Agent, Session, TaskResult
 from .chat_model import ChatModel
 from .checkpoints import checkpoints_for
 from .costs import Price, describe, price_of, report
+from .counts import counted
 from .interfaces import Approver, LanguageServers, Progress, Shell, Workspace
 from .memory import ProjectMemory
 from .model import AnthropicModel, ClientCache
@@ -65,21 +66,26 @@ class TaskSetup:
         return price_of(self.model.name, self.settings.prices)
 
     def result(self, result: TaskResult) -> dict[str, Any]:
-        """The task's result for a front end, its usage priced."""
-        return {**result.as_dict(), "usage": report(result.usage, self.model.name, self.price)}
+        """The task's result for a front end, its usage priced, and its outcome in words
+        (what every front end shows, so the user reads the same line everywhere)."""
+        return {
+            **result.as_dict(),
+            "usage": report(result.usage, self.model.name, self.price),
+            "outcome": self.outcome(result),
+        }
 
     def outcome(self, result: TaskResult) -> str:
-        """One line: how the task ended and what it cost."""
-        partly = f" ({result.edits_partly} in part)" if result.edits_partly else ""
-        return (
-            f"{result.status}: {_count(result.steps, 'step')}, "
-            f"{_count(result.edits_applied, 'edit')} applied{partly}, "
-            f"{result.edits_rejected} rejected, {describe(result.usage, self.price)}"
-        )
+        return outcome(result, self.price)
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+def outcome(result: TaskResult, price: Price | None) -> str:
+    """One line: how the task ended and what it cost (no cost without a price)."""
+    partly = f" ({result.edits_partly} in part)" if result.edits_partly else ""
+    return (
+        f"{result.status}: {counted(result.steps, 'step')}, "
+        f"{counted(result.edits_applied, 'edit')} applied{partly}, "
+        f"{result.edits_rejected} rejected, {describe(result.usage, price)}"
+    )
 
 
 def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:

@@ -8,6 +8,7 @@ h.main(function()
   local opened = h.events('AgentlsReviewOpen')
   local reviewed = h.events('AgentlsReviewDone')
   local windows_during_review, status_during_review
+  local hunk_marks = {}
   local progress = {}
   vim.api.nvim_create_autocmd('LspProgress', {
     callback = function(event)
@@ -21,6 +22,12 @@ h.main(function()
     windows_during_review = #vim.api.nvim_tabpage_list_wins(0)
     status_during_review = require('agentls').status()
     assert(vim.wo.diff, 'the review window is not in diff mode')
+    local marks = vim.api.nvim_buf_get_extmarks(0, -1, 0, -1, { details = true })
+    for _, mark in ipairs(marks) do
+      for _, chunk in ipairs(mark[4].virt_text or {}) do
+        table.insert(hunk_marks, chunk[1])
+      end
+    end
     h.keys('gg]c') -- to the first change, as in any diff
     h.keys('ga') -- accept it; the cursor moves on to the next hunk
     h.keys('gr') -- reject that one; every hunk is decided, so the review ends
@@ -31,6 +38,7 @@ h.main(function()
   return {
     result = result,
     hunks = opened[1].hunks,
+    hunk_marks = hunk_marks,
     review = reviewed[1],
     windows_during_review = windows_during_review,
     status_during_review = status_during_review,

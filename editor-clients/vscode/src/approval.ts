@@ -1,39 +1,38 @@
-// Command approvals: the server's window/showMessageRequest, put to the user.
+// Command approvals: the server's agent/approveCommand (docs/protocol.md), put to the user.
+// The words (prompt, choices) are the server's; the extension only shows them.
 import type { EditorApi } from './vscodeApi';
 
-// A type alias, not an interface: LSP's item has an index signature it must be assignable to.
-export type MessageActionItem = { title: string };
+export const APPROVE_COMMAND = 'agent/approveCommand';
 
-export interface ShowMessageRequestParams {
-  type: number;
-  message: string;
-  actions?: MessageActionItem[];
+/** What the extension tells the server it answers, in `capabilities.experimental`. */
+export const EXPERIMENTAL_CAPABILITIES = { agentls: { approveCommand: true } };
+
+export interface Choice {
+  id: string;
+  title: string;
 }
 
-/** docs/protocol.md: a bash command to approve arrives with this first line. */
-const COMMAND_PROMPT = 'The agent wants to run:\n';
-
-const KINDS: Record<number, 'error' | 'warning' | 'info'> = { 1: 'error', 2: 'warning' };
+export interface ApproveCommandParams {
+  command: string;
+  cwd: string;
+  /** False for a command that would run outside the sandbox; the prompt says so too. */
+  sandboxed: boolean;
+  prompt: string;
+  choices: Choice[];
+}
 
 /**
- * Answers a showMessageRequest. A command approval is a modal dialog, so it cannot be
- * missed and shows the whole command; closing it answers null, which the server takes as
- * Deny. Every answer goes into the transcript.
+ * A modal dialog, so it cannot be missed and shows the whole command; closing it answers
+ * null, which the server takes as a denial. Every answer goes into the transcript.
  */
-export async function answerMessageRequest(
+export async function answerApproveCommand(
   api: EditorApi,
   transcript: { line(text: string): void },
-  params: ShowMessageRequestParams,
-): Promise<MessageActionItem | null> {
-  const actions = params.actions ?? [];
-  const titles = actions.map((action) => action.title);
-  if (!params.message.startsWith(COMMAND_PROMPT)) {
-    const chosen = await api.showMessage(KINDS[params.type] ?? 'info', params.message, titles);
-    return actions.find((action) => action.title === chosen) ?? null;
-  }
-  const command = params.message.slice(COMMAND_PROMPT.length);
-  const chosen = await api.askModal('The agent wants to run a command', command, titles);
-  const answer = actions.find((action) => action.title === chosen) ?? null;
-  transcript.line(`  ? ${command}  →  ${answer ? answer.title : 'dismissed (denied)'}`);
-  return answer;
+  params: ApproveCommandParams,
+): Promise<{ choice: string } | null> {
+  const titles = params.choices.map((choice) => choice.title);
+  const chosen = await api.askModal(params.prompt, params.command, titles);
+  const choice = params.choices.find((candidate) => candidate.title === chosen);
+  transcript.line(`  ? ${params.command}  →  ${choice ? choice.title : 'dismissed (denied)'}`);
+  return choice ? { choice: choice.id } : null;
 }

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 /** How long a diagnostics answer waits for the language features to catch up (ms). */
 export const SETTLE_MS = 2000;
 
-/** What the extension advertises to the server (initializationOptions.capabilities). */
+/** What the extension advertises to the server, in capabilities.experimental.agentls. */
 export const CAPABILITIES = { diagnostics: true, definition: true, references: true, symbols: true };
 
 interface LspPosition {

@@ -1,7 +1,7 @@
-// The extension's own logic for reviewing an edit: splitting the server's TextEdits into
-// line hunks, applying a chosen subset, and keeping the user's decision for each hunk.
+// The extension's own logic for reviewing an edit: the server's TextEdits as hunks (one
+// TextEdit per hunk, labelled by its change annotation: docs/protocol.md), applying a
+// chosen subset, and keeping the user's decision for each hunk.
 // No `vscode` import: the unit tests run this in plain Node.
-import { diffArrays } from 'diff';
 
 export interface Position {
   line: number;
@@ -16,14 +16,20 @@ export interface Range {
 export interface TextEdit {
   range: Range;
   newText: string;
+  annotationId?: string;
 }
 
-/** Whole lines of the original, [start, end) as string offsets, replaced by newText. */
+/** One TextEdit of the server: [start, end) as string offsets of the original, replaced by
+ * newText, and what the editor shows of it (the server's words). */
 export interface Hunk {
   start: number;
   end: number;
   newText: string;
+  label: string;
 }
+
+/** An edit the review cannot show as the protocol defines it. */
+export class UnsupportedEdit extends Error {}
 
 /** String offset of an LSP position (UTF-16 code units, as VS Code negotiates), clamped. */
 export function offsetAt(text: string, position: Position): number {
@@ -46,91 +52,34 @@ export function positionAt(text: string, offset: number): Position {
   return { line, character: offset - (before.lastIndexOf('\n') + 1) };
 }
 
-function lineStart(text: string, offset: number): number {
-  return text.lastIndexOf('\n', offset - 1) + 1;
-}
-
-function lineEndAfter(text: string, offset: number): number {
-  if (offset === lineStart(text, offset)) {
-    return offset;
-  }
-  const next = text.indexOf('\n', offset);
-  return next < 0 ? text.length : next + 1;
-}
-
-function splitLines(text: string): string[] {
-  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
-}
-
-interface Region {
-  start: number;
-  end: number;
-  edits: { start: number; end: number; newText: string }[];
-}
-
-/** The edits widened to whole lines; edits that touch the same lines share one region. */
-function regions(text: string, edits: TextEdit[]): Region[] {
-  const spans = edits
+/**
+ * The server's edits as hunks, in document order, each with its change annotation's label
+ * ("hunk 1 of 2: change of lines 3-4", the words the model is told). Edits that overlap
+ * are not what the server sends, and are refused rather than applied wrongly.
+ */
+export function hunksOf(
+  text: string,
+  edits: readonly TextEdit[],
+  annotations: Record<string, { label: string }> | undefined,
+): Hunk[] {
+  const hunks = edits
     .map((edit) => ({
       start: offsetAt(text, edit.range.start),
       end: offsetAt(text, edit.range.end),
       newText: edit.newText,
+      label: (edit.annotationId && annotations?.[edit.annotationId]?.label) || '',
     }))
     .sort((a, b) => a.start - b.start || a.end - b.end);
-  const merged: Region[] = [];
-  for (const span of spans) {
-    const start = lineStart(text, span.start);
-    const end = Math.max(lineEndAfter(text, span.end), start);
-    const last = merged[merged.length - 1];
-    if (last && start < last.end) {
-      last.end = Math.max(last.end, end);
-      last.edits.push(span);
-    } else {
-      merged.push({ start, end, edits: [span] });
+  hunks.forEach((hunk, i) => {
+    if (i > 0 && hunk.start < hunks[i - 1].end) {
+      throw new UnsupportedEdit('edits that overlap cannot be reviewed');
     }
-  }
-  return merged;
-}
-
-/**
- * Line hunks of a set of TextEdits: each run of changed lines becomes its own hunk, so
- * a whole-document replacement is reviewed as finely as the server's one-edit-per-hunk.
- */
-export function splitIntoHunks(text: string, edits: TextEdit[]): Hunk[] {
-  const hunks: Hunk[] = [];
-  for (const region of regions(text, edits)) {
-    let proposed = '';
-    let cursor = region.start;
-    for (const edit of region.edits) {
-      proposed += text.slice(cursor, Math.max(edit.start, cursor)) + edit.newText;
-      cursor = Math.max(cursor, edit.end);
-    }
-    proposed += text.slice(cursor, region.end);
-    let offset = region.start;
-    let pending: Hunk | undefined;
-    for (const part of diffArrays(splitLines(text.slice(region.start, region.end)), splitLines(proposed))) {
-      const size = part.value.join('').length;
-      if (!part.added && !part.removed) {
-        pending = undefined;
-        offset += size;
-        continue;
-      }
-      if (!pending) {
-        pending = { start: offset, end: offset, newText: '' };
-        hunks.push(pending);
-      }
-      if (part.removed) {
-        pending.end += size;
-        offset += size;
-      } else {
-        pending.newText += part.value.join('');
-      }
-    }
-  }
+    hunk.label ||= `hunk ${i + 1} of ${hunks.length}`;
+  });
   return hunks;
 }
 
-/** The text with the given hunks applied (hunks in document order, as splitIntoHunks gives). */
+/** The text with the given hunks applied (hunks in document order, as hunksOf gives). */
 export function applyHunks(text: string, hunks: readonly Hunk[]): string {
   let result = '';
   let cursor = 0;
@@ -139,16 +88,6 @@ export function applyHunks(text: string, hunks: readonly Hunk[]): string {
     cursor = hunk.end;
   }
   return result + text.slice(cursor);
-}
-
-/** "lines 3-4" of the original (1-based), "after line 7" for a pure insertion. */
-export function describeHunk(text: string, hunk: Hunk): string {
-  const first = positionAt(text, hunk.start).line + 1;
-  if (hunk.end === hunk.start) {
-    return first === 1 ? 'at the top' : `after line ${first - 1}`;
-  }
-  const last = positionAt(text, hunk.end - 1).line + 1;
-  return first === last ? `line ${first}` : `lines ${first}-${last}`;
 }
 
 export type Decision = 'pending' | 'accepted' | 'rejected';

@@ -11,17 +11,16 @@ import type {
 } from 'vscode-languageclient';
 import {
   applyHunks,
-  describeHunk,
   type Decision,
   type Hunk,
   HunkDecisions,
+  hunksOf,
   positionAt,
-  splitIntoHunks,
   type TextEdit,
+  UnsupportedEdit,
 } from './hunks';
 
 export const REVIEW_SCHEME = 'agentls-proposal';
-const REJECTED = 'the user rejected it';
 
 interface FileChange {
   uri: vscode.Uri;
@@ -30,18 +29,16 @@ interface FileChange {
   create: boolean;
 }
 
-class UnsupportedEdit extends Error {}
-
-/** The LSP edit as one change per file, in the order the server sent them. */
-function fileChanges(edit: LspWorkspaceEdit): FileChange[] {
-  const byUri = new Map<string, FileChange>();
+/** The one file an LSP edit changes (docs/protocol.md: one file per edit). The client
+ * advertises documentChanges, so the server never sends the `changes` form. */
+function fileChange(edit: LspWorkspaceEdit): FileChange {
+  let only: { uri: string; change: FileChange } | undefined;
   const changeFor = (uri: string): FileChange => {
-    let change = byUri.get(uri);
-    if (!change) {
-      change = { uri: vscode.Uri.parse(uri), version: null, edits: [], create: false };
-      byUri.set(uri, change);
+    if (only && only.uri !== uri) {
+      throw new UnsupportedEdit('an edit of more than one file cannot be reviewed here');
     }
-    return change;
+    only ??= { uri, change: { uri: vscode.Uri.parse(uri), version: null, edits: [], create: false } };
+    return only.change;
   };
   for (const operation of edit.documentChanges ?? []) {
     if ('kind' in operation) {
@@ -60,10 +57,10 @@ function fileChanges(edit: LspWorkspaceEdit): FileChange[] {
       }
     }
   }
-  for (const [uri, edits] of Object.entries(edit.changes ?? {})) {
-    changeFor(uri).edits.push(...edits);
+  if (!only) {
+    throw new UnsupportedEdit('an edit that changes no file cannot be reviewed here');
   }
-  return [...byUri.values()];
+  return only.change;
 }
 
 function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
@@ -189,14 +186,13 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
       return [];
     }
     const key = review.proposal.toString();
-    const total = review.hunks.length;
     const proposed = review.proposedText();
     return review.hunks.flatMap((hunk, i) => {
       const line = review.proposedLine(i, proposed);
       const at = new vscode.Range(line, 0, line, 0);
       const lens = (title: string, command: string) =>
         new vscode.CodeLens(at, { title, command, arguments: [key, i] });
-      const which = `hunk ${i + 1} of ${total} (${describeHunk(review.text, hunk)})`;
+      const which = hunk.label;
       const decision = review.decisions.all[i];
       if (decision === 'pending') {
         return [
@@ -213,54 +209,49 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
     params: ApplyWorkspaceEditParams,
     token: vscode.CancellationToken,
   ): Promise<ApplyWorkspaceEditResult> {
-    let reviews: FileReview[];
+    let review: FileReview;
     try {
-      reviews = await this.prepare(fileChanges(params.edit));
+      review = await this.prepare(fileChange(params.edit), params.edit.changeAnnotations);
     } catch (error) {
       if (error instanceof UnsupportedEdit) {
         return { applied: false, failureReason: error.message };
       }
       throw error;
     }
-    for (const review of reviews) {
-      if (token.isCancellationRequested) {
-        break;
-      }
+    if (!token.isCancellationRequested) {
       await this.show(review, params.label, token);
     }
     if (token.isCancellationRequested) {
       return { applied: false, failureReason: 'the review was withdrawn' };
     }
-    if (reviews.every((r) => r.hunks.length === 0)) {
+    if (review.hunks.length === 0) {
       return { applied: true }; // the edit changes nothing
     }
-    const accepted = reviews.filter((r) => r.decisions.accepted(r.hunks).length > 0);
-    if (accepted.length === 0) {
-      return { applied: false, failureReason: REJECTED };
+    if (review.decisions.accepted(review.hunks).length === 0) {
+      return { applied: false }; // the user's no: the server words it
     }
-    return this.land(accepted);
+    return this.land(review);
   }
 
-  private async prepare(changes: FileChange[]): Promise<FileReview[]> {
-    const reviews: FileReview[] = [];
-    for (const change of changes) {
-      const open = openDocument(change.uri);
-      if (open && change.version !== null && open.version !== change.version) {
-        throw new UnsupportedEdit(`${change.uri.fsPath} changed after the edit was proposed`);
-      }
-      const existing = await currentText(change.uri);
-      if (existing === undefined && !change.create) {
-        throw new UnsupportedEdit(`${change.uri.fsPath} does not exist`);
-      }
-      const text = existing ?? '';
-      let hunks = splitIntoHunks(text, change.edits);
-      if (existing === undefined && hunks.length === 0) {
-        // An empty new file (an __init__.py) still needs the user's yes to be created.
-        hunks = [{ start: 0, end: 0, newText: '' }];
-      }
-      reviews.push(new FileReview(change, text, hunks, this.nextId++));
+  private async prepare(
+    change: FileChange,
+    annotations: Record<string, { label: string }> | undefined,
+  ): Promise<FileReview> {
+    const open = openDocument(change.uri);
+    if (open && change.version !== null && open.version !== change.version) {
+      throw new UnsupportedEdit(`${change.uri.fsPath} changed after the edit was proposed`);
     }
-    return reviews;
+    const existing = await currentText(change.uri);
+    if (existing === undefined && !change.create) {
+      throw new UnsupportedEdit(`${change.uri.fsPath} does not exist`);
+    }
+    const text = existing ?? '';
+    let hunks = hunksOf(text, change.edits, annotations);
+    if (existing === undefined && hunks.length === 0) {
+      // An empty new file (an __init__.py) still needs the user's yes to be created.
+      hunks = [{ start: 0, end: 0, newText: '', label: 'an empty new file' }];
+    }
+    return new FileReview(change, text, hunks, this.nextId++);
   }
 
   private async show(review: FileReview, label: string | undefined, token: vscode.CancellationToken) {
@@ -298,29 +289,25 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
   }
 
   /** Applies the accepted hunks and saves them; the answer says whether that happened. */
-  private async land(reviews: FileReview[]): Promise<ApplyWorkspaceEditResult> {
+  private async land(review: FileReview): Promise<ApplyWorkspaceEditResult> {
     const edit = new vscode.WorkspaceEdit();
-    for (const review of reviews) {
-      if ((await currentText(review.change.uri)) !== review.text && !review.change.create) {
-        return { applied: false, failureReason: `${review.change.uri.fsPath} changed during the review` };
-      }
-      if (review.change.create) {
-        edit.createFile(review.change.uri, { ignoreIfExists: true });
-      }
-      for (const hunk of review.decisions.accepted(review.hunks)) {
-        const start = positionAt(review.text, hunk.start);
-        const end = positionAt(review.text, hunk.end);
-        const range = new vscode.Range(start.line, start.character, end.line, end.character);
-        edit.replace(review.change.uri, range, hunk.newText);
-      }
+    if ((await currentText(review.change.uri)) !== review.text && !review.change.create) {
+      return { applied: false, failureReason: `${review.change.uri.fsPath} changed during the review` };
+    }
+    if (review.change.create) {
+      edit.createFile(review.change.uri, { ignoreIfExists: true });
+    }
+    for (const hunk of review.decisions.accepted(review.hunks)) {
+      const start = positionAt(review.text, hunk.start);
+      const end = positionAt(review.text, hunk.end);
+      const range = new vscode.Range(start.line, start.character, end.line, end.character);
+      edit.replace(review.change.uri, range, hunk.newText);
     }
     if (!(await vscode.workspace.applyEdit(edit))) {
       return { applied: false, failureReason: 'VS Code could not apply the accepted hunks' };
     }
-    for (const review of reviews) {
-      const document = await vscode.workspace.openTextDocument(review.change.uri);
-      await document.save();
-    }
+    const document = await vscode.workspace.openTextDocument(review.change.uri);
+    await document.save();
     return { applied: true };
   }
 

@@ -4,12 +4,18 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   ApplyWorkspaceEditRequest,
+  type ClientCapabilities,
   LanguageClient,
   type LanguageClientOptions,
-  ShowMessageRequest,
   State,
+  type StaticFeature,
 } from 'vscode-languageclient/node';
-import { answerMessageRequest } from './approval';
+import {
+  answerApproveCommand,
+  APPROVE_COMMAND,
+  type ApproveCommandParams,
+  EXPERIMENTAL_CAPABILITIES,
+} from './approval';
 import { CAPABILITIES, Eyes } from './eyes';
 import type { Plan, PlanParams } from './plan';
 import type { Reviewer } from './review';
@@ -20,6 +26,21 @@ import type { EditorApi } from './vscodeApi';
 function setting(name: string): unknown {
   return vscode.workspace.getConfiguration(SECTION).get(name);
 }
+
+/** Tells the server, in `capabilities.experimental`, which agentls requests we answer. */
+const agentlsCapabilities: StaticFeature = {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    // The approval request and the editor's-eyes requests this extension answers.
+    const experimental = capabilities.experimental ?? {};
+    capabilities.experimental = {
+      ...experimental,
+      agentls: { ...experimental.agentls, ...EXPERIMENTAL_CAPABILITIES.agentls, ...CAPABILITIES },
+    };
+  },
+  getState: () => ({ kind: 'static' }),
+  initialize(): void {},
+  clear(): void {},
+};
 
 export class AgentServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -81,8 +102,9 @@ export class AgentServer implements vscode.Disposable {
       this.clientOptions(),
     );
     client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.reviewer.review(params, token));
-    client.onRequest(ShowMessageRequest.type, (params) =>
-      answerMessageRequest(this.api, this.transcript, params),
+    client.registerFeature(agentlsCapabilities);
+    client.onRequest(APPROVE_COMMAND, (params: ApproveCommandParams) =>
+      answerApproveCommand(this.api, this.transcript, params),
     );
     client.onNotification('agent/text', (params: { text: string }) => this.transcript.text(params.text));
     client.onNotification('agent/step', (params: StepParams) => this.transcript.step(params));
@@ -107,8 +129,7 @@ export class AgentServer implements vscode.Disposable {
     return {
       documentSelector: [{ scheme: 'file' }],
       outputChannel: this.log,
-      // The settings, and the editor's-eyes requests this extension answers.
-      initializationOptions: () => ({ [SECTION]: serverSettings(setting), capabilities: CAPABILITIES }),
+      initializationOptions: () => ({ [SECTION]: serverSettings(setting) }),
       middleware: {
         workspace: {
           // The same object as at start, not VS Code's whole agentls.* section.

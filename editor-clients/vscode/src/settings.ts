@@ -5,27 +5,22 @@ import * as path from 'path';
 
 export const SECTION = 'agentls';
 
-/** The server's settings (server/agentls/settings.py), by the names the server reads; the
- * contributed ones and the server's own are held to this list by the tests. */
-export const SERVER_SETTINGS = [
-  'provider',
-  'baseUrl',
-  'model',
-  'maxSteps',
-  'maxTokens',
-  'approveCommands',
-  'allowedCommands',
-  'bashTimeout',
-  'outputLimit',
-  'requestTimeout',
-  'contextWindow',
-  'contextBudget',
-  'prices',
-  'sandbox',
-  'sandboxNetwork',
-  'approvedCommandsUnsandboxed',
-  'planTool',
-] as const;
+/** The extension's own settings under the same section; the server ignores them. */
+const CLIENT_ONLY = ['server.command', 'trace.server'];
+
+interface Manifest {
+  contributes: { configuration: { properties: Record<string, unknown> } };
+}
+
+/** The server's settings, by the names the server reads: every contributed agentls.*
+ * setting but the extension's own. package.json is held to server/agentls/settings.py by
+ * tests/test_settings_contract.py, so the names are written nowhere else. */
+export const SERVER_SETTINGS: readonly string[] = Object.keys(
+  (JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as Manifest).contributes
+    .configuration.properties,
+)
+  .map((name) => name.slice(SECTION.length + 1))
+  .filter((name) => !CLIENT_ONLY.includes(name));
 
 export const DEFAULT_SERVER_COMMAND = ['agentls'];
 

@@ -16,6 +16,8 @@ export interface TaskResult {
   steps?: number;
   edits?: Record<string, number>;
   usage?: Record<string, unknown>;
+  /** The server's line for how the task ended, as every front end shows it. */
+  outcome: string;
 }
 
 /** "inputTokens" -> "input tokens": usage fields are shown as the server names them. */
@@ -30,10 +32,7 @@ export function formatUsage(usage: Record<string, unknown> | undefined): string 
 }
 
 export function formatEnd(result: TaskResult): string[] {
-  const edits = Object.entries(result.edits ?? {})
-    .map(([name, count]) => `${count} ${name}`)
-    .join(', ');
-  const lines = [`■ ${result.status}: ${result.steps ?? 0} steps${edits ? `; edits: ${edits}` : ''}`];
+  const lines = [`■ ${result.outcome}`];
   // When done, the summary is the model's last text, already streamed above.
   if (result.summary && result.status !== 'done') {
     lines.push(`  ${result.summary.split('\n').join('\n  ')}`);

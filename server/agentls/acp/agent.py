@@ -262,6 +262,8 @@ class AcpAgent:
             session.running = None
         updates.send(acp.update_agent_message_text(f"\n\n{setup.outcome(result)}\n"))
         await updates.flush()
+        if result.refused:
+            return PromptResponse(stop_reason="refusal", usage=_usage(result))
         if result.status == "failed":
             raise acp.RequestError.internal_error(
                 {"message": f"{result.summary} {result.error_hint}".strip()}

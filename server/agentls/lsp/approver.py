@@ -1,12 +1,18 @@
-"""Asking the user to approve a shell command, or a write the editor cannot make itself,
-with `window/showMessageRequest`.
+"""Asking the user to approve a shell command, or a write the editor cannot make itself.
 
-No capability announces that request before LSP 3.16 and eglot handles it without
-announcing it, so it is sent to every client; a client that answers with an error cannot
-ask, and the `approveCommands`/`allowedCommands` rule alone decides (the refusal says so).
+A command goes as `agent/approveCommand` to a client that advertises it
+(`capabilities.experimental.agentls.approveCommand`: the command, its folder and the
+choices, as data). Everything else goes as `window/showMessageRequest`: no capability
+announces that request before LSP 3.16 and eglot handles it without announcing it, so it is
+sent to every client; a client that answers with an error cannot ask, and the
+`approveCommands`/`allowedCommands` rule alone decides (the refusal says so).
+docs/protocol.md defines both.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -17,10 +23,15 @@ from ..settings import Settings
 from ..tools.base import ToolError
 from ..visible import visible
 
-ALLOW = "Allow"
-ALLOW_TASK = "Allow for this task"
-DENY = "Deny"
-_DECISIONS: dict[str, Decision] = {ALLOW: "allow", ALLOW_TASK: "allow_task", DENY: "deny"}
+APPROVE_COMMAND = "agent/approveCommand"
+PROMPT = "The agent wants to run a command"
+CHOICES: dict[Decision, str] = {
+    "allow": "Allow",
+    "allow_task": "Allow for this task",
+    "deny": "Deny",
+}
+"""Each decision and the words the user is shown for it, the same in every client."""
+ALLOW, DENY = CHOICES["allow"], CHOICES["deny"]
 
 CANNOT_ASK = (
     "This editor cannot ask the user to approve it (window/showMessageRequest failed: {error}), "
@@ -29,10 +40,27 @@ CANNOT_ASK = (
 )
 
 
+def client_approves_commands(server: LanguageServer) -> bool:
+    """Whether the client said it answers `agent/approveCommand`."""
+    experimental = server.client_capabilities.experimental
+    ours = experimental.get("agentls") if isinstance(experimental, dict) else None
+    return isinstance(ours, dict) and ours.get("approveCommand") is True
+
+
+def _decision(answer: Any) -> Decision:
+    """The client's answer to `agent/approveCommand`; anything but a known choice denies."""
+    choice = answer.get("choice") if isinstance(answer, dict) else getattr(answer, "choice", None)
+    for decision in CHOICES:
+        if choice == decision:
+            return decision
+    return "deny"
+
+
 class LspApprover:
-    def __init__(self, server: LanguageServer, settings: Settings) -> None:
+    def __init__(self, server: LanguageServer, settings: Settings, root: Path) -> None:
         self.server = server
         self.settings = settings
+        self.root = root
         self.cannot_ask = ""
         """Why the client cannot be asked, once it failed to answer."""
 
@@ -48,18 +76,32 @@ class LspApprover:
         return answer.title if answer else None
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+        if client_approves_commands(self.server):
+            return await self._ask_structured(command, unsandboxed)
         if not self.cannot_ask:
             try:
                 where = " outside the sandbox" if unsandboxed else ""
                 message = f"The agent wants to run{where}:\n{visible(command)}"
-                title = await self._ask(message, list(_DECISIONS))
+                title = await self._ask(message, list(CHOICES.values()))
                 # A dismissed prompt (null) denies.
-                return _DECISIONS.get(title or DENY, "deny")
+                by_title = {title: decision for decision, title in CHOICES.items()}
+                return by_title.get(title or DENY, "deny")
             except JsonRpcException as error:
                 self.cannot_ask = error.message or type(error).__name__
         raise ToolError(
             CANNOT_ASK.format(error=self.cannot_ask, commands=" or the allowedCommands setting")
         )
+
+    async def _ask_structured(self, command: str, unsandboxed: bool) -> Decision:
+        params = {
+            # As the user must see it: no control character may disguise what runs.
+            "command": visible(command),
+            "cwd": str(self.root),
+            "sandboxed": not unsandboxed,
+            "prompt": PROMPT + (" outside the sandbox" if unsandboxed else ""),
+            "choices": [{"id": key, "title": title} for key, title in CHOICES.items()],
+        }
+        return _decision(await self.server.protocol.send_request_async(APPROVE_COMMAND, params))
 
     async def approve_write(self, description: str) -> str:
         """Whether the agent may `description` (e.g. "create notes.md (...)") on disk itself:

@@ -135,7 +135,7 @@ async def undo_to(ls: AgentServer, *arguments: Any) -> dict[str, object]:
     root = ls.root()
     session = ls.session
     # The approver is for writes the editor cannot make itself (as for a task's edits).
-    approver = LspApprover(ls, await ls.settings())
+    approver = LspApprover(ls, await ls.settings(), root)
     job = asyncio.ensure_future(
         undo(
             ShadowRepository(root),

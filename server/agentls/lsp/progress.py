@@ -75,9 +75,7 @@ class LspProgress:
             STEP, {"token": self.token, "tool": tool, "summary": summary, "state": "started"}
         )
 
-    def step_done(
-        self, tool: str, summary: str, ok: bool, detail: str, output: str = ""
-    ) -> None:
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
         self.server.protocol.notify(
             STEP,
             {

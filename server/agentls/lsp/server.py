@@ -25,7 +25,7 @@ def _initialized(ls: AgentServer, params: types.InitializedParams) -> None:
 def _did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
     """Nothing to do: asking for saves makes clients send their pending changes with each
     save (Neovim holds didChange back up to 150 ms, and flushes it before any other
-    notification), so an accepted edit that the client saved settles at once."""
+    notification), so the document here is the client's own report as soon as it saves."""
 
 
 def _did_change_configuration(ls: AgentServer, params: types.DidChangeConfigurationParams) -> None:

@@ -12,7 +12,7 @@ from lsprotocol import types
 
 from ..agent import CANCELLED_BY_USER, Agent, TaskResult
 from ..interfaces import ModelError
-from ..wiring import prepare_task
+from ..wiring import outcome, prepare_task
 from .agent_server import AgentServer, RunningTask
 from .approver import LspApprover
 from .language_servers import ClientLanguageServers, advertised
@@ -58,13 +58,14 @@ async def _run(
         setup = prepare_task(root, settings, ls.clients)
     except ModelError as error:
         ls.show(types.MessageType.Error, f"{error} {error.hint}")
-        return TaskResult("failed", str(error), error_hint=error.hint).as_dict()
+        failed = TaskResult("failed", str(error), error_hint=error.hint)
+        return {**failed.as_dict(), "outcome": outcome(failed, None)}
     if setup.warning and setup.warning not in ls.warned:
         ls.warned.add(setup.warning)
         ls.show(types.MessageType.Warning, setup.warning)
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, title, ls.cancel)
-    approver = LspApprover(ls, settings)
+    approver = LspApprover(ls, settings, root)
     workspace = LspWorkspace(ls, root, approver)
     agent = setup.agent(
         workspace,

@@ -20,6 +20,8 @@ from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
 from .. import files
+from ..disk import land_on_disk
+from ..edits import Hunk
 from ..interfaces import Change, Landed
 from ..paths import relative
 from .approver import LspApprover
@@ -30,6 +32,11 @@ NO_APPLY_EDIT_OPEN = (
     "this editor cannot apply edits (it did not advertise workspace/applyEdit) and has the "
     "file open; agentls never writes a file the editor has open"
 )
+
+
+def hunk_label(hunk: Hunk, index: int, total: int) -> str:
+    """What an editor shows for a hunk, in the words the model is told of it."""
+    return f"hunk {index + 1} of {total}: {hunk.describe()}"
 
 
 def uri_of(path: Path) -> str:
@@ -123,9 +130,9 @@ class LspWorkspace:
             ids = [f"{change.tool}:{name}:{i + 1}" for i in range(total)]
             annotations = {
                 ids[i]: types.ChangeAnnotation(
-                    label=f"{change.tool}: {name} ({hunk.describe()}, {i + 1} of {total})",
+                    label=hunk_label(hunk, i, total),
                     needs_confirmation=True,
-                    description="Proposed by the agent",
+                    description=f"{change.tool}: {name}, proposed by the agent",
                 )
                 for i, hunk in enumerate(change.hunks)
             }
@@ -220,7 +227,8 @@ class LspWorkspace:
         refusal = await self.approver.approve_write(f"{verb} {name} ({summary})")
         if refusal:
             return Landed(False, rejected_reason=refusal)
-        return self._write(change)
+        # The question may have waited minutes: a file changed meanwhile is not overwritten.
+        return land_on_disk(self.root, change)
 
     def _write(self, change: Change) -> Landed:
         try:

@@ -107,7 +107,8 @@ def blocked_note(output: str, network: bool) -> str | None:
     if _READ_ONLY.search(output):
         return (
             "[sandbox] The sandbox refused a write: only the workspace is writable (and not "
-            ".git/hooks, .git/config). Do not retry or work around it; ask the user."
+            ".git/hooks, .git/config, nor agentls's own config and state). Do not retry or "
+            "work around it; ask the user."
         )
     if not network and _OFFLINE.search(output):
         return (

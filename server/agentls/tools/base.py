@@ -51,7 +51,7 @@ BeforeChange = Callable[[list[str] | None], Awaitable[None]]
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Tool:
     name: str
     description: str

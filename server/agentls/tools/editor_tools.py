@@ -178,34 +178,37 @@ _AT: dict[str, dict[str, Any]] = {
 }
 
 DIAGNOSTICS = Tool(
-    "diagnostics",
-    "The errors and warnings the editor's language servers report now.",
-    {"path": {"type": "string", "description": "A file; default every file."}},
-    (),
-    diagnostics,
-    "path",
+    name="diagnostics",
+    description="The errors and warnings the editor's language servers report now.",
+    properties={"path": {"type": "string", "description": "A file; default every file."}},
+    required=(),
+    handler=diagnostics,
+    summary_field="path",
 )
+
 DEFINITION = Tool(
-    "definition",
-    "Where a symbol is defined, by the editor's language servers.",
-    _AT,
-    ("path", "line", "symbol"),
-    definition,
-    "symbol",
+    name="definition",
+    description="Where a symbol is defined, by the editor's language servers.",
+    properties=_AT,
+    required=("path", "line", "symbol"),
+    handler=definition,
+    summary_field="symbol",
 )
+
 REFERENCES = Tool(
-    "references",
-    "Where a symbol is used, by the editor's language servers.",
-    _AT,
-    ("path", "line", "symbol"),
-    references,
-    "symbol",
+    name="references",
+    description="Where a symbol is used, by the editor's language servers.",
+    properties=_AT,
+    required=("path", "line", "symbol"),
+    handler=references,
+    summary_field="symbol",
 )
+
 SYMBOLS = Tool(
-    "symbols",
-    "Find classes, functions and other symbols by name in the workspace.",
-    {"query": {"type": "string", "description": "Part of the name."}},
-    ("query",),
-    symbols,
-    "query",
+    name="symbols",
+    description="Find classes, functions and other symbols by name in the workspace.",
+    properties={"query": {"type": "string", "description": "Part of the name."}},
+    required=("query",),
+    handler=symbols,
+    summary_field="query",
 )

@@ -7,14 +7,14 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from ..bounded_output import cut_middle
-from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines, unified_diff
+from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
 from ..environment import REDACTED, Redacted, redact, secret_spans
 from ..files import NotText, PathChanged
 from ..interfaces import Change, Landed
 from ..paths import refuse_git_metadata, relative, resolve
 from .base import Tool, ToolContext, ToolError
 from .editor_tools import new_problems, problems_before
+from .review_outcome import describe, not_applied
 
 READ_LINES = 2000
 LINE_CHARS = 2000
@@ -246,19 +246,11 @@ async def propose(context: ToolContext, change: Change) -> str:
     outcome = await context.workspace.propose(change)
     if _nothing_landed(change, outcome):
         context.edits.rejected += 1
-        # The editor's reason may be the user's no, or a document that changed meanwhile.
-        reason = outcome.rejected_reason or "the user rejected it"
-        state = "was not created" if change.old_text is None else "is unchanged"
-        raise ToolError(f"The edit of {name} was not applied: {reason}. The file {state}.")
+        raise ToolError(not_applied(change, outcome, name))
     context.edits.applied += 1
     if _kept_some(change, outcome):
         context.edits.partly += 1
     report = describe(change, outcome, name, context.secrets)
-    if not outcome.on_disk and outcome.text is not None:
-        report += (
-            f"\nThe change is in the editor's unsaved buffer of {name}: shell commands see the "
-            "old file until the user saves it."
-        )
     return report + await new_problems(context, change.path, before)
 
 
@@ -276,73 +268,54 @@ def _nothing_landed(change: Change, outcome: Landed) -> bool:
     return not outcome.applied or outcome.text == (change.old_text or "")
 
 
-def describe(change: Change, outcome: Landed, name: str, secrets: tuple[str, ...]) -> str:
-    """What landed of a change of which something landed."""
-    total = len(change.hunks)
-    plural = "hunk" if total == 1 else "hunks"
-    verb = "Created" if change.old_text is None else "Edited"
-    if outcome.text is None:
-        return (
-            f"The editor applied the edit of {name} but has not saved it, so which hunks the "
-            "user kept cannot be seen; shell commands and read_file see the file on disk "
-            "without the change until the user saves it."
-        )
-    if outcome.text == change.new_text:
-        return f"{verb} {name}: {'all ' if total > 1 else ''}{total} {plural} accepted."
-    choices = landed(change.old_text or "", change.hunks, outcome.text)
-    if choices is None:
-        diff = unified_diff(change.old_text or "", outcome.text, name)
-        return (
-            f"{name} changed, but not as proposed (it was edited during the review). "
-            f"Its changes against the text you read:\n{cut_middle(diff, 4000, secrets)}"
-        )
-    rejected = [hunk for hunk, kept in zip(change.hunks, choices, strict=True) if not kept]
-    lines = [f"{verb} {name}: {total - len(rejected)} of {total} {plural} accepted. Rejected:"]
-    for hunk in rejected:
-        proposed = cut_middle(hunk.text, 300, secrets).rstrip("\n") or "(nothing)"
-        lines.append(f"- {hunk.describe()}, which proposed:\n{proposed}")
-    return "\n".join(lines)
-
-
 _PATH = {"type": "string", "description": "Path relative to the workspace root."}
 
 READ_FILE = Tool(
-    "read_file",
-    "Read a text file as the editor has it (unsaved changes included). Lines are numbered "
-    "'N<tab>text'; the numbers are not part of the file. "
-    f"Reads up to {READ_LINES} lines; use offset and limit for more.",
-    {
+    name="read_file",
+    description=(
+        "Read a text file as the editor has it (unsaved changes included). Lines are "
+        "numbered 'N<tab>text'; the numbers are not part of the file. "
+        f"Reads up to {READ_LINES} lines; use offset and limit for more."
+    ),
+    properties={
         "path": _PATH,
         "offset": {"type": "integer", "minimum": 1, "description": "First line, from 1."},
         "limit": {"type": "integer", "minimum": 1, "description": "How many lines."},
     },
-    ("path",),
-    read_file,
-    "path",
+    required=("path",),
+    handler=read_file,
+    summary_field="path",
 )
 
 WRITE_FILE = Tool(
-    "write_file",
-    "Create a file, or replace a whole file's content. The user reviews the change; the "
-    "result says what they accepted. Prefer edit_file for changes to existing files.",
-    {"path": _PATH, "content": {"type": "string", "description": "The complete new content."}},
-    ("path", "content"),
-    write_file,
-    "path",
+    name="write_file",
+    description=(
+        "Create a file, or replace a whole file's content. The user reviews the change; the "
+        "result says what they accepted. Prefer edit_file for changes to existing files."
+    ),
+    properties={
+        "path": _PATH,
+        "content": {"type": "string", "description": "The complete new content."},
+    },
+    required=("path", "content"),
+    handler=write_file,
+    summary_field="path",
 )
 
 EDIT_FILE = Tool(
-    "edit_file",
-    "Replace old_text with new_text in a file. old_text must match the file exactly (without "
-    "the line numbers read_file shows) and occur once, unless replace_all is true. The user "
-    "reviews the change; the result says what they accepted.",
-    {
+    name="edit_file",
+    description=(
+        "Replace old_text with new_text in a file. old_text must match the file exactly "
+        "(without the line numbers read_file shows) and occur once, unless replace_all is "
+        "true. The user reviews the change; the result says what they accepted."
+    ),
+    properties={
         "path": _PATH,
         "old_text": {"type": "string", "description": "Exact text to replace."},
         "new_text": {"type": "string", "description": "Replacement text."},
         "replace_all": {"type": "boolean", "description": "Replace every occurrence."},
     },
-    ("path", "old_text", "new_text"),
-    edit_file,
-    "path",
+    required=("path", "old_text", "new_text"),
+    handler=edit_file,
+    summary_field="path",
 )

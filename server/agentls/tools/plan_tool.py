@@ -42,11 +42,13 @@ async def todo_write(context: ToolContext, arguments: dict[str, Any]) -> str:
 
 
 TODO_WRITE = Tool(
-    "todo_write",
-    "Show the user your plan for this task as a checklist, and keep it current: send the "
-    "whole list each time. Use it for work of three steps or more. Mark an item in_progress "
-    "before you start it and completed as soon as it is done.",
-    {
+    name="todo_write",
+    description=(
+        "Show the user your plan for this task as a checklist, and keep it current: send "
+        "the whole list each time. Use it for work of three steps or more. Mark an item "
+        "in_progress before you start it and completed as soon as it is done."
+    ),
+    properties={
         "todos": {
             "type": "array",
             "description": "The whole plan, in order.",
@@ -60,7 +62,7 @@ TODO_WRITE = Tool(
             },
         }
     },
-    ("todos",),
-    todo_write,
-    "",
+    required=("todos",),
+    handler=todo_write,
+    summary_field="",
 )

@@ -435,19 +435,21 @@ _PATH_ARGUMENT = {"type": "string", "description": "Folder or file; default the 
 _GLOB = {"type": "string", "description": "Only files matching this glob, e.g. '*.py'."}
 
 LIST_FILES = Tool(
-    "list_files",
-    "List the files under a folder (recursively; .gitignore'd files left out), sorted.",
-    {"path": _PATH_ARGUMENT, "glob": _GLOB},
-    (),
-    list_files,
-    "path",
+    name="list_files",
+    description="List the files under a folder (recursively; .gitignore'd files left out), sorted.",
+    properties={"path": _PATH_ARGUMENT, "glob": _GLOB},
+    required=(),
+    handler=list_files,
+    summary_field="path",
 )
 
 GREP = Tool(
-    "grep",
-    "Search file contents with a regular expression (ripgrep's syntax); answers "
-    "'path:line: text' sorted by path, context lines as 'path-line- text'.",
-    {
+    name="grep",
+    description=(
+        "Search file contents with a regular expression (ripgrep's syntax); answers "
+        "'path:line: text' sorted by path, context lines as 'path-line- text'."
+    ),
+    properties={
         "pattern": {"type": "string", "description": "Regular expression."},
         "path": _PATH_ARGUMENT,
         "glob": _GLOB,
@@ -459,7 +461,7 @@ GREP = Tool(
             "description": "Matching lines (default), file names, or counts per file.",
         },
     },
-    ("pattern",),
-    grep,
-    "pattern",
+    required=("pattern",),
+    handler=grep,
+    summary_field="pattern",
 )

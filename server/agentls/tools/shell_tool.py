@@ -52,13 +52,15 @@ async def bash(context: ToolContext, arguments: dict[str, Any]) -> str:
 
 
 BASH = Tool(
-    "bash",
-    "Run a bash command in the workspace root (stdin closed; stdout and stderr together). "
-    "The user may be asked to approve it. Long output is cut in the middle. "
-    "It may run in a sandbox: only the workspace writable, no network, and the jobs it left "
-    "in the background ended with it.",
-    {"command": {"type": "string", "description": "The command line."}},
-    ("command",),
-    bash,
-    "command",
+    name="bash",
+    description=(
+        "Run a bash command in the workspace root (stdin closed; stdout and stderr "
+        "together). The user may be asked to approve it. Long output is cut in the middle. "
+        "It may run in a sandbox: only the workspace writable, no network, and the jobs it "
+        "left in the background ended with it."
+    ),
+    properties={"command": {"type": "string", "description": "The command line."}},
+    required=("command",),
+    handler=bash,
+    summary_field="command",
 )

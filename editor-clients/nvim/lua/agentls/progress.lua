@@ -72,7 +72,6 @@ local function on_progress(value)
   local mode = config.options.progress
   if value.kind == 'end' then
     M.stop()
-    M.outcome = value.message
   elseif mode == 'window' then
     show(text)
   elseif mode == 'notify' then
@@ -80,16 +79,10 @@ local function on_progress(value)
   end
 end
 
----The server's one-line outcome of the last task (status, steps, edits, tokens, cache,
----cost), from its `end` progress: the line the terminal and VS Code show too.
----@type string?
-M.outcome = nil
-
 ---Follow the progress of the task started with `task_token`.
 ---@param task_token string
 function M.expect(task_token)
   token = task_token
-  M.outcome = nil
   on_progress({ kind = 'begin', message = 'starting' })
 end
 

@@ -3,7 +3,6 @@
 -- answer says truthfully whether anything landed.
 local config = require('agentls.config')
 local review_view = require('agentls.review_view')
-local transcript = require('agentls.transcript')
 local workspace_edit = require('agentls.workspace_edit')
 
 local M = {}
@@ -46,47 +45,29 @@ local function stale(file)
   return nil
 end
 
----@param files agentls.FileEdit[]
----@return string?
-local function any_stale(files)
-  for _, file in ipairs(files) do
-    local problem = stale(file)
-    if problem then
-      return problem
-    end
-  end
-  return nil
-end
-
----Let the user decide on each file's hunks, one review tab after the other.
----@param files agentls.FileEdit[]
+---Let the user decide on the file's hunks in a review tab.
+---@param file agentls.FileEdit
 ---@param label string
 ---@param encoding string
 ---@param timings table
 ---@return boolean withdrawn
-local function review(files, label, encoding, timings)
+local function review(file, label, encoding, timings)
   local co = coroutine.running()
-  for _, file in ipairs(files) do
-    local title = #files > 1 and ('%s (%s)'):format(label, workspace_edit.name(file.uri)) or label
-    active = review_view.open(file, title, encoding, function(decisions)
-      timings.decided = vim.uv.hrtime()
-      vim.schedule(function()
-        coroutine.resume(co, decisions)
-      end)
+  active = review_view.open(file, label, encoding, function(decisions)
+    timings.decided = vim.uv.hrtime()
+    vim.schedule(function()
+      coroutine.resume(co, decisions)
     end)
-    vim.cmd.redraw()
-    timings.shown = timings.shown or vim.uv.hrtime()
-    vim.api.nvim_exec_autocmds('User', {
-      pattern = 'AgentlsReviewOpen',
-      data = { label = title, bufnr = file.bufnr, hunks = #file.edits },
-    })
-    file.decisions = coroutine.yield()
-    active = nil
-    if file.decisions == nil then
-      return true
-    end
-  end
-  return false
+  end)
+  vim.cmd.redraw()
+  timings.shown = vim.uv.hrtime()
+  vim.api.nvim_exec_autocmds('User', {
+    pattern = 'AgentlsReviewOpen',
+    data = { label = label, bufnr = file.bufnr, hunks = #file.edits },
+  })
+  file.decisions = coroutine.yield()
+  active = nil
+  return file.decisions == nil
 end
 
 ---Apply the accepted hunks of `file` and write its buffer.
@@ -115,23 +96,17 @@ local function apply(file, encoding)
   return #kept
 end
 
----@param label string
----@param files agentls.FileEdit[]
+---@param file agentls.FileEdit
 ---@param encoding string
 ---@return lsp.ApplyWorkspaceEditResult
-local function conclude(label, files, encoding)
-  local problem = any_stale(files)
+local function conclude(file, encoding)
+  local problem = stale(file)
   if problem then
     return { applied = false, failureReason = problem }
   end
-  local accepted, total = 0, 0
-  for _, file in ipairs(files) do
-    accepted = accepted + apply(file, encoding)
-    total = total + #file.edits
-  end
-  transcript.detail(('review of %s: %d of %d hunks accepted'):format(label, accepted, total))
-  if accepted == 0 then
-    return { applied = false, failureReason = 'the user rejected the edit' }
+  -- What landed, the model and the user are told by the server (agent/step's detail).
+  if apply(file, encoding) == 0 then
+    return { applied = false } -- the user's no: the server words it
   end
   return { applied = true }
 end
@@ -144,32 +119,28 @@ end
 function M.handle(_, params, ctx)
   local timings = { arrived = vim.uv.hrtime() }
   local client = vim.lsp.get_client_by_id(ctx.client_id)
-  local files, unsupported = workspace_edit.files(params.edit)
+  local file, unsupported = workspace_edit.file(params.edit)
   local co, is_main = coroutine.running()
-  if not files or not client then
+  if not file or not client then
     return { applied = false, failureReason = unsupported or 'the client has stopped' }
   end
   if config.options.review ~= 'none' and (not co or is_main) then
     return { applied = false, failureReason = 'this Neovim cannot wait for a review' }
   end
-  for _, file in ipairs(files) do
-    file.bufnr = buffer_for(file)
-  end
-  local problem = any_stale(files)
+  file.bufnr = buffer_for(file)
+  local problem = stale(file)
   if problem then
     return { applied = false, failureReason = problem }
   end
   local label = params.label or 'agentls edit'
   if config.options.review == 'none' then
-    for _, file in ipairs(files) do
-      file.decisions = vim.tbl_map(function()
-        return true
-      end, file.edits)
-    end
-  elseif review(files, label, client.offset_encoding, timings) then
+    file.decisions = vim.tbl_map(function()
+      return true
+    end, file.edits)
+  elseif review(file, label, client.offset_encoding, timings) then
     return { applied = false, failureReason = 'the edit was withdrawn' }
   end
-  local answer = conclude(label, files, client.offset_encoding)
+  local answer = conclude(file, client.offset_encoding)
   local answered = vim.uv.hrtime()
   vim.api.nvim_exec_autocmds('User', {
     pattern = 'AgentlsReviewDone',

@@ -97,7 +97,7 @@ function View:render()
       group = self.decisions[i] and 'DiagnosticOk' or 'DiagnosticError'
     end
     vim.api.nvim_buf_set_extmark(buf, ns, math.min(extent.new[1], last), 0, {
-      virt_text = { { ('  %s  hunk %d/%d'):format(state, i, #self.file.edits), group } },
+      virt_text = { { ('  %s  %s'):format(state, self.file.labels[i]), group } },
       virt_text_pos = 'eol',
     })
   end

@@ -7,10 +7,12 @@ M.name = 'agentls'
 
 ---What Neovim offers, plus what the review needs: versioned document edits (so a stale edit
 ---is caught) and change annotations (so the server sends one reviewable edit per hunk and
----leaves saving to us); and the agent's requests for what the other language servers know.
+---leaves saving to us); the agentls requests we answer, among them the agent's requests for
+---what the other language servers know.
 ---@return lsp.ClientCapabilities
 local function capabilities()
   return vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), {
+    experimental = require('agentls.approval').capabilities,
     workspace = {
       workspaceEdit = {
         documentChanges = true,
@@ -18,8 +20,7 @@ local function capabilities()
         changeAnnotationSupport = { groupsOnLabel = false },
       },
     },
-    experimental = { agentls = require('agentls.eyes').capabilities },
-  })
+  }, { experimental = { agentls = require('agentls.eyes').capabilities } })
 end
 
 local function handlers()
@@ -28,7 +29,7 @@ local function handlers()
   return vim.tbl_extend('error', require('agentls.eyes').handlers, {
     ['workspace/applyEdit'] = review.handle,
     ['$/cancelRequest'] = review.withdraw,
-    ['window/showMessageRequest'] = require('agentls.approval').handle,
+    [require('agentls.approval').method] = require('agentls.approval').handle,
     ['agent/text'] = function(_, params)
       transcript.text(params.text)
     end,

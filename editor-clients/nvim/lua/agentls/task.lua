@@ -29,7 +29,6 @@ local notify = M.notify
 ---@param result agentls.TaskResult?
 local function finished(err, result)
   M.current = nil
-  local outcome = progress.outcome
   progress.stop()
   vim.api.nvim_exec_autocmds('User', {
     pattern = 'AgentlsTaskDone',
@@ -40,7 +39,7 @@ local function finished(err, result)
     notify(err.message, vim.log.levels.ERROR)
     return
   end
-  transcript.finish(result, outcome)
+  transcript.finish(result)
   local level = result.status == 'done' and vim.log.levels.INFO or vim.log.levels.WARN
   notify(('%s: %s'):format(result.status, vim.split(result.summary or '', '\n')[1]), level)
 end

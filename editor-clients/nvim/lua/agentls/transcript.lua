@@ -143,21 +143,11 @@ local function usage_text(usage)
   return table.concat(parts, ', ')
 end
 
----How the task ended: the server's outcome line when its progress gave one (the line the
----terminal and VS Code show: steps, edits, tokens, cache, cost), else the result's counts.
+---How the task ended: the server's outcome line (status, steps, edits, tokens, cache,
+---cost), the one the terminal and VS Code show too.
 ---@param result agentls.TaskResult
----@param outcome? string
-function M.finish(result, outcome)
-  local edits = result.edits or {}
-  local lines = {
-    outcome and outcome:gsub('^(%w+):', '**%1**:')
-      or ('**%s** after %d steps; edits: %d applied, %d rejected'):format(
-        result.status,
-        result.steps or 0,
-        edits.applied or 0,
-        edits.rejected or 0
-      ),
-  }
+function M.finish(result)
+  local lines = { (result.outcome:gsub('^(%w+):', '**%1**:')) }
   if result.status ~= 'done' and result.summary and result.summary ~= '' then
     table.insert(lines, '')
     table.insert(lines, result.summary)

@@ -30,6 +30,7 @@
 ---@field steps integer
 ---@field edits { applied: integer, rejected: integer }
 ---@field usage? table<string, number> Tokens over the whole task, as the API reported them.
+---@field outcome string The server's line for how it ended, as every front end shows it.
 
 ---@class agentls.PlanItem
 ---@field content string One line: what to do.

@@ -6,6 +6,7 @@ local M = {}
 ---@field uri string
 ---@field version integer? The document version the edits were made for (nil: not open).
 ---@field edits lsp.TextEdit[] In document order.
+---@field labels string[] Per edit, what the user is shown of it: the server's words.
 ---@field bufnr? integer Its buffer, once the review has loaded it.
 ---@field decisions? boolean[] Per edit, whether the user accepted it.
 
@@ -19,28 +20,49 @@ local function in_document_order(edits)
   return edits
 end
 
----The files `edit` changes, or nil and why it cannot be reviewed.
+---Per edit, its change annotation's label ("hunk 1 of 2: change of lines 3-4", the words
+---the model is told), else its number.
+---@param edits lsp.TextEdit[]
+---@param annotations table<string, lsp.ChangeAnnotation>?
+---@return string[]
+local function labels(edits, annotations)
+  local found = {}
+  for i, edit in ipairs(edits) do
+    local annotation = edit.annotationId and (annotations or {})[edit.annotationId]
+    found[i] = annotation and annotation.label or ('hunk %d of %d'):format(i, #edits)
+  end
+  return found
+end
+
+---The one file `edit` changes (agentls sends one per edit: docs/protocol.md), or nil and
+---why it cannot be reviewed. The plugin advertises documentChanges, so the server never
+---sends the `changes` form.
 ---@param edit lsp.WorkspaceEdit
----@return agentls.FileEdit[]?, string?
-function M.files(edit)
-  local files = {}
+---@return agentls.FileEdit?, string?
+function M.file(edit)
+  local file = nil
   -- Neovim decodes a JSON null in an object as nil, so absent and null fields look the same.
   for _, change in ipairs(edit.documentChanges or {}) do
     -- A CreateFile needs nothing of its own: the review creates the file when it writes it.
     if change.kind and change.kind ~= 'create' then
       return nil, ('a %s of %s cannot be reviewed'):format(change.kind, change.uri or change.oldUri)
     elseif not change.kind then
-      table.insert(files, {
+      if file then
+        return nil, 'an edit of more than one file cannot be reviewed'
+      end
+      local edits = in_document_order(vim.list_extend({}, change.edits))
+      file = {
         uri = change.textDocument.uri,
         version = change.textDocument.version,
-        edits = in_document_order(vim.list_extend({}, change.edits)),
-      })
+        edits = edits,
+        labels = labels(edits, edit.changeAnnotations),
+      }
     end
   end
-  for uri, edits in pairs(edit.changes or {}) do
-    table.insert(files, { uri = uri, edits = in_document_order(vim.list_extend({}, edits)) })
+  if not file then
+    return nil, 'an edit that changes no file cannot be reviewed'
   end
-  return files
+  return file
 end
 
 ---How a file is named to the user: relative to the cwd or home.

@@ -51,34 +51,28 @@ async function palette(page: Page, text: string): Promise<void> {
   await input.fill(text);
 }
 
-/**
- * The palette's row holding `text`, clicked: Enter would take the top row, which fuzzy
- * matching may rank above it ("Agent: Add to Running Task" above "Agent: Run Task").
- */
-async function choose(page: Page, text: string, shots?: string): Promise<void> {
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
-  await row.waitFor();
-  if (shots) {
-    await page.screenshot({ path: path.join(shots, 'palette.png') });
-  }
-  await row.click();
-}
-
+// The row is clicked, not taken with Enter: the palette's fuzzy match may put another
+// command first ("Agent: Add to Running Task" for "Agent: Run Task").
 async function runCommand(page: Page, title: string): Promise<void> {
   await palette(page, `>${title}`);
-  await choose(page, title);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
 }
 
 async function openFile(page: Page, name: string): Promise<void> {
   await palette(page, name);
-  await choose(page, name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
   await page.locator('.tab.active', { hasText: name }).waitFor();
 }
 
 /** Agent: Run Task from the palette; returns when the task text has been entered. */
 async function runTask(page: Page, task: string, shots?: string): Promise<void> {
   await palette(page, '>Agent: Run Task');
-  await choose(page, 'Agent: Run Task', shots);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Agent: Run Task' }).first();
+  await row.waitFor();
+  if (shots) {
+    await page.screenshot({ path: path.join(shots, 'palette.png') });
+  }
+  await row.click();
   await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor();
   await page.locator('.quick-input-widget input').fill(task);
   await page.keyboard.press('Enter');

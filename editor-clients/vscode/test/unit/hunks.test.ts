@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { applyHunks, describeHunk, HunkDecisions, offsetAt, splitIntoHunks, type TextEdit } from '../../src/hunks';
+import { applyHunks, HunkDecisions, hunksOf, offsetAt, type TextEdit, UnsupportedEdit } from '../../src/hunks';
 
 const edit = (sl: number, sc: number, el: number, ec: number, newText: string): TextEdit => ({
   range: { start: { line: sl, character: sc }, end: { line: el, character: ec } },
@@ -8,51 +8,40 @@ const edit = (sl: number, sc: number, el: number, ec: number, newText: string): 
 
 const text = 'a\nb\nc\nd\ne\nf\n';
 
-describe('splitIntoHunks', () => {
-  it('keeps the server’s one edit per hunk as they are', () => {
-    const hunks = splitIntoHunks(text, [edit(1, 0, 2, 0, 'B\n'), edit(4, 0, 5, 0, 'E\n')]);
+describe('hunksOf', () => {
+  const labels = { a1: { label: 'hunk 1 of 2: change of line 2' }, a2: { label: 'hunk 2 of 2: change of line 5' } };
+
+  it("takes each of the server's edits as one hunk, labelled by its change annotation", () => {
+    const edits = [
+      { ...edit(4, 0, 5, 0, 'E\n'), annotationId: 'a2' },
+      { ...edit(1, 0, 2, 0, 'B\n'), annotationId: 'a1' },
+    ];
+    const hunks = hunksOf(text, edits, labels);
     assert.deepStrictEqual(hunks, [
-      { start: 2, end: 4, newText: 'B\n' },
-      { start: 8, end: 10, newText: 'E\n' },
+      { start: 2, end: 4, newText: 'B\n', label: 'hunk 1 of 2: change of line 2' },
+      { start: 8, end: 10, newText: 'E\n', label: 'hunk 2 of 2: change of line 5' },
     ]);
     assert.strictEqual(applyHunks(text, hunks), 'a\nB\nc\nd\nE\nf\n');
+    assert.strictEqual(applyHunks(text, hunks.slice(1)), 'a\nb\nc\nd\nE\nf\n');
   });
 
-  it('splits a whole-document replacement into its changed runs of lines', () => {
-    const hunks = splitIntoHunks(text, [edit(0, 0, 6, 0, 'a\nB\nc\nd\nE\nE2\nf\n')]);
-    assert.strictEqual(hunks.length, 2);
-    assert.deepStrictEqual(hunks.map((h) => describeHunk(text, h)), ['line 2', 'line 5']);
-    assert.strictEqual(applyHunks(text, hunks), 'a\nB\nc\nd\nE\nE2\nf\n');
-    assert.strictEqual(applyHunks(text, hunks.slice(1)), 'a\nb\nc\nd\nE\nE2\nf\n');
+  it('numbers the hunks of an edit without annotations', () => {
+    const hunks = hunksOf(text, [edit(3, 0, 3, 0, 'new\n')], undefined);
+    assert.deepStrictEqual(hunks, [{ start: 6, end: 6, newText: 'new\n', label: 'hunk 1 of 1' }]);
   });
 
-  it('widens an edit inside a line to the whole line', () => {
-    const hunks = splitIntoHunks('def f(x):\n    return x\n', [edit(1, 11, 1, 12, 'x + 1')]);
-    assert.deepStrictEqual(hunks, [{ start: 10, end: 23, newText: '    return x + 1\n' }]);
+  it('refuses edits that overlap, which the server never sends', () => {
+    assert.throws(() => hunksOf(text, [edit(0, 0, 2, 0, 'x\n'), edit(1, 0, 3, 0, 'y\n')], undefined), UnsupportedEdit);
   });
 
-  it('merges edits that touch the same line into one hunk', () => {
-    const hunks = splitIntoHunks('abc\n', [edit(0, 0, 0, 1, 'A'), edit(0, 2, 0, 3, 'C')]);
-    assert.deepStrictEqual(hunks, [{ start: 0, end: 4, newText: 'AbC\n' }]);
-  });
-
-  it('handles a new file, pure insertions and a last line without newline', () => {
-    assert.deepStrictEqual(splitIntoHunks('', [edit(0, 0, 0, 0, 'x\ny\n')]), [{ start: 0, end: 0, newText: 'x\ny\n' }]);
-    const inserted = splitIntoHunks(text, [edit(3, 0, 3, 0, 'new\n')]);
-    assert.deepStrictEqual(inserted, [{ start: 6, end: 6, newText: 'new\n' }]);
-    assert.strictEqual(describeHunk(text, inserted[0]), 'after line 3');
-    const noEol = splitIntoHunks('a\nb', [edit(1, 0, 1, 1, 'B')]);
-    assert.strictEqual(applyHunks('a\nb', noEol), 'a\nB');
+  it('handles a new file and a last line without newline', () => {
+    assert.strictEqual(applyHunks('', hunksOf('', [edit(0, 0, 0, 0, 'x\ny\n')], undefined)), 'x\ny\n');
+    assert.strictEqual(applyHunks('a\nb', hunksOf('a\nb', [edit(1, 0, 1, 1, 'B')], undefined)), 'a\nB');
   });
 
   it('counts characters in UTF-16 code units, as VS Code negotiates', () => {
     assert.strictEqual(offsetAt('😀x\n', { line: 0, character: 2 }), 2);
-    const hunks = splitIntoHunks('😀x\n', [edit(0, 2, 0, 3, 'y')]);
-    assert.strictEqual(applyHunks('😀x\n', hunks), '😀y\n');
-  });
-
-  it('gives no hunk for an edit that changes nothing', () => {
-    assert.deepStrictEqual(splitIntoHunks(text, [edit(1, 0, 2, 0, 'b\n')]), []);
+    assert.strictEqual(applyHunks('😀x\n', hunksOf('😀x\n', [edit(0, 2, 0, 3, 'y')], undefined)), '😀y\n');
   });
 });
 

@@ -27,6 +27,7 @@ describe('transcript', () => {
       steps: 2,
       edits: { applied: 1, rejected: 0 },
       usage: { inputTokens: 812, outputTokens: 164 },
+      outcome: 'done: 2 steps, 1 edit applied, 0 rejected, 812 tokens in, 164 out',
     });
     assert.strictEqual(
       out.text,
@@ -35,7 +36,7 @@ describe('transcript', () => {
         'Let me look.',
         '  ⚙ bash: pytest -q',
         '  ✗ bash: pytest -q — exit code 1',
-        '■ done: 2 steps; edits: 1 applied, 0 rejected',
+        '■ done: 2 steps, 1 edit applied, 0 rejected, 812 tokens in, 164 out',
         '  usage: input tokens 812, output tokens 164',
         '',
       ].join('\n'),
@@ -52,7 +53,15 @@ describe('transcript', () => {
 
   it('says what went wrong when a task did not finish', () => {
     const out = channel();
-    new Transcript(out).ended({ status: 'failed', summary: 'No Anthropic API key is set.', steps: 0 });
-    assert.strictEqual(out.text, '■ failed: 0 steps\n  No Anthropic API key is set.\n  usage: no usage reported\n');
+    new Transcript(out).ended({
+      status: 'failed',
+      summary: 'No Anthropic API key is set.',
+      steps: 0,
+      outcome: 'failed: 0 steps, 0 edits applied, 0 rejected, no tokens',
+    });
+    assert.strictEqual(
+      out.text,
+      '■ failed: 0 steps, 0 edits applied, 0 rejected, no tokens\n  No Anthropic API key is set.\n  usage: no usage reported\n',
+    );
   });
 });
