@@ -11,7 +11,7 @@ from typing import Any, Literal
 from ..edits import text_lines
 from ..interfaces import LanguageServers, Place, Problem
 from ..paths import relative, resolve
-from .base import Tool, ToolContext, ToolError
+from .base import Handler, Tool, ToolContext, ToolError
 
 MAX_NEW_PROBLEMS = 10
 """New problems named in an edit's result."""
@@ -186,23 +186,20 @@ DIAGNOSTICS = Tool(
     summary_field="path",
 )
 
-DEFINITION = Tool(
-    name="definition",
-    description="Where a symbol is defined, by the editor's language servers.",
-    properties=_AT,
-    required=("path", "line", "symbol"),
-    handler=definition,
-    summary_field="symbol",
-)
 
-REFERENCES = Tool(
-    name="references",
-    description="Where a symbol is used, by the editor's language servers.",
-    properties=_AT,
-    required=("path", "line", "symbol"),
-    handler=references,
-    summary_field="symbol",
-)
+def _navigation(name: str, what: str, handler: Handler) -> Tool:
+    return Tool(
+        name=name,
+        description=f"Where a symbol is {what}, by the editor's language servers.",
+        properties=_AT,
+        required=("path", "line", "symbol"),
+        handler=handler,
+        summary_field="symbol",
+    )
+
+
+DEFINITION = _navigation("definition", "defined", definition)
+REFERENCES = _navigation("references", "used", references)
 
 SYMBOLS = Tool(
     name="symbols",
