@@ -206,3 +206,14 @@ def test_check_model_says_where_tasks_go_without_the_key(
     )
     assert main(["check-model", '{"provider": "openrouter"}']) == 1
     assert "No model is set for the OpenRouter provider" in capsys.readouterr().out
+
+
+def test_the_key_hint_names_the_users_own_config_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "conf"))
+    hint = providers.PROFILES["deepseek"].key_hint
+    assert (
+        f"DEEPSEEK_API_KEY in the environment or in {tmp_path / 'conf' / 'agentls' / '.env'}"
+        in hint
+    )

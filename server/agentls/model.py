@@ -206,8 +206,8 @@ class Failure:
         if too_long or (api_error and getattr(error, "code", None) == "context_length_exceeded"):
             return PromptTooLong(
                 "The conversation is longer than the model's context window.",
-                "Compact the conversation (agent.compact) or start a new session "
-                "(agent.newSession).",
+                "Compact the conversation or start a new one (in an editor: agent.compact, "
+                "agent.newSession; in the terminal: a new `agentls run`).",
                 _prompt_tokens(too_long) if too_long else None,
             )
         if broken and not isinstance(error, sdk.APIStatusError):
@@ -245,7 +245,7 @@ class Failure:
         elif isinstance(error, sdk.APIStatusError):
             said = _what_the_api_said(error)
             message = f"The API refused the request ({error.status_code}): {said}"
-            hint = "Check the agentls settings, or start a new session (agent.newSession)."
+            hint = "Check the agentls settings, or start a new conversation."
         else:
             message = f"The answer from {where} broke off: {type(error).__name__}: {error}"
             hint = "Run the task again."

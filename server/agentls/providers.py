@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from .environment import config_dir
 from .interfaces import ModelError
 
 Wire = Literal["anthropic", "openai"]
@@ -42,7 +43,7 @@ class Profile:
     def key_hint(self) -> str:
         names = " or ".join(variable for variable, _ in self.keys)
         return (
-            f"Set {names} in the environment or in ~/.config/agentls/.env (a workspace's .env "
+            f"Set {names} in the environment or in {config_dir() / '.env'} (a workspace's .env "
             "belongs to the repository and never configures the model client)."
         )
 
