@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from . import __version__
@@ -199,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
 
     kill_shells_on_signals()
     if arguments.command == "acp":
-        from .acp.agent import serve
+        with _loading():
+            from .acp.agent import serve
 
         if sys.stdin.isatty():
             print(WAITING_ACP, file=sys.stderr, flush=True)
@@ -207,11 +211,13 @@ def main(argv: list[str] | None = None) -> int:
         exit_now(0)
     if arguments.tcp:
         return serve_tcp(arguments.host, arguments.port)
-    from .lsp.server import make_server
+    with _loading():
+        from .lsp.server import make_server
 
+        server = make_server()
     if sys.stdin.isatty():
         print(WAITING, file=sys.stderr, flush=True)
-    make_server().start_io()
+    server.start_io()
     # The connection is closed and the tasks cancelled. Python's own teardown of the SDK's
     # modules would keep an editor waiting seconds more for the process to end.
     exit_now(0)
@@ -229,10 +235,24 @@ WAITING_ACP = (
 )
 
 
+@contextlib.contextmanager
+def _loading() -> Iterator[None]:
+    """Importing a front end makes many objects that live as long as the process does
+    (lsprotocol's types, ACP's schema): collecting garbage among them only delays the
+    editor's first answer, and once frozen they are never looked at again."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
 def serve_tcp(host: str, port: int) -> int:
     import asyncio
 
-    from .lsp.tcp import can_check_peers, serve
+    with _loading():
+        from .lsp.tcp import can_check_peers, serve
 
     if not can_check_peers():
         print(

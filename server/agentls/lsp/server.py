@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from .. import sandbox
-from ..model import preload
 from .agent_server import AgentServer
 from .commands import COMMANDS
 
@@ -15,6 +13,10 @@ def _initialize(ls: AgentServer, params: types.InitializeParams) -> None:
 
 
 def _initialized(ls: AgentServer, params: types.InitializedParams) -> None:
+    # Imported here, after the initialize answer: the editor waits for that one.
+    from .. import sandbox
+    from ..model import preload
+
     options = ls.initialization_options
     settings = options.get("agentls") if isinstance(options, dict) else None
     provider = settings.get("provider") if isinstance(settings, dict) else None
