@@ -131,7 +131,10 @@ async def test_no_network_unless_allowed(root: Path) -> None:
 STARTS = {
     "setsid": "setsid sleep {s} &",
     "set -m": "set -m; sleep {s} &",
-    "setpgid": f'{sys.executable} -c \'import os; os.setpgid(0, 0); os.execvp("sleep", '
+    # The interpreter itself, not a venv's link to it: a venv under /tmp is not in the
+    # sandbox, whose /tmp is its own.
+    "setpgid": f"{os.path.realpath(sys.executable)} -c 'import os; os.setpgid(0, 0); "
+    'os.execvp("sleep", '
     '["sleep", "{s}"])\' &',
     "double fork": "(setsid sh -c 'sleep {s} &' &);",
 }

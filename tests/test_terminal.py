@@ -341,6 +341,8 @@ def test_the_undo_question_answered_by_end_of_input_or_ctrl_c(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # As from a terminal: a test runner's worker may ignore SIGINT, and children inherit it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     _read_until(process, "[y/N] ")
     process.send_signal(signal.SIGINT)
