@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from agentls import environment, files
-from agentls.agent import Agent, Session
+from agentls.agent.loop import Agent, Session
+from agentls.agent.memory import ProjectMemory
 from agentls.edits import apply_hunks
 from agentls.interfaces import (
     Change,
@@ -22,7 +23,6 @@ from agentls.interfaces import (
     Turn,
     Usage,
 )
-from agentls.memory import ProjectMemory
 from agentls.settings import Settings
 from agentls.shell import SubprocessShell
 from agentls.tools import ToolContext

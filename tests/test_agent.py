@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from agentls import tools
-from agentls.agent import Session
+from agentls.agent.loop import Session
 from agentls.interfaces import ModelError, Turn
 from agentls.tools import Tool, ToolContext
 from doubles import ScriptedModel, call, make_agent, results, say

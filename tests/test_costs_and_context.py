@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from agentls.context import KEEP_CHARS, ContextBudget, prompt_chars
+from agentls.agent.context import KEEP_CHARS, ContextBudget, prompt_chars
 from agentls.costs import Price, describe, price_of, report
 from agentls.interfaces import Usage
 from agentls.settings import parse

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from agentls import files
-from agentls.agent import Session
-from agentls.memory import LIMIT, ProjectMemory
+from agentls.agent.loop import Session
+from agentls.agent.memory import LIMIT, ProjectMemory
 from doubles import ScriptedModel, call, make_agent, results, say
 
 

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from agentls.agent import Session
+from agentls.agent.loop import Session
 from agentls.interfaces import Turn
 from agentls.tools.plan_tool import ITEM_CHARS, MAX_ITEMS
 from doubles import ScriptedModel, call, make_agent, results, say

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from agentls import environment
-from agentls.agent import Agent, Session
+from agentls.agent.loop import Agent, Session
 from agentls.interfaces import Change, Landed, Turn, Usage
 from agentls.lsp.workspace import LspWorkspace
 from agentls.settings import Settings

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls.agent import COMPACTED, Session
+from agentls.agent.loop import COMPACTED, Session
 from agentls.checkpoints import ShadowRepository, WorkspaceCheckpoints
 from agentls.interfaces import Decision
 from agentls.sessions import SessionStore

@@ -16,17 +16,11 @@ from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
 from . import user_settings
-from .agent import Session, TaskResult
+from .agent.loop import Session, TaskResult
 from .interfaces import ModelError
 from .model import ClientCache
 from .settings import Settings
-from .terminal import (
-    Answers,
-    ShowingShell,
-    TerminalApprover,
-    TerminalProgress,
-    TerminalWorkspace,
-)
+from .terminal import Answers, ShowingShell, TerminalApprover, TerminalProgress, TerminalWorkspace
 from .visible import visible
 from .wiring import TaskSetup, prepare_task
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from . import files
-from .agent import Session
+from .agent.loop import Session
 from .checkpoints import CheckpointError, ShadowRepository
 from .counts import counted
 from .interfaces import Change, Landed

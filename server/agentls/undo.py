@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from . import files
-from .agent import Session
+from .agent.loop import Session
 from .checkpoints import Checkpoint, CheckpointError, Entry, ShadowRepository
 from .edits import line_hunks
 from .interfaces import Change, Landed

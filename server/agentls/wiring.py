@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from . import environment, providers, sandbox
-from .agent import Agent, Session, TaskResult
+from .agent.loop import Agent, Session, TaskResult
+from .agent.memory import ProjectMemory
 from .chat_model import ChatModel
 from .checkpoints import checkpoints_for
 from .costs import Price, describe, price_of, report
 from .counts import counted
 from .interfaces import Approver, LanguageServers, Progress, Shell, Workspace
-from .memory import ProjectMemory
 from .model import AnthropicModel, ClientCache
 from .settings import Settings
 from .shell import RefusingShell, SubprocessShell

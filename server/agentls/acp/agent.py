@@ -39,7 +39,7 @@ from acp.schema import (
 )
 
 from .. import __version__
-from ..agent import Session, TaskResult
+from ..agent.loop import Session, TaskResult
 from ..interfaces import ModelError
 from ..model import ClientCache
 from ..sessions import SessionStore

@@ -16,7 +16,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from ..agent import Session
+from ..agent.loop import Session
 from ..lifetime import exit_now
 from ..model import ClientCache
 from ..settings import Settings, parse

@@ -9,9 +9,9 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from ..agent import Agent, Session
+from ..agent.loop import Agent, Session
+from ..agent.prompt import task_message
 from ..checkpoints import CheckpointError, ShadowRepository
-from ..prompt import task_message
 from ..sessions import SessionStore
 from ..undo import listing, tell_the_model, undo
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask

@@ -12,8 +12,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 from pygls.workspace import Workspace
 
+from ..agent.prompt import FileContext
 from ..paths import relative
-from ..prompt import FileContext
 
 
 def _position(value: Any) -> types.Position:

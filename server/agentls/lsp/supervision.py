@@ -10,7 +10,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..agent import CANCELLED_BY_USER, Agent, TaskResult
+from ..agent.loop import CANCELLED_BY_USER, Agent, TaskResult
 from ..interfaces import ModelError
 from ..wiring import outcome, prepare_task
 from .agent_server import AgentServer, RunningTask

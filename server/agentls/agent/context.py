@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .interfaces import Block
+from ..interfaces import Block
 
 ELIDE_DOWN_TO = 0.6
 """After a cut the prompt is at most this share of the budget."""

@@ -10,9 +10,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .context import ContextBudget, prompt_chars
-from .environment import redact
-from .interfaces import (
+from ..environment import redact
+from ..interfaces import (
     Block,
     CheckpointKind,
     Checkpoints,
@@ -24,10 +23,11 @@ from .interfaces import (
     Turn,
     Usage,
 )
+from ..paths import PathError, resolve
+from ..tools import ToolContext, offered, run_tool
+from .context import ContextBudget, prompt_chars
 from .memory import ProjectMemory
-from .paths import PathError, resolve
 from .prompt import system_prompt
-from .tools import ToolContext, offered, run_tool
 
 log = logging.getLogger(__name__)
 
