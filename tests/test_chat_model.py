@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from agentls import providers
-from agentls.chat_model import ChatModel, chat_messages
 from agentls.interfaces import ModelError, PromptTooLong
-from agentls.model import MAX_RETRIES, STREAM_RETRIES, ClientCache
+from agentls.models import providers
+from agentls.models.anthropic import MAX_RETRIES, STREAM_RETRIES, ClientCache
+from agentls.models.chat import ChatModel, chat_messages
 from fake_api import (
     Reply,
     auth_error,

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 from agentls.agent.context import KEEP_CHARS, ContextBudget, prompt_chars
-from agentls.costs import Price, describe, price_of, report
 from agentls.interfaces import Usage
+from agentls.models.costs import Price, describe, price_of, report
 from agentls.settings import parse
 
 

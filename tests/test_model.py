@@ -8,9 +8,14 @@ import time
 from typing import Any
 
 import pytest
-from agentls import providers
 from agentls.interfaces import ModelError, PromptTooLong
-from agentls.model import STREAM_RETRIES, AnthropicModel, ClientCache, with_cache_breakpoints
+from agentls.models import providers
+from agentls.models.anthropic import (
+    STREAM_RETRIES,
+    AnthropicModel,
+    ClientCache,
+    with_cache_breakpoints,
+)
 from fake_api import (
     FakeAnthropic,
     Reply,

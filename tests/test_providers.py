@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from agentls import environment, providers
+from agentls import environment
 from agentls.cli import main
-from agentls.costs import price_of
 from agentls.interfaces import ModelError
-from agentls.model import AnthropicModel, ClientCache
+from agentls.models import providers
+from agentls.models.anthropic import AnthropicModel, ClientCache
+from agentls.models.costs import price_of
 from agentls.settings import Settings, parse
 from agentls.wiring import prepare_task
 from fake_api import FakeAnthropic

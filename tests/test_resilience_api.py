@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from agentls.agent.loop import COMPACTED
-from agentls.costs import price_of
+from agentls.models.costs import price_of
 from doubles import usage_of
 from editor_client import editor
 from fake_api import (

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from agentls import environment, sandbox, wiring
-from agentls.model import ClientCache
+from agentls.models.anthropic import ClientCache
 from agentls.settings import Settings
 from agentls.shell import SubprocessShell
 from agentls.tools import ToolContext, run_tool

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls.costs import price_of
+from agentls.models.costs import price_of
 from doubles import running_argv, unique_seconds, usage_of
 from editor_client import editor
 from fake_api import FakeAnthropic, rate_limited, reply, server_error, text, tool_use

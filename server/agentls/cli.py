@@ -142,8 +142,9 @@ def check_model(raw: str) -> int:
     exit status 1 then. The workspace does not matter: only the user's sources configure it."""
     from pathlib import Path
 
-    from . import environment, providers
+    from . import environment
     from .interfaces import ModelError
+    from .models import providers
     from .settings import parse
 
     try:

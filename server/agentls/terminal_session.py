@@ -18,7 +18,7 @@ from typing import Any, Literal, TextIO, TypeVar
 from . import user_settings
 from .agent.loop import Session, TaskResult
 from .interfaces import ModelError
-from .model import ClientCache
+from .models.anthropic import ClientCache
 from .settings import Settings
 from .terminal import Answers, ShowingShell, TerminalApprover, TerminalProgress, TerminalWorkspace
 from .visible import visible

@@ -8,15 +8,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import environment, providers, sandbox
+from . import environment, sandbox
 from .agent.loop import Agent, Session, TaskResult
 from .agent.memory import ProjectMemory
-from .chat_model import ChatModel
 from .checkpoints import checkpoints_for
-from .costs import Price, describe, price_of, report
 from .counts import counted
 from .interfaces import Approver, LanguageServers, Progress, Shell, Workspace
-from .model import AnthropicModel, ClientCache
+from .models import providers
+from .models.anthropic import AnthropicModel, ClientCache
+from .models.chat import ChatModel
+from .models.costs import Price, describe, price_of, report
 from .settings import Settings
 from .shell import RefusingShell, SubprocessShell
 from .tools import ToolContext

@@ -41,7 +41,7 @@ from acp.schema import (
 from .. import __version__
 from ..agent.loop import Session, TaskResult
 from ..interfaces import ModelError
-from ..model import ClientCache
+from ..models.anthropic import ClientCache
 from ..sessions import SessionStore
 from ..user_settings import load as load_user_settings
 from ..wiring import prepare_task

@@ -18,7 +18,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..agent.loop import Session
 from ..lifetime import exit_now
-from ..model import ClientCache
+from ..models.anthropic import ClientCache
 from ..settings import Settings, parse
 from .protocol import AgentProtocol
 

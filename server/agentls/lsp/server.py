@@ -15,7 +15,7 @@ def _initialize(ls: AgentServer, params: types.InitializeParams) -> None:
 def _initialized(ls: AgentServer, params: types.InitializedParams) -> None:
     # Imported here, after the initialize answer: the editor waits for that one.
     from .. import sandbox
-    from ..model import preload
+    from ..models.anthropic import preload
 
     options = ls.initialization_options
     settings = options.get("agentls") if isinstance(options, dict) else None

@@ -14,8 +14,8 @@ from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .interfaces import Block, Turn, Usage
-from .model import Adapter, BrokenAnswer, Failure, with_retries
+from ..interfaces import Block, Turn, Usage
+from .anthropic import Adapter, BrokenAnswer, Failure, with_retries
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from .environment import config_dir
-from .interfaces import ModelError
+from ..environment import config_dir
+from ..interfaces import ModelError
 
 Wire = Literal["anthropic", "openai"]
 Auth = Literal["x-api-key", "bearer", "none"]

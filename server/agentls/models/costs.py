@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .interfaces import Usage
+from ..interfaces import Usage
 
 
 @dataclass(frozen=True)
