@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentls import ripgrep
+from agentls.tools.search import ripgrep
 
 from .api import FakeAnthropic, reply, text, tool_use
 from .editor import BenchEditor, server_command

@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-from agentls import ripgrep
-from agentls.tools import run_tool, search_tools
-from agentls.tools.search_results import Found
+from agentls.tools import run_tool
+from agentls.tools.search import ripgrep
+from agentls.tools.search import tools as search_tools
+from agentls.tools.search.results import Found
 from doubles import is_running
 from test_tools import context
 

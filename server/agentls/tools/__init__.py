@@ -13,7 +13,7 @@ from .base import Tool, ToolContext, ToolError, validate
 from .editor_tools import DEFINITION, DIAGNOSTICS, REFERENCES, SYMBOLS
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
 from .plan_tool import TODO_WRITE
-from .search_tools import GREP, LIST_FILES
+from .search.tools import GREP, LIST_FILES
 from .shell_tool import BASH
 
 __all__ = ["OPTIONAL_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError", "offered", "run_tool"]
