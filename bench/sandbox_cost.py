@@ -8,8 +8,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentls import environment, sandbox
-from agentls.shell import SubprocessShell
+from agentls import environment
+from agentls.shell import sandbox
+from agentls.shell.subprocess_shell import SubprocessShell
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from agentls.interfaces import (
     Usage,
 )
 from agentls.settings import Settings
-from agentls.shell import SubprocessShell
+from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.tools import ToolContext
 
 

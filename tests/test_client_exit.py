@@ -115,7 +115,7 @@ async def test_the_server_exits_and_kills_the_shell_when_the_editor_goes(
 
 
 def test_the_guardian_gets_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentls.process_groups import ProcessGroups
+    from agentls.shell.process_groups import ProcessGroups
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-guardian-test-0123456789")
     groups = ProcessGroups()

@@ -18,7 +18,7 @@ from agentls.agent.loop import Agent, Session
 from agentls.interfaces import Change, Landed, Turn, Usage
 from agentls.lsp.workspace import LspWorkspace
 from agentls.settings import Settings
-from agentls.shell import SubprocessShell
+from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.tools import TOOLS, ToolContext, run_tool
 from doubles import Approver, MemoryEditor, Recorder, ScriptedModel, say
 from hypothesis import example, given, settings

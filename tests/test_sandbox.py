@@ -16,10 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentls import environment, sandbox, wiring
+from agentls import environment, wiring
 from agentls.models.anthropic import ClientCache
 from agentls.settings import Settings
-from agentls.shell import SubprocessShell
+from agentls.shell import sandbox
+from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.tools import ToolContext, run_tool
 from doubles import (
     BROKEN_BWRAP,
@@ -208,7 +209,7 @@ async def test_an_unavailable_sandbox_warns_or_refuses(
 
 
 def test_a_missing_bubblewrap_says_so() -> None:
-    from agentls.sandbox.bubblewrap import Bubblewrap
+    from agentls.shell.sandbox.bubblewrap import Bubblewrap
 
     assert Bubblewrap("agentls-no-such-bwrap").probe() == "bubblewrap (bwrap) is not installed"
 

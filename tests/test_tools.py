@@ -11,12 +11,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from agentls import environment, files, shell
-from agentls.bounded_output import BoundedOutput
-from agentls.command_rules import is_allowed
+from agentls import environment, files
 from agentls.files import write_atomic
 from agentls.settings import Settings
-from agentls.shell import SubprocessShell
+from agentls.shell import subprocess_shell as shell
+from agentls.shell.bounded_output import BoundedOutput
+from agentls.shell.command_rules import is_allowed
+from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.tools import ToolContext, run_tool
 from doubles import Approver, MemoryEditor, is_running, running_argv, unique_seconds
 
@@ -485,8 +486,8 @@ async def test_without_the_sandbox_what_left_the_group_is_killed_too(
 
 
 def test_a_reused_group_id_is_not_killed() -> None:
-    from agentls import guardian
-    from agentls.process_groups import ProcessGroups
+    from agentls.shell import guardian
+    from agentls.shell.process_groups import ProcessGroups
 
     unrelated = subprocess.Popen(["sleep", "60"], start_new_session=True)
     try:

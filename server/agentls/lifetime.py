@@ -8,7 +8,7 @@ import signal
 from types import FrameType
 from typing import NoReturn
 
-from .process_groups import kill_all_groups
+from .shell.process_groups import kill_all_groups
 
 
 def exit_now(code: int) -> NoReturn:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import environment, sandbox
+from . import environment
 from .agent.loop import Agent, Session, TaskResult
 from .agent.memory import ProjectMemory
 from .checkpoints import checkpoints_for
@@ -19,7 +19,8 @@ from .models.anthropic import AnthropicModel, ClientCache
 from .models.chat import ChatModel
 from .models.costs import Price, describe, price_of, report
 from .settings import Settings
-from .shell import RefusingShell, SubprocessShell
+from .shell import sandbox
+from .shell.subprocess_shell import RefusingShell, SubprocessShell
 from .tools import ToolContext
 
 

@@ -14,8 +14,8 @@ def _initialize(ls: AgentServer, params: types.InitializeParams) -> None:
 
 def _initialized(ls: AgentServer, params: types.InitializedParams) -> None:
     # Imported here, after the initialize answer: the editor waits for that one.
-    from .. import sandbox
     from ..models.anthropic import preload
+    from ..shell import sandbox
 
     options = ls.initialization_options
     settings = options.get("agentls") if isinstance(options, dict) else None

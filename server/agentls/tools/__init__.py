@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..bounded_output import cut_middle
 from ..files import NotText
 from ..paths import PathError
+from ..shell.bounded_output import cut_middle
 from ..visible import valid_unicode
 from .base import Tool, ToolContext, ToolError, validate
 from .editor_tools import DEFINITION, DIAGNOSTICS, REFERENCES, SYMBOLS

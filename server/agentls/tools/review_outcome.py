@@ -3,9 +3,9 @@ nothing was applied. The words are the server's alone (docs/protocol.md)."""
 
 from __future__ import annotations
 
-from ..bounded_output import cut_middle
 from ..edits import landed, unified_diff
 from ..interfaces import Change, Landed
+from ..shell.bounded_output import cut_middle
 
 
 def not_applied(change: Change, outcome: Landed, name: str) -> str:

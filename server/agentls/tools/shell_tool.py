@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..command_rules import is_allowed
 from ..interfaces import ShellRefused
+from ..shell.command_rules import is_allowed
 from .base import Tool, ToolContext, ToolError
 
 

@@ -14,8 +14,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import environment
-from ..state import state_base
+from ... import environment
+from ...state import state_base
 from .base import Confinement, Sandbox
 from .bubblewrap import Bubblewrap
 

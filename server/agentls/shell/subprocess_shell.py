@@ -10,9 +10,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..interfaces import ShellRefused, ShellResult
 from . import sandbox
 from .bounded_output import BoundedOutput
-from .interfaces import ShellRefused, ShellResult
 from .process_groups import GROUPS
 
 _DRAIN_AFTER_EXIT = 0.5
