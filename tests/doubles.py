@@ -8,9 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentls import environment, files
+from agentls import environment
 from agentls.agent.loop import Agent, Session
 from agentls.agent.memory import ProjectMemory
+from agentls.disk import files
 from agentls.edits import apply_hunks
 from agentls.interfaces import (
     Change,

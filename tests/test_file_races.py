@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls import files
+from agentls.disk import files
 from agentls.edits import Hunk
 from agentls.interfaces import Change
 from agentls.terminal import Answers, TerminalWorkspace

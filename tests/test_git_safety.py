@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agentls.safe_git import safe_git_command, safe_git_env
+from agentls.disk.safe_git import safe_git_command, safe_git_env
 from agentls.tools import run_tool
 from test_tools import context
 

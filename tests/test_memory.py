@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from agentls import files
 from agentls.agent.loop import Session
 from agentls.agent.memory import LIMIT, ProjectMemory
+from agentls.disk import files
 from doubles import ScriptedModel, call, make_agent, results, say
 
 

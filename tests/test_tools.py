@@ -11,8 +11,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from agentls import environment, files
-from agentls.files import write_atomic
+from agentls import environment
+from agentls.disk import files
+from agentls.disk.files import write_atomic
 from agentls.settings import Settings
 from agentls.shell import subprocess_shell as shell
 from agentls.shell.bounded_output import BoundedOutput

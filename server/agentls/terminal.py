@@ -8,11 +8,11 @@ import os
 from pathlib import Path
 from typing import TextIO
 
-from . import files
-from .disk import land_on_disk
+from .disk import files
+from .disk.landing import land_on_disk
+from .disk.paths import relative
 from .edits import unified_diff
 from .interfaces import Change, Decision, Landed, PlanItem, Shell, ShellResult
-from .paths import relative
 from .visible import visible
 
 

@@ -8,10 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import files
 from .agent.loop import Session
 from .checkpoints import CheckpointError, ShadowRepository
 from .counts import counted
+from .disk import files
 from .interfaces import Change, Landed
 from .sessions import SessionStore
 from .undo import UndoPlan, listing, plan, tell_the_model, undo

@@ -10,10 +10,10 @@ from typing import Any, Protocol
 import acp
 from acp.schema import ClientCapabilities, FileEditToolCallContent, ToolCallLocation
 
-from .. import files
-from ..disk import land_on_disk
+from ..disk import files
+from ..disk.landing import land_on_disk
+from ..disk.paths import relative
 from ..interfaces import Change, Landed
-from ..paths import relative
 from .approver import AcpApprover
 from .updates import Updates
 

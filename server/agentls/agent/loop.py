@@ -10,6 +10,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..disk.paths import PathError, resolve
 from ..environment import redact
 from ..interfaces import (
     Block,
@@ -23,7 +24,6 @@ from ..interfaces import (
     Turn,
     Usage,
 )
-from ..paths import PathError, resolve
 from ..tools import ToolContext, offered, run_tool
 from .context import ContextBudget, prompt_chars
 from .memory import ProjectMemory

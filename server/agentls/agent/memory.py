@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import files
+from ..disk import files
 from ..environment import redact
 
 NAMES = ("AGENTS.md", "CLAUDE.md")

@@ -13,7 +13,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import Workspace
 
 from ..agent.prompt import FileContext
-from ..paths import relative
+from ..disk.paths import relative
 
 
 def _position(value: Any) -> types.Position:

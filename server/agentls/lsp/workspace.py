@@ -19,11 +19,11 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
-from .. import files
-from ..disk import land_on_disk
+from ..disk import files
+from ..disk.landing import land_on_disk
+from ..disk.paths import relative
 from ..edits import Hunk
 from ..interfaces import Change, Landed
-from ..paths import relative
 from .approver import LspApprover
 from .documents import LspDocument
 from .positions import annotated, text_edits

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..files import NotText
-from ..paths import PathError
+from ..disk.files import NotText
+from ..disk.paths import PathError
 from ..shell.bounded_output import cut_middle
 from ..visible import valid_unicode
 from .base import Tool, ToolContext, ToolError, validate

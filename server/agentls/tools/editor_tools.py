@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..disk.paths import relative, resolve
 from ..edits import text_lines
 from ..interfaces import LanguageServers, Place, Problem
-from ..paths import relative, resolve
 from .base import Handler, Tool, ToolContext, ToolError
 
 MAX_NEW_PROBLEMS = 10

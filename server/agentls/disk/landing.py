@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..interfaces import Change, Landed
 from . import files
-from .interfaces import Change, Landed
 
 
 def land_on_disk(root: Path, change: Change) -> Landed:
