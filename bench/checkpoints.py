@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentls.checkpoints import ShadowRepository
+from agentls.history.checkpoints import ShadowRepository
 
 
 @dataclass(frozen=True)

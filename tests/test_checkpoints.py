@@ -8,9 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agentls import checkpoints
-from agentls.checkpoints import CheckpointError, ShadowRepository
-from agentls.undo import apply, default_target, listing, plan, undo
+from agentls.history import checkpoints
+from agentls.history.checkpoints import CheckpointError, ShadowRepository
+from agentls.history.undo import apply, default_target, listing, plan, undo
 from doubles import MemoryEditor
 
 

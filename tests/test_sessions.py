@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 from agentls.agent.loop import COMPACTED, Session
-from agentls.checkpoints import ShadowRepository, WorkspaceCheckpoints
+from agentls.history.checkpoints import ShadowRepository, WorkspaceCheckpoints
+from agentls.history.sessions import SessionStore
+from agentls.history.undo import undo
 from agentls.interfaces import Decision
-from agentls.sessions import SessionStore
-from agentls.undo import undo
 from doubles import Approver, MemoryEditor, ScriptedModel, call, say
 from hypothesis import given
 from hypothesis import strategies as st

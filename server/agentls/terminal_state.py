@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 from .agent.loop import Session
-from .checkpoints import CheckpointError, ShadowRepository
 from .counts import counted
 from .disk import files
+from .history.checkpoints import CheckpointError, ShadowRepository
+from .history.sessions import SessionStore
+from .history.undo import UndoPlan, listing, plan, tell_the_model, undo
 from .interfaces import Change, Landed
-from .sessions import SessionStore
-from .undo import UndoPlan, listing, plan, tell_the_model, undo
 
 
 class _Disk:

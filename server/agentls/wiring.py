@@ -11,8 +11,8 @@ from typing import Any
 from . import environment
 from .agent.loop import Agent, Session, TaskResult
 from .agent.memory import ProjectMemory
-from .checkpoints import checkpoints_for
 from .counts import counted
+from .history.checkpoints import checkpoints_for
 from .interfaces import Approver, LanguageServers, Progress, Shell, Workspace
 from .models import providers
 from .models.anthropic import AnthropicModel, ClientCache

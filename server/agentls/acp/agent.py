@@ -40,9 +40,9 @@ from acp.schema import (
 
 from .. import __version__
 from ..agent.loop import Session, TaskResult
+from ..history.sessions import SessionStore
 from ..interfaces import ModelError
 from ..models.anthropic import ClientCache
-from ..sessions import SessionStore
 from ..user_settings import load as load_user_settings
 from ..wiring import prepare_task
 from .approver import AcpApprover

@@ -11,9 +11,9 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from ..agent.loop import Agent, Session
 from ..agent.prompt import task_message
-from ..checkpoints import CheckpointError, ShadowRepository
-from ..sessions import SessionStore
-from ..undo import listing, tell_the_model, undo
+from ..history.checkpoints import CheckpointError, ShadowRepository
+from ..history.sessions import SessionStore
+from ..history.undo import listing, tell_the_model, undo
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
 from .file_context import file_context

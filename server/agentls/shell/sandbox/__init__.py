@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import environment
-from ...state import state_base
+from ...history.state import state_base
 from .base import Confinement, Sandbox
 from .bubblewrap import Bubblewrap
 

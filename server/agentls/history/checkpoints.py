@@ -35,8 +35,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .disk.safe_git import safe_git_command, safe_git_env
-from .interfaces import CheckpointKind
+from ..disk.safe_git import safe_git_command, safe_git_env
+from ..interfaces import CheckpointKind
 from .state import append_line, private_dir, state_dir
 
 log = logging.getLogger(__name__)

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from .agent.loop import Session
+from ..agent.loop import Session
+from ..disk import files
+from ..disk.paths import PathError, refuse_git_metadata, resolve
+from ..edits import line_hunks
+from ..interfaces import Change, Landed
 from .checkpoints import Checkpoint, CheckpointError, Entry, ShadowRepository
-from .disk import files
-from .disk.paths import PathError, refuse_git_metadata, resolve
-from .edits import line_hunks
-from .interfaces import Change, Landed
 from .sessions import SessionStore
 
 REGULAR_MODES = ("100644", "100755")
