@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentls import environment
+from agentls.config import environment
 from agentls.shell import sandbox
 from agentls.shell.subprocess_shell import SubprocessShell
 

@@ -8,9 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentls import environment
 from agentls.agent.loop import Agent, Session
 from agentls.agent.memory import ProjectMemory
+from agentls.config import environment
+from agentls.config.settings import Settings
 from agentls.disk import files
 from agentls.edits import apply_hunks
 from agentls.interfaces import (
@@ -24,7 +25,6 @@ from agentls.interfaces import (
     Turn,
     Usage,
 )
-from agentls.settings import Settings
 from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.tools import ToolContext
 

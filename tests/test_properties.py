@@ -13,11 +13,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from agentls import environment
 from agentls.agent.loop import Agent, Session
+from agentls.config import environment
+from agentls.config.settings import Settings
 from agentls.interfaces import Change, Landed, Turn, Usage
 from agentls.lsp.workspace import LspWorkspace
-from agentls.settings import Settings
 from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.tools import TOOLS, ToolContext, run_tool
 from doubles import Approver, MemoryEditor, Recorder, ScriptedModel, say

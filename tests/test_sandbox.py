@@ -16,9 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentls import environment, wiring
+from agentls import wiring
+from agentls.config import environment
+from agentls.config.settings import Settings
 from agentls.models.anthropic import ClientCache
-from agentls.settings import Settings
 from agentls.shell import sandbox
 from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.tools import ToolContext, run_tool

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from agentls import environment
-from agentls.environment import REDACTED, load, redact
+from agentls.config import environment
+from agentls.config.environment import REDACTED, load, redact
 from agentls.tools import run_tool
 from test_tools import context
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentls.settings import Settings, parse
+from agentls.config.settings import Settings, parse
 
 
 def test_defaults() -> None:

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from agentls.settings import CLIENT_ONLY, SETTINGS, Settings, checked
+from agentls.config.settings import CLIENT_ONLY, SETTINGS, Settings, checked
 
 REPO = Path(__file__).resolve().parents[1]
 KEYS = [setting.key for setting in SETTINGS]

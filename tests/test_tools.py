@@ -11,10 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from agentls import environment
+from agentls.config import environment
+from agentls.config.settings import Settings
 from agentls.disk import files
 from agentls.disk.files import write_atomic
-from agentls.settings import Settings
 from agentls.shell import subprocess_shell as shell
 from agentls.shell.bounded_output import BoundedOutput
 from agentls.shell.command_rules import is_allowed

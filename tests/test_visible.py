@@ -6,8 +6,8 @@ import io
 from pathlib import Path
 from typing import Any
 
+from agentls.config.settings import Settings
 from agentls.lsp.approver import LspApprover
-from agentls.settings import Settings
 from agentls.terminal import Answers, TerminalApprover, TerminalProgress
 from agentls.visible import visible
 from lsprotocol import types

@@ -15,7 +15,7 @@ from . import __version__
 
 def _max_steps(text: str) -> int:
     """`--max-steps`, held to the range of the maxSteps setting."""
-    from .settings import checked
+    from .config.settings import checked
 
     try:
         steps: int = checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
@@ -35,7 +35,7 @@ def _task(text: str) -> str:
 
 def _provider(text: str) -> str:
     """`--provider`, one of the agentls.provider setting's values."""
-    from .settings import checked
+    from .config.settings import checked
 
     try:
         return str(checked("provider", text))
@@ -122,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def check_settings(raw: str) -> int:
     """Print each problem the server would warn about; exit status 1 when there is one."""
-    from .settings import parse
+    from .config.settings import parse
 
     try:
         value = json.loads(raw)
@@ -142,10 +142,10 @@ def check_model(raw: str) -> int:
     exit status 1 then. The workspace does not matter: only the user's sources configure it."""
     from pathlib import Path
 
-    from . import environment
+    from .config import environment
+    from .config.settings import parse
     from .interfaces import ModelError
     from .models import providers
-    from .settings import parse
 
     try:
         settings, _ = parse(json.loads(raw))

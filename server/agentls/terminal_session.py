@@ -15,11 +15,11 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
-from . import user_settings
 from .agent.loop import Session, TaskResult
+from .config import user_settings
+from .config.settings import Settings
 from .interfaces import ModelError
 from .models.anthropic import ClientCache
-from .settings import Settings
 from .terminal import Answers, ShowingShell, TerminalApprover, TerminalProgress, TerminalWorkspace
 from .visible import visible
 from .wiring import TaskSetup, prepare_task

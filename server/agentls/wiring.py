@@ -8,9 +8,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import environment
 from .agent.loop import Agent, Session, TaskResult
 from .agent.memory import ProjectMemory
+from .config import environment
+from .config.settings import Settings
 from .counts import counted
 from .history.checkpoints import checkpoints_for
 from .interfaces import Approver, LanguageServers, Progress, Shell, Workspace
@@ -18,7 +19,6 @@ from .models import providers
 from .models.anthropic import AnthropicModel, ClientCache
 from .models.chat import ChatModel
 from .models.costs import Price, describe, price_of, report
-from .settings import Settings
 from .shell import sandbox
 from .shell.subprocess_shell import RefusingShell, SubprocessShell
 from .tools import ToolContext

@@ -40,10 +40,10 @@ from acp.schema import (
 
 from .. import __version__
 from ..agent.loop import Session, TaskResult
+from ..config.user_settings import load as load_user_settings
 from ..history.sessions import SessionStore
 from ..interfaces import ModelError
 from ..models.anthropic import ClientCache
-from ..user_settings import load as load_user_settings
 from ..wiring import prepare_task
 from .approver import AcpApprover
 from .progress import AcpProgress

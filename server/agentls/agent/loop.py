@@ -10,8 +10,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..config.environment import redact
 from ..disk.paths import PathError, resolve
-from ..environment import redact
 from ..interfaces import (
     Block,
     CheckpointKind,

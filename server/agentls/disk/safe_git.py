@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from ..environment import scrubbed
+from ..config.environment import scrubbed
 
 _OVERRIDES = (
     "core.fsmonitor=false",

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import environment
+from ..config import environment
 from .state import append_line, private_dir, state_dir
 
 Message = dict[str, Any]

@@ -17,9 +17,9 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..agent.loop import Session
+from ..config.settings import Settings, parse
 from ..lifetime import exit_now
 from ..models.anthropic import ClientCache
-from ..settings import Settings, parse
 from .protocol import AgentProtocol
 
 log = logging.getLogger(__name__)

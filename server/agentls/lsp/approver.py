@@ -18,8 +18,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
+from ..config.settings import Settings
 from ..interfaces import Decision
-from ..settings import Settings
 from ..tools.base import ToolError
 from ..visible import visible
 

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
-from ..environment import redact, secret_values
+from ..config.environment import redact, secret_values
 from ..interfaces import Block, ModelError, PromptTooLong, Turn, Usage
 from .providers import DEFAULT_PROVIDER, KEYLESS, PROFILES, Endpoint
 

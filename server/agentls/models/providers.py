@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from ..environment import config_dir
+from ..config.environment import config_dir
 from ..interfaces import ModelError
 
 Wire = Literal["anthropic", "openai"]

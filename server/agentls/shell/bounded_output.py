@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..environment import redact
+from ..config.environment import redact
 
 
 class BoundedOutput:

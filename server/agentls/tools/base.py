@@ -6,8 +6,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..config.settings import Settings
 from ..interfaces import Approver, LanguageServers, Progress, Shell, Workspace
-from ..settings import Settings
 
 
 class ToolError(Exception):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..environment import redact
+from ..config.environment import redact
 from ..interfaces import PLAN_STATUSES, PlanItem
 from .base import Tool, ToolContext, ToolError
 

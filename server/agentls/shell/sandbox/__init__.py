@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ... import environment
+from ...config import environment
 from ...history.state import state_base
 from .base import Confinement, Sandbox
 from .bubblewrap import Bubblewrap

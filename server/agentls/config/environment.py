@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .disk.files import NotText, read_text
+from ..disk.files import NotText, read_text
 
 _SECRET_LAST_WORDS = frozenset(
     ("KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "PAT")

@@ -6,8 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from .models.costs import Price
-from .models.providers import DEFAULT_MODEL, PROFILES
+from ..models.costs import Price
+from ..models.providers import DEFAULT_MODEL, PROFILES
 
 
 @dataclass(frozen=True)
