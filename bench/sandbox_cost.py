@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentls.config import environment
+from agentls import redaction
 from agentls.shell import sandbox
 from agentls.shell.subprocess_shell import SubprocessShell
 
@@ -25,7 +25,7 @@ async def sandbox_cost(root: Path, rounds: int) -> SandboxCost:
     """Median milliseconds of `true` run by the shell the server uses, with and without the
     sandbox; the runs alternate, so load on the machine weighs on both alike."""
     found = sandbox.find()
-    env = environment.scrubbed(os.environ)
+    env = redaction.scrubbed(os.environ)
     bare = SubprocessShell(root, env)
     if isinstance(found, sandbox.Unavailable):
         boxed, unavailable = bare, found.reason

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentls import redaction
 from agentls.agent.loop import Agent, Session
 from agentls.agent.memory import ProjectMemory
-from agentls.config import environment
 from agentls.config.settings import Settings
 from agentls.disk import files
 from agentls.edits import apply_hunks
@@ -253,7 +253,7 @@ def make_agent(
     progress = Recorder()
     tools = ToolContext(
         MemoryEditor(root),
-        SubprocessShell(root, environment.scrubbed(os.environ)),
+        SubprocessShell(root, redaction.scrubbed(os.environ)),
         Approver(),
         chosen,
         extra_tools=extra_tools,

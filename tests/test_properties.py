@@ -13,8 +13,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from agentls import redaction
 from agentls.agent.loop import Agent, Session
-from agentls.config import environment
 from agentls.config.settings import Settings
 from agentls.interfaces import Change, Landed, Turn, Usage
 from agentls.lsp.workspace import LspWorkspace
@@ -83,7 +83,7 @@ class EncodingsEditor(MemoryEditor):
 def tool_context(root: Path, workspace: MemoryEditor) -> ToolContext:
     return ToolContext(
         workspace=workspace,
-        shell=SubprocessShell(root, environment.scrubbed(os.environ)),
+        shell=SubprocessShell(root, redaction.scrubbed(os.environ)),
         approver=Approver(),  # denies every command: random input never runs
         settings=Settings(approve_commands="ask"),
     )

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from agentls import redaction
 from agentls.cli import main
-from agentls.config import environment
 from agentls.config.settings import Settings, parse
 from agentls.interfaces import ModelError
 from agentls.models import providers
@@ -100,8 +100,8 @@ def test_settings_check_provider_and_base_url() -> None:
 )
 def test_every_providers_key_is_a_secret(name: str) -> None:
     env = {name: "sk-0123456789abcdef", "PATH": "/bin"}
-    assert environment.scrubbed(env) == {"PATH": "/bin"}
-    assert environment.secret_values(env) == ("sk-0123456789abcdef",)
+    assert redaction.scrubbed(env) == {"PATH": "/bin"}
+    assert redaction.secret_values(env) == ("sk-0123456789abcdef",)
 
 
 def test_a_provider_other_than_anthropic_needs_a_model(tmp_path: Path, monkeypatch) -> None:

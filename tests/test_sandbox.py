@@ -16,8 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentls import wiring
-from agentls.config import environment
+from agentls import redaction, wiring
 from agentls.config.settings import Settings
 from agentls.models.anthropic import ClientCache
 from agentls.shell import sandbox
@@ -57,7 +56,7 @@ def context(
 ) -> ToolContext:
     assert not isinstance(FOUND, sandbox.Unavailable), FOUND.reason
     chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
-    shell = SubprocessShell(root, environment.scrubbed(os.environ), (), FOUND, network)
+    shell = SubprocessShell(root, redaction.scrubbed(os.environ), (), FOUND, network)
     return ToolContext(MemoryEditor(root), shell, approver or Approver(), chosen)
 
 

@@ -8,8 +8,9 @@ import time
 from pathlib import Path
 
 import pytest
-from agentls.config import environment
-from agentls.config.environment import REDACTED, load, redact
+from agentls import redaction
+from agentls.config.environment import load
+from agentls.redaction import REDACTED, redact
 from agentls.tools import run_tool
 from test_tools import context
 
@@ -144,7 +145,7 @@ async def test_values_are_redacted_as_written_in_the_file(
 
 
 def test_short_values_are_redacted_only_where_they_stand_alone() -> None:
-    secrets = environment.secret_values({"DB_PASS": "hunter2", "X_TOKEN": "ab1", "Y_PWD": "test"})
+    secrets = redaction.secret_values({"DB_PASS": "hunter2", "X_TOKEN": "ab1", "Y_PWD": "test"})
     assert secrets == ("hunter2",)
     text = "password hunter2, not hunter22 nor xhunter2; ab1 test"
     assert redact(text, secrets) == f"password {REDACTED}, not hunter22 nor xhunter2; ab1 test"

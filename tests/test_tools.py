@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from agentls.config import environment
+from agentls import redaction
 from agentls.config.settings import Settings
 from agentls.disk import files
 from agentls.disk.files import write_atomic
@@ -27,7 +27,7 @@ def context(root: Path, approver: Approver | None = None, **settings: object) ->
     chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
     return ToolContext(
         workspace=MemoryEditor(root),
-        shell=SubprocessShell(root, environment.scrubbed(os.environ)),
+        shell=SubprocessShell(root, redaction.scrubbed(os.environ)),
         approver=approver or Approver(),
         settings=chosen,
     )
@@ -547,8 +547,8 @@ def test_secret_variables_by_name_and_by_value() -> None:
         "STRIPE_PUBLISHABLE_KEY": "pk_test_123",
         "KEYTIMEOUT": "1",
     }
-    assert environment.scrubbed({**env, **ordinary}) == ordinary
-    assert environment.secret_values(env) == (
+    assert redaction.scrubbed({**env, **ordinary}) == ordinary
+    assert redaction.secret_values(env) == (
         "postgres://admin:hunter2@db/app",
         "redis://:hunter2@cache:6379",
         "hunter2",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from . import redaction
 from .agent.loop import Agent, Session, TaskResult
 from .agent.memory import ProjectMemory
 from .config import environment
@@ -120,7 +121,7 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
 def _shell(root: Path, settings: Settings, secrets: tuple[str, ...]) -> tuple[Shell, str | None]:
     """The shell the settings ask for, and why it is not sandboxed when it should be."""
     # The server's own environment, never the .env files' values, and no secrets.
-    env = environment.scrubbed(os.environ)
+    env = redaction.scrubbed(os.environ)
     if settings.sandbox == "off":
         return SubprocessShell(root, env, secrets), None
     found = sandbox.find()

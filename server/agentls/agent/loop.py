@@ -10,7 +10,6 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..config.environment import redact
 from ..disk.paths import PathError, resolve
 from ..interfaces import (
     Block,
@@ -24,6 +23,7 @@ from ..interfaces import (
     Turn,
     Usage,
 )
+from ..redaction import redact
 from ..tools import ToolContext, offered, run_tool
 from .context import ContextBudget, prompt_chars
 from .memory import ProjectMemory

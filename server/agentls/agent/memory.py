@@ -13,8 +13,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config.environment import redact
 from ..disk import files
+from ..redaction import redact
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
 """A folder's memory file: AGENTS.md, else CLAUDE.md."""

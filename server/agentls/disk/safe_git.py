@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from ..config.environment import scrubbed
+from ..redaction import scrubbed
 
 _OVERRIDES = (
     "core.fsmonitor=false",

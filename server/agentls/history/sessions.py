@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import redaction
 from ..config import environment
 from .state import append_line, private_dir, state_dir
 
@@ -74,7 +75,7 @@ def _size(value: Any) -> int:
 
 def _redacted(value: Any, hidden: tuple[str, ...]) -> Any:
     if isinstance(value, str):
-        return environment.redact(value, hidden)
+        return redaction.redact(value, hidden)
     if isinstance(value, list):
         return [_redacted(item, hidden) for item in value]
     if isinstance(value, dict):

@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
-from ..config.environment import redact, secret_values
 from ..interfaces import Block, ModelError, PromptTooLong, Turn, Usage
+from ..redaction import redact, secret_values
 from .providers import DEFAULT_PROVIDER, KEYLESS, PROFILES, Endpoint
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..config.environment import redact
+from ..redaction import redact
 
 
 class BoundedOutput:

@@ -7,11 +7,11 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from ..config.environment import REDACTED, Redacted, redact, secret_spans
 from ..disk.files import NotText, PathChanged
 from ..disk.paths import refuse_git_metadata, relative, resolve
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
 from ..interfaces import Change, Landed
+from ..redaction import REDACTED, Redacted, redact, secret_spans
 from .base import Tool, ToolContext, ToolError
 from .editor_tools import new_problems, problems_before
 from .review_outcome import describe, not_applied

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config.environment import redact
 from ..interfaces import PLAN_STATUSES, PlanItem
+from ..redaction import redact
 from .base import Tool, ToolContext, ToolError
 
 MAX_ITEMS = 50

@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 
-from ...config.environment import scrubbed
+from ...redaction import scrubbed
 
 _CHUNK = 1 << 16
 

@@ -19,11 +19,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ...config.environment import MIN_SHORT_SECRET, redact
 from ...disk.files import NotText, read_text
 from ...disk.paths import inside, relative, resolve
 from ...disk.safe_git import safe_git_command, safe_git_env
 from ...edits import text_lines
+from ...redaction import MIN_SHORT_SECRET, redact
 from ..base import Tool, ToolContext, ToolError
 from . import ripgrep
 from .results import MAX_FILES, MAX_MATCHES, Found, Output
