@@ -16,7 +16,7 @@ import pytest
 from agentls.disk import files
 from agentls.edits import Hunk
 from agentls.interfaces import Change
-from agentls.terminal import Answers, TerminalWorkspace
+from agentls.terminal.adapters import Answers, TerminalWorkspace
 from agentls.tools import run_tool
 from editor_client import editor
 from fake_api import FakeAnthropic, reply, tool_use

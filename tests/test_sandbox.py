@@ -253,7 +253,7 @@ async def test_the_question_says_when_allow_means_outside_the_sandbox() -> None:
     import io
 
     from agentls.lsp.approver import LspApprover
-    from agentls.terminal import Answers, TerminalApprover
+    from agentls.terminal.adapters import Answers, TerminalApprover
 
     stream = io.StringIO()
     await TerminalApprover(stream, Answers(None)).approve("make install", unsandboxed=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 from unittest import mock
 
 from agentls.cli import main
-from agentls.terminal import TerminalProgress
+from agentls.terminal.adapters import TerminalProgress
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 from test_undo_resume import edit_then_make_a_file

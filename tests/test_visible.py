@@ -8,7 +8,7 @@ from typing import Any
 
 from agentls.config.settings import Settings
 from agentls.lsp.approver import LspApprover
-from agentls.terminal import Answers, TerminalApprover, TerminalProgress
+from agentls.terminal.adapters import Answers, TerminalApprover, TerminalProgress
 from agentls.visible import visible
 from lsprotocol import types
 

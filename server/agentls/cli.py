@@ -167,8 +167,8 @@ def check_model(raw: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.command == "run":
-        from .terminal_session import run_in_terminal
-        from .terminal_state import saved_session
+        from .terminal.history_commands import saved_session
+        from .terminal.run import run_in_terminal
 
         try:
             session = saved_session(Path.cwd(), arguments.resume, arguments.continue_last)
@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
             session,
         )
     if arguments.command in ("sessions", "undo"):
-        from .terminal_state import list_sessions, undo_in_terminal
+        from .terminal.history_commands import list_sessions, undo_in_terminal
 
         if arguments.command == "sessions":
             return list_sessions()

@@ -15,14 +15,14 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
-from .agent.loop import Session, TaskResult
-from .config import user_settings
-from .config.settings import Settings
-from .interfaces import ModelError
-from .models.anthropic import ClientCache
-from .terminal import Answers, ShowingShell, TerminalApprover, TerminalProgress, TerminalWorkspace
-from .visible import visible
-from .wiring import TaskSetup, prepare_task
+from ..agent.loop import Session, TaskResult
+from ..config import user_settings
+from ..config.settings import Settings
+from ..interfaces import ModelError
+from ..models.anthropic import ClientCache
+from ..visible import visible
+from ..wiring import TaskSetup, prepare_task
+from .adapters import Answers, ShowingShell, TerminalApprover, TerminalProgress, TerminalWorkspace
 
 EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
 

@@ -8,12 +8,12 @@ import os
 from pathlib import Path
 from typing import TextIO
 
-from .disk import files
-from .disk.landing import land_on_disk
-from .disk.paths import relative
-from .edits import unified_diff
-from .interfaces import Change, Decision, Landed, PlanItem, Shell, ShellResult
-from .visible import visible
+from ..disk import files
+from ..disk.landing import land_on_disk
+from ..disk.paths import relative
+from ..edits import unified_diff
+from ..interfaces import Change, Decision, Landed, PlanItem, Shell, ShellResult
+from ..visible import visible
 
 
 class Style:

@@ -8,13 +8,13 @@ import sys
 import time
 from pathlib import Path
 
-from .agent.loop import Session
-from .counts import counted
-from .disk import files
-from .history.checkpoints import CheckpointError, ShadowRepository
-from .history.sessions import SessionStore
-from .history.undo import UndoPlan, listing, plan, tell_the_model, undo
-from .interfaces import Change, Landed
+from ..agent.loop import Session
+from ..counts import counted
+from ..disk import files
+from ..history.checkpoints import CheckpointError, ShadowRepository
+from ..history.sessions import SessionStore
+from ..history.undo import UndoPlan, listing, plan, tell_the_model, undo
+from ..interfaces import Change, Landed
 
 
 class _Disk:
