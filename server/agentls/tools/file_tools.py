@@ -162,7 +162,7 @@ def _occurrences(text: str, old_text: str) -> list[tuple[int, int]]:
     return [match.span() for match in pattern.finditer(text)]
 
 
-def _planned_edit(
+def planned_edit(
     text: str, arguments: dict[str, Any], secrets: tuple[str, ...], name: str
 ) -> list[Hunk]:
     """The hunks of an edit_file call; CPU work, run off the event loop.
@@ -207,7 +207,7 @@ async def edit_file(context: ToolContext, arguments: dict[str, Any]) -> str:
     if not arguments["old_text"]:
         raise ToolError("old_text is empty; give the exact text to replace (or use write_file)")
     # Off the loop: on a big file, finding and diffing takes long enough to hold up a cancel.
-    hunks = await asyncio.to_thread(_planned_edit, text, arguments, context.secrets, name)
+    hunks = await asyncio.to_thread(planned_edit, text, arguments, context.secrets, name)
     new_text = await asyncio.to_thread(apply_hunks, text, hunks)
     return await propose(context, Change(target, text, new_text, hunks, "edit_file"))
 
