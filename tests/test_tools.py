@@ -15,6 +15,7 @@ from agentls import redaction
 from agentls.config.settings import Settings
 from agentls.disk import files
 from agentls.disk.files import write_atomic
+from agentls.interfaces import Change, Landed
 from agentls.shell import subprocess_shell as shell
 from agentls.shell.bounded_output import BoundedOutput
 from agentls.shell.command_rules import is_allowed
@@ -180,6 +181,23 @@ async def test_write_file_keeps_line_endings_says_so_and_converts_them(tmp_path:
     assert (tmp_path / "new.txt").read_bytes() == b"a\r\nb\r\n"
     text, error = await run_tool(ctx, "write_file", {**arguments, "line_endings": "cr"})
     assert error and text == "write_file: line_endings must be one of keep, lf, crlf"
+
+
+async def test_an_editor_that_changes_line_endings_is_reported(tmp_path: Path) -> None:
+    class LfEditor(MemoryEditor):
+        async def propose(self, change: Change) -> Landed:  # as Neovim 0.7 applies newText
+            return Landed(True, change.new_text.replace("\r\n", "\n"), on_disk=False)
+
+    (tmp_path / "w.txt").write_bytes(b"one\r\ntwo\r\n")
+    ctx = replace(context(tmp_path), workspace=LfEditor(tmp_path))
+    text, error = await run_tool(
+        ctx, "edit_file", {"path": "w.txt", "old_text": "two", "new_text": "2"}
+    )
+    assert not error
+    assert text.startswith(
+        "Edited w.txt: 1 hunk accepted, but the editor ended its lines with LF, not with CRLF "
+        "as proposed."
+    )
 
 
 # A form feed is no line break for read_file (str.splitlines would make it one): the
