@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..edits import landed, unified_diff
 from ..interfaces import Change, Landed
+from ..line_endings import converted
 from ..shell.bounded_output import cut_middle
 
 
@@ -40,7 +41,7 @@ def _landed(change: Change, outcome: Landed, name: str, secrets: tuple[str, ...]
         )
     if outcome.text == change.new_text:
         return f"{verb} {name}: {'all ' if total > 1 else ''}{total} {plural} accepted."
-    if _lf(outcome.text) == _lf(change.new_text):
+    if converted(outcome.text, "lf") == converted(change.new_text, "lf"):
         # Line-holding editors (Neovim 0.7, Vim) end every line as the buffer's fileformat.
         return (
             f"{verb} {name}: {'all ' if total > 1 else ''}{total} {plural} accepted, but the "
@@ -60,10 +61,6 @@ def _landed(change: Change, outcome: Landed, name: str, secrets: tuple[str, ...]
         proposed = cut_middle(hunk.text, 300, secrets).rstrip("\n") or "(nothing)"
         lines.append(f"- {hunk.describe()}, which proposed:\n{proposed}")
     return "\n".join(lines)
-
-
-def _lf(text: str) -> str:
-    return text.replace("\r\n", "\n")
 
 
 def _endings(text: str) -> str:
