@@ -39,7 +39,8 @@ from acp.schema import (
 )
 
 from .. import __version__
-from ..agent.loop import Session, TaskResult
+from ..agent.conversation import Conversation
+from ..agent.task_result import TaskResult
 from ..config.user_settings import load as load_user_settings
 from ..history.sessions import SessionStore
 from ..interfaces import ModelError
@@ -73,7 +74,7 @@ class AcpSession:
     id: str
     root: Path
     mode: Mode = "ask"
-    conversation: Session = field(default_factory=Session)
+    conversation: Conversation = field(default_factory=Conversation)
     running: asyncio.Task[TaskResult] | None = None
     warned: bool = False
     notes: list[str] = field(default_factory=list)
@@ -136,7 +137,7 @@ class AcpAgent:
     ) -> NewSessionResponse:
         root = _root(cwd)
         # Saved as it goes, in the store every door shares: session/list finds it later.
-        conversation = Session(journal=_store(root).create())
+        conversation = Conversation(journal=_store(root).create())
         session = self._open(root, conversation, mcp_servers)
         return NewSessionResponse(session_id=session.id, modes=MODES)
 
@@ -196,12 +197,14 @@ class AcpAgent:
             raise acp.RequestError.invalid_params(
                 {"sessionId": f"no saved session {session_id} in {root}"}
             ) from None
-        conversation = Session.resumed(
+        conversation = Conversation.resumed(
             stored.messages, journal, stored.info.tasks, stored.last_request
         )
         return self._open(root, conversation, mcp_servers)
 
-    def _open(self, root: Path, conversation: Session, mcp_servers: list[Any] | None) -> AcpSession:
+    def _open(
+        self, root: Path, conversation: Conversation, mcp_servers: list[Any] | None
+    ) -> AcpSession:
         session = AcpSession(conversation.id, root, conversation=conversation)
         if mcp_servers:
             session.notes.append(

@@ -18,13 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..agent.loop import Session
 from ..disk import files
 from ..disk.paths import PathError, refuse_git_metadata, resolve
 from ..edits import line_hunks
 from ..interfaces import Change, Landed
 from .checkpoints import Checkpoint, CheckpointError, Entry, ShadowRepository
-from .sessions import SessionStore
 
 REGULAR_MODES = ("100644", "100755")
 
@@ -272,23 +270,3 @@ def _unrecorded(repository: ShadowRepository, undo_plan: UndoPlan) -> list[str]:
     now, _ = repository.snapshot()
     [after] = repository.differences([(undo_plan.target.tree, now)])
     return [d.path for d in after if d.path not in undo_plan.differing]
-
-
-def tell_the_model(result: UndoResult, current: Session | None, store: SessionStore) -> None:
-    """The model hears what was undone at its next task: in the conversation going on, or,
-    when none is (a restarted editor, the terminal), in the saved session of the undone
-    task, which a resume picks up."""
-    if not (result.restored or result.removed):
-        return
-    note = [{"type": "text", "text": result.note()}]
-    if current is not None and (current.messages or current.journal is not None):
-        current.add_user(note)
-        current.save()
-        return
-    try:
-        journal, stored = store.open(result.target.session or store.latest() or "")
-    except KeyError:
-        return
-    saved = Session.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
-    saved.add_user(note)
-    saved.save()

@@ -16,7 +16,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from ..agent.loop import Session
+from ..agent.conversation import Conversation
 from ..config.settings import Settings, parse
 from ..lifetime import exit_now
 from ..models.anthropic import ClientCache
@@ -38,7 +38,7 @@ class RunningTask:
 class AgentServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("agentls", __version__, protocol_cls=AgentProtocol)
-        self.session = Session()
+        self.session = Conversation()
         self.running: RunningTask | None = None
         self.clients = ClientCache()
         self.initialization_options: Any = None

@@ -9,11 +9,13 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from ..agent.loop import Agent, Session
+from ..agent.conversation import Conversation
+from ..agent.loop import Agent
 from ..agent.prompt import task_message
 from ..history.checkpoints import CheckpointError, ShadowRepository
 from ..history.sessions import SessionStore
-from ..history.undo import listing, tell_the_model, undo
+from ..history.undo import listing, undo
+from ..wiring import tell_the_model
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
 from .file_context import file_context
@@ -101,7 +103,7 @@ def steer(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
 
 def new_session(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
     refuse_while_running(ls, "A task is running; cancel it before starting a new session.")
-    ls.session = Session()
+    ls.session = Conversation()
     return {"ok": True}
 
 
@@ -186,7 +188,9 @@ def resume_session(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
         journal, stored = _store(ls).open(session_id)
     except KeyError:
         raise JsonRpcInvalidParams(f"no saved session {session_id!r}") from None
-    ls.session = Session.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
+    ls.session = Conversation.resumed(
+        stored.messages, journal, stored.info.tasks, stored.last_request
+    )
     info = stored.info
     return {**info.as_dict(), "messages": len(ls.session.messages)}
 
