@@ -150,7 +150,7 @@ async def test_undo_acts_on_a_link_never_through_it(
     (root / "keep.txt").write_text("the user's\n")
     (root / "a.txt").write_text("a's old text\n")
     fake.script(reply(tool_use("bash", {"command": command})), reply(text("Done.")))
-    async with editor(root, fake.url, settings={"approveCommands": "always"}) as client:
+    async with editor(root, fake.url) as client:
         await client.run_task("make a link")
         assert (root / name).is_symlink()
         result = await client.command("agent.undo")
