@@ -161,6 +161,84 @@ async def test_nothing_inside_can_unmount_or_mount(root: Path) -> None:
     assert "fsmonitor" not in (root / ".git" / "config").read_text()
 
 
+NESTED = {
+    "a submodule's config": (
+        "git -c protocol.file.allow=always submodule add -q ./sub-origin sub"
+        " && git -C sub config core.fsmonitor 'touch ../pwned'",
+        ".git/modules/sub/config",
+    ),
+    "a nested repository as a gitlink": (
+        "git init -q nested && git -C nested commit -q --allow-empty -m x"
+        " && git -C nested config core.fsmonitor 'touch ../pwned'"
+        " && git update-index --add --cacheinfo 160000,$(git -C nested rev-parse HEAD),nested",
+        "nested/.git/config",
+    ),
+    "a .git made where there was none": (
+        "git init -q && git config core.fsmonitor 'touch pwned'",
+        ".git/config",
+    ),
+    "a commondir to a folder of its own": (
+        "mkdir -p evil && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > evil/config"
+        " && echo ../evil > .git/commondir",
+        "evil/config",
+    ),
+    "a submodule's hook": (
+        "git -c protocol.file.allow=always submodule add -q ./sub-origin sub"
+        " && printf '#!/bin/sh\\ntouch pwned\\n' > .git/modules/sub/hooks/post-checkout"
+        " && chmod +x .git/modules/sub/hooks/post-checkout",
+        ".git/modules/sub/hooks/post-checkout",
+    ),
+}
+
+
+@pytest.mark.parametrize("plant", NESTED)
+async def test_a_git_setting_planted_in_another_git_folder_is_disarmed(
+    root: Path, plant: str
+) -> None:
+    """Every git folder the user's git in the root reads, not only the root's: what runs a
+    program is disarmed before the result goes back, and the model told to tell the user."""
+    origin = root / "sub-origin"
+    made_by_the_command = plant == "a .git made where there was none"
+    for folder in [origin] if made_by_the_command else [root, origin]:
+        folder.mkdir(exist_ok=True)
+        subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
+        subprocess.run(
+            [
+                "git",
+                "-c",
+                "user.name=u",
+                "-c",
+                "user.email=u@x",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "first",
+            ],
+            cwd=folder,
+            check=True,
+        )
+    command, planted = NESTED[plant]
+    who = "export GIT_AUTHOR_NAME=u GIT_AUTHOR_EMAIL=u@x GIT_COMMITTER_NAME=u"
+    text = await bash(context(root), f"{who} GIT_COMMITTER_EMAIL=u@x; {command}")
+    assert f"{planted} (" in text and "Tell the user" in text, text
+    assert not (root / planted).exists() or "fsmonitor" not in (root / planted).read_text()
+    # The user's own git, in the root and in each repository, runs nothing.
+    for where in (root, root / "sub", root / "nested"):
+        if where.exists():
+            subprocess.run(["git", "status"], cwd=where, capture_output=True)
+            subprocess.run(["git", "checkout", "-q", "HEAD"], cwd=where, capture_output=True)
+    assert not list(root.rglob("pwned")), text
+
+
+async def test_a_repositorys_own_settings_are_left_alone(root: Path) -> None:
+    subprocess.run(["git", "init", "-q", "nested"], cwd=root, check=True)
+    subprocess.run(["git", "config", "alias.st", "status"], cwd=root / "nested", check=True)
+    before = (root / "nested" / ".git" / "config").read_text()
+    text = await bash(context(root), "git -C nested status --short; echo done")
+    assert "[sandbox]" not in text and (root / "nested" / ".git" / "config").read_text() == before
+
+
 async def test_a_command_cannot_read_the_servers_environment(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -204,7 +282,9 @@ STARTS = {
 @pytest.mark.parametrize("end", ["exit", "timeout", "cancel"])
 async def test_nothing_a_command_starts_outlives_it(root: Path, start: str, end: str) -> None:
     seconds = unique_seconds()
-    command = STARTS[start].format(s=seconds) + " sleep 0.3; touch started;"
+    # Started once its sleep runs (an interpreter may take a while to start on a busy host).
+    command = STARTS[start].format(s=seconds)
+    command += f" until pgrep -xf 'sleep {seconds}' >/dev/null; do sleep 0.05; done; touch started;"
     command += " sleep 1" if end == "exit" else " sleep 60"
     ctx = context(root, bash_timeout=2.0)
     job = asyncio.ensure_future(run_tool(ctx, "bash", {"command": command}))

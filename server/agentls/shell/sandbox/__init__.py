@@ -115,9 +115,16 @@ _OFFLINE = re.compile(
 )
 
 
-def blocked_note(output: str, network: bool) -> str | None:
+def blocked_note(output: str, network: bool, planted: list[str] | None = None) -> str | None:
     """One line for the model when a command's output shows the sandbox stopped it, so that
-    it asks the user instead of trying other ways around."""
+    it asks the user instead of trying other ways around; or when the command left a git
+    setting that runs a program (`planted`, disarmed by `git_audit`)."""
+    if planted:
+        return (
+            "[sandbox] The command left git settings that would run a program outside the "
+            f"sandbox; agentls disarmed them: {'; '.join(planted)}. Tell the user; do not "
+            "retry or work around it."
+        )
     if _READ_ONLY.search(output):
         return (
             "[sandbox] The sandbox refused a write: only the workspace is writable (and not "
