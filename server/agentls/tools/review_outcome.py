@@ -40,6 +40,13 @@ def _landed(change: Change, outcome: Landed, name: str, secrets: tuple[str, ...]
         )
     if outcome.text == change.new_text:
         return f"{verb} {name}: {'all ' if total > 1 else ''}{total} {plural} accepted."
+    if _lf(outcome.text) == _lf(change.new_text):
+        # Line-holding editors (Neovim 0.7, Vim) end every line as the buffer's fileformat.
+        return (
+            f"{verb} {name}: {'all ' if total > 1 else ''}{total} {plural} accepted, but the "
+            f"editor ended its lines with {_endings(outcome.text)}, not with "
+            f"{_endings(change.new_text)} as proposed."
+        )
     choices = landed(change.old_text or "", change.hunks, outcome.text)
     if choices is None:
         diff = unified_diff(change.old_text or "", outcome.text, name)
@@ -53,3 +60,12 @@ def _landed(change: Change, outcome: Landed, name: str, secrets: tuple[str, ...]
         proposed = cut_middle(hunk.text, 300, secrets).rstrip("\n") or "(nothing)"
         lines.append(f"- {hunk.describe()}, which proposed:\n{proposed}")
     return "\n".join(lines)
+
+
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n")
+
+
+def _endings(text: str) -> str:
+    crlf = text.count("\r\n")
+    return "LF" if not crlf else "CRLF" if crlf == text.count("\n") else "LF and CRLF mixed"
