@@ -23,6 +23,7 @@ from .report import (
     at_most,
     info,
     markdown,
+    number,
     ratio_at_most,
     scaled_at_most,
 )
@@ -292,6 +293,8 @@ def _line_edit_rows(cost: HunkCost, edit: BigEdit) -> list[Row]:
 
 def _sandbox_row(cost: SandboxCost, runs: int) -> Row:
     measure = f"bash `true` in the sandbox, side by side with none (median of {runs})"
+    if cost.bwrap_ms is not None:
+        measure += f"; a bare `bwrap … true` takes {number(cost.bwrap_ms)} ms ({cost.program})"
     if cost.unavailable:
         measure += f": no sandbox here ({cost.unavailable})"
         return info(measure, cost.bare_ms, "ms", None, "")

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from agentls import redaction
-from agentls.agent.loop import Agent, Session
+from agentls.agent.conversation import Conversation
+from agentls.agent.loop import Agent
 from agentls.agent.memory import ProjectMemory
 from agentls.config.settings import Settings
 from agentls.disk import files
@@ -27,6 +28,7 @@ from agentls.interfaces import (
 )
 from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.tools import ToolContext
+from agentls.wiring import loop_limits
 
 
 def is_running(pid: int) -> bool:
@@ -243,7 +245,7 @@ class LanguageServersDouble:
 def make_agent(
     root: Path,
     model: ScriptedModel,
-    session: Session | None = None,
+    session: Conversation | None = None,
     memory: ProjectMemory | None = None,
     extra_tools: frozenset[str] = frozenset(),
     **settings: object,
@@ -259,4 +261,5 @@ def make_agent(
         extra_tools=extra_tools,
         progress=progress,
     )
-    return Agent(model, tools, progress, session or Session(), memory), progress
+    limits = loop_limits(chosen)
+    return Agent(model, tools, progress, session or Conversation(), limits, memory), progress

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from agentls import tools
-from agentls.agent.loop import Session
+from agentls.agent.conversation import Conversation
 from agentls.interfaces import ModelError, Turn
 from agentls.tools import Tool, ToolContext
 from doubles import ScriptedModel, call, make_agent, results, say
@@ -41,7 +41,7 @@ async def test_tool_results_go_back_until_the_model_answers(tmp_path: Path) -> N
 async def test_an_optional_tool_is_offered_only_when_the_front_end_serves_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def look(context: ToolContext, arguments: dict[str, object]) -> str:
+    async def look(context: ToolContext, arguments: dict[str, object], _: object) -> str:
         return "seen"
 
     optional = Tool(
@@ -90,7 +90,7 @@ async def test_step_limit(tmp_path: Path) -> None:
 
 
 async def test_model_error_fails_the_task_and_keeps_the_session_valid(tmp_path: Path) -> None:
-    session = Session()
+    session = Conversation()
     agent, _ = make_agent(
         tmp_path, ScriptedModel(call("list_files"), ModelError("down", "retry")), session
     )
@@ -107,7 +107,7 @@ async def test_model_error_fails_the_task_and_keeps_the_session_valid(tmp_path: 
 
 
 async def test_sessions_carry_the_conversation(tmp_path: Path) -> None:
-    session = Session()
+    session = Conversation()
     agent, _ = make_agent(tmp_path, ScriptedModel(say("one")), session)
     await agent.run("first task")
     model = ScriptedModel(say("two"))
@@ -118,7 +118,7 @@ async def test_sessions_carry_the_conversation(tmp_path: Path) -> None:
 
 
 async def test_cancel_during_a_tool_answers_every_call(tmp_path: Path) -> None:
-    session = Session()
+    session = Conversation()
     two_calls = Turn(
         [
             {"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "sleep 30"}},
@@ -139,7 +139,7 @@ async def test_cancel_during_a_tool_answers_every_call(tmp_path: Path) -> None:
 
 
 async def test_a_task_cancelled_before_any_answer_is_marked_for_the_next(tmp_path: Path) -> None:
-    session = Session()
+    session = Conversation()
     agent, _ = make_agent(tmp_path, ScriptedModel(), session)
     agent.model.respond = _never  # type: ignore[method-assign]
     job = asyncio.ensure_future(agent.run("delete every test file"))
@@ -163,7 +163,7 @@ async def _never(*arguments: object) -> Turn:
 
 
 async def test_a_refused_task_leaves_no_trace_in_the_session(tmp_path: Path) -> None:
-    session = Session()
+    session = Conversation()
     agent, _ = make_agent(tmp_path, ScriptedModel(say("first")), session)
     await agent.run("first task")
     agent, _ = make_agent(
@@ -207,7 +207,7 @@ async def test_whitespace_inputs_are_summarised_without_crashing(tmp_path: Path)
 
 
 async def test_a_defect_fails_the_task_and_keeps_the_session_usable(tmp_path: Path) -> None:
-    session = Session()
+    session = Conversation()
     agent, progress = make_agent(tmp_path, ScriptedModel(call("list_files")), session)
 
     def broken(tool: str, summary: str) -> None:
@@ -224,7 +224,7 @@ async def test_a_defect_fails_the_task_and_keeps_the_session_usable(tmp_path: Pa
 
 
 async def test_a_compaction_that_breaks_leaves_no_request_behind(tmp_path: Path) -> None:
-    session = Session()
+    session = Conversation()
     agent, _ = make_agent(tmp_path, ScriptedModel(say("hello"), RuntimeError("a defect")), session)
     await agent.run("hi")
     before = [dict(m, content=list(m["content"])) for m in session.messages]

@@ -8,7 +8,8 @@ import pytest
 from agentls.agent.context import KEEP_CHARS, ContextBudget, prompt_chars
 from agentls.config.settings import parse
 from agentls.interfaces import Usage
-from agentls.models.costs import Price, describe, price_of, report
+from agentls.lsp.wire import usage_json as report
+from agentls.models.costs import Price, describe, price_of
 
 
 def test_prices_match_the_longest_prefix_and_settings_come_first() -> None:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from agentls.agent.loop import Session
+from agentls.agent.conversation import Conversation
 from agentls.agent.memory import LIMIT, ProjectMemory
 from agentls.disk import files
 from doubles import ScriptedModel, call, make_agent, results, say
@@ -119,7 +119,7 @@ async def test_a_subfolders_memory_joins_the_first_result_under_it(tmp_path: Pat
     (root / "web" / "src" / "a.ts").write_text("let a = 1\n")
     (root / "web" / "src" / "b.ts").write_text("let b = 1\n")
     (root / "top.txt").write_text("top\n")
-    session = Session()
+    session = Conversation()
     model = ScriptedModel(
         call("read_file", path="top.txt"),
         call("read_file", path="web/src/a.ts"),
@@ -146,7 +146,7 @@ async def test_after_a_compaction_a_subfolders_memory_is_noted_again(tmp_path: P
     (root / "api").mkdir(parents=True)
     (root / "api" / "AGENTS.md").write_text("api: keep it async\n")
     (root / "api" / "app.py").write_text("pass\n")
-    session = Session()
+    session = Conversation()
     memory = ProjectMemory.load(root, tmp_path / "none", ())
     read = call("read_file", path="api/app.py")
     model = ScriptedModel(

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from agentls.agent.loop import Session
+from agentls.agent.conversation import Conversation
 from agentls.interfaces import Turn
 from agentls.tools.plan_tool import ITEM_CHARS, MAX_ITEMS
 from doubles import ScriptedModel, call, make_agent, results, say
@@ -77,7 +77,7 @@ async def test_plan_tool_setting_leaves_the_tool_out(tmp_path: Path) -> None:
 
 
 async def test_text_added_during_a_tool_goes_with_its_results(tmp_path: Path) -> None:
-    session = Session()
+    session = Conversation()
 
     def added_while_running(messages: list[dict[str, Any]]) -> Turn:
         session.steering.append("also update the README")
@@ -98,7 +98,7 @@ async def test_text_added_during_a_tool_goes_with_its_results(tmp_path: Path) ->
 
 
 async def test_text_added_as_the_model_finishes_keeps_the_task_going(tmp_path: Path) -> None:
-    session = Session()
+    session = Conversation()
 
     def finishing(messages: list[dict[str, Any]]) -> Turn:
         session.steering.append("and add a test")
@@ -113,7 +113,7 @@ async def test_text_added_as_the_model_finishes_keeps_the_task_going(tmp_path: P
 
 
 async def test_text_that_missed_a_cancelled_task_is_kept_for_the_next(tmp_path: Path) -> None:
-    session = Session()
+    session = Conversation()
     model = ScriptedModel(call("bash", command="sleep 30"), say("next"))
     agent, _ = make_agent(tmp_path, model, session)
     job = asyncio.ensure_future(agent.run("wait"))

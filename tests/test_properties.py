@@ -14,7 +14,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from agentls import redaction
-from agentls.agent.loop import Agent, Session
+from agentls.agent.conversation import Conversation
+from agentls.agent.loop import Agent, LoopLimits
 from agentls.config.settings import Settings
 from agentls.interfaces import Change, Landed, Turn, Usage
 from agentls.lsp.workspace import LspWorkspace
@@ -301,7 +302,7 @@ async def test_no_tool_input_breaks_the_loop_or_leaves_the_root(
         ]
         model = ScriptedModel(*turns, say("done"))
         editor = MemoryEditor(root)
-        agent = Agent(model, tool_context(root, editor), Recorder(), Session())
+        agent = Agent(model, tool_context(root, editor), Recorder(), Conversation(), LoopLimits())
         result = await agent.run("go")
         assert result.status == "done", result.summary
         told = [

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls.agent.loop import COMPACTED
+from agentls.agent.compaction import COMPACTED
 from agentls.models.costs import price_of
 from doubles import usage_of
 from editor_client import editor

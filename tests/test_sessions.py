@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls.agent.loop import COMPACTED, Session
+from agentls.agent.compaction import COMPACTED
+from agentls.agent.conversation import Conversation
 from agentls.history.checkpoints import ShadowRepository, WorkspaceCheckpoints
 from agentls.history.sessions import SessionStore
 from agentls.history.undo import undo
@@ -86,7 +87,7 @@ async def test_the_loop_saves_each_step_and_a_compaction_rewrites_the_file(
 ) -> None:
     (root / "a.txt").write_text("hello\n")
     log = store.create()
-    session = Session(journal=log)
+    session = Conversation(journal=log)
     plan = [
         {"content": "read a.txt", "status": "completed"},
         {"content": "fix", "status": "pending"},
@@ -122,7 +123,7 @@ async def test_a_task_is_recorded_and_undone_bash_included(
         say("done"),
         say("the summary"),
     )
-    session = Session(journal=store.create())
+    session = Conversation(journal=store.create())
     agent, _ = make_agent(root, model, session)
     agent.checkpoints = WorkspaceCheckpoints(repository)
     await agent.run("change things")
@@ -131,7 +132,7 @@ async def test_a_task_is_recorded_and_undone_bash_included(
     assert kinds == [("task", None), ("step", 1), ("step", 2), ("end", None)]
 
     await agent.compact()
-    summary = agent.session.messages[0]["content"][0]["text"]
+    summary = agent.conversation.messages[0]["content"][0]["text"]
     assert "- app.py (modified)\n- made.txt (created)" in summary
 
     result = await undo(repository, MemoryEditor(root), None, (), session.id, 1)
@@ -167,7 +168,7 @@ async def test_the_task_checkpoint_overlaps_the_model_but_precedes_any_change(
     root: Path,
 ) -> None:
     model = ScriptedModel(call("bash", command="touch made"), say("done"))
-    agent, _ = make_agent(root, model, Session())
+    agent, _ = make_agent(root, model, Conversation())
     checkpoints = SlowCheckpoints(model)
     agent.checkpoints = checkpoints
     await agent.run("make it")
@@ -227,7 +228,7 @@ async def test_an_edit_step_is_recorded_with_the_one_file_it_changes(
         call("bash", command="true"),
         say("done"),
     )
-    agent, _ = make_agent(root, model, Session())
+    agent, _ = make_agent(root, model, Conversation())
     agent.checkpoints = WorkspaceCheckpoints(repository)
     await agent.run("change x")
     steps = [c for c in repository.checkpoints() if c.kind == "step"]
@@ -243,7 +244,7 @@ async def test_a_command_is_recorded_after_its_approval_and_a_denied_one_not_at_
     model = ScriptedModel(
         call("bash", command="touch denied"), call("bash", command="touch allowed"), say("ok")
     )
-    agent, _ = make_agent(root, model, Session(), approve_commands="ask")
+    agent, _ = make_agent(root, model, Conversation(), approve_commands="ask")
     approver = Approver("deny", "allow")
     agent.tools.approver = approver
     checkpoints = SlowCheckpoints(model)

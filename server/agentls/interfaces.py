@@ -39,14 +39,6 @@ class Usage:
     def cache_hit_rate(self) -> float:
         return self.cache_read / self.prompt if self.prompt else 0.0
 
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "inputTokens": self.input,
-            "outputTokens": self.output,
-            "cacheReadTokens": self.cache_read,
-            "cacheWriteTokens": self.cache_write,
-        }
-
 
 @dataclass
 class Turn:
@@ -231,6 +223,19 @@ class Journal(Protocol):
 
 CheckpointKind = Literal["task", "step", "end", "undo"]
 """Before a task, before a mutating step, after a task, before an undo."""
+
+
+class Memory(Protocol):
+    """Project memory, `AGENTS.md` (`agent/memory.py`), read once per task."""
+
+    def prompt(self) -> str:
+        """The memory for the system prompt ("" when there is none)."""
+        ...
+
+    def note(self, tool: str, arguments: object, noted: dict[str, str]) -> str:
+        """The note to append to a successful call's result: for a call that read or edited
+        a file, the subfolders' memory not yet in `noted` (label to text, updated); else ""."""
+        ...
 
 
 class Checkpoints(Protocol):

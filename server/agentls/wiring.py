@@ -3,26 +3,32 @@ every front end; each brings its own workspace, approver and progress."""
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from . import redaction
-from .agent.loop import Agent, Session, TaskResult
+from .agent.conversation import Conversation
+from .agent.loop import Agent, LoopLimits
 from .agent.memory import ProjectMemory
+from .agent.task_result import TaskResult
 from .config import environment
 from .config.settings import Settings
 from .counts import counted
-from .history.checkpoints import checkpoints_for
+from .history.checkpoints import ShadowRepository, checkpoints_for
+from .history.sessions import SessionInfo, SessionStore
+from .history.undo import Editor, UndoResult, undo
 from .interfaces import Approver, LanguageServers, Progress, Shell, Workspace
 from .models import providers
 from .models.anthropic import AnthropicModel, ClientCache
 from .models.chat import ChatModel
-from .models.costs import Price, describe, price_of, report
+from .models.costs import Price, describe, price_of
 from .shell import sandbox
 from .shell.subprocess_shell import RefusingShell, SubprocessShell
 from .tools import ToolContext
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -43,7 +49,7 @@ class TaskSetup:
         workspace: Workspace,
         approver: Approver,
         progress: Progress,
-        session: Session,
+        conversation: Conversation,
         extra_tools: frozenset[str] = frozenset(),
         language: LanguageServers | None = None,
     ) -> Agent:
@@ -62,20 +68,12 @@ class TaskSetup:
         )
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
         checkpoints = checkpoints_for(workspace.root)
-        return Agent(self.model, tools, progress, session, memory, checkpoints)
+        limits = loop_limits(self.settings)
+        return Agent(self.model, tools, progress, conversation, limits, memory, checkpoints)
 
     @property
     def price(self) -> Price | None:
         return price_of(self.model.name, self.settings.prices)
-
-    def result(self, result: TaskResult) -> dict[str, Any]:
-        """The task's result for a front end, its usage priced, and its outcome in words
-        (what every front end shows, so the user reads the same line everywhere)."""
-        return {
-            **result.as_dict(),
-            "usage": report(result.usage, self.model.name, self.price),
-            "outcome": self.outcome(result),
-        }
 
     def outcome(self, result: TaskResult) -> str:
         return outcome(result, self.price)
@@ -89,6 +87,12 @@ def outcome(result: TaskResult, price: Price | None) -> str:
         f"{counted(result.edits_applied, 'edit')} applied{partly}, "
         f"{result.edits_rejected} rejected, {describe(result.usage, price)}"
     )
+
+
+def loop_limits(settings: Settings) -> LoopLimits:
+    # The window is resolved by model in prepare_task; 200k for a bare loop.
+    window = settings.context_window or 200_000
+    return LoopLimits(settings.max_steps, window, settings.context_budget)
 
 
 def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSetup:
@@ -135,3 +139,56 @@ def _shell(root: Path, settings: Settings, secrets: tuple[str, ...]) -> tuple[Sh
         f'bash runs without a sandbox: {found.reason}. Set agentls.sandbox to "required" to '
         'refuse bash then, or to "off" to silence this.'
     )
+
+
+def new_conversation(root: Path) -> Conversation:
+    """A conversation saved as it goes in the folder's store, which every door shares (so
+    any door lists and resumes it); unsaved when the store cannot be written."""
+    try:
+        return Conversation(journal=SessionStore(root).create())
+    except OSError as error:  # the tasks run, unsaved
+        log.warning("the session cannot be saved: %s", error)
+        return Conversation()
+
+
+def resumed_conversation(store: SessionStore, session_id: str) -> tuple[Conversation, SessionInfo]:
+    """The saved conversation `session_id` of the store, to go on with. Raises KeyError
+    for an unknown id."""
+    journal, stored = store.open(session_id)
+    conversation = Conversation.resumed(
+        stored.messages, journal, stored.info.tasks, stored.last_request
+    )
+    return conversation, stored.info
+
+
+async def undo_and_tell(
+    root: Path, editor: Editor, target: int | None, overwrite: list[str], current: Conversation
+) -> UndoResult:
+    """Undo to a checkpoint (the last task's with None) and tell the model what was undone
+    (`tell_the_model`). Raises CheckpointError, or OSError when files cannot be put back."""
+    repository = ShadowRepository(root)
+    result = await undo(repository, editor, target, overwrite, current.id, current.tasks)
+    try:
+        tell_the_model(result, current, SessionStore(root))
+    except OSError as error:  # the files are back; only the note is lost
+        log.warning("the undo could not be noted in the session: %s", error)
+    return result
+
+
+def tell_the_model(result: UndoResult, current: Conversation, store: SessionStore) -> None:
+    """The model hears what was undone at its next task: in the conversation going on, or,
+    when none is (a restarted editor, the terminal), in the saved session of the undone
+    task, which a resume picks up."""
+    if not (result.restored or result.removed):
+        return
+    note = [{"type": "text", "text": result.note()}]
+    if current.messages or current.journal is not None:
+        current.add_user(note)
+        current.save()
+        return
+    try:
+        saved, _ = resumed_conversation(store, result.target.session or store.latest() or "")
+    except KeyError:
+        return
+    saved.add_user(note)
+    saved.save()

@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..disk import files
+from ..disk.paths import PathError, resolve
 from ..redaction import redact
 
+_MEMORY_TOOLS = ("read_file", "edit_file", "write_file")
+"""The tools after which a subfolder's AGENTS.md joins the result."""
 NAMES = ("AGENTS.md", "CLAUDE.md")
 """A folder's memory file: AGENTS.md, else CLAUDE.md."""
 
@@ -153,11 +156,19 @@ class ProjectMemory:
         folders = [f for f in path.parents if f.is_relative_to(root) and f != root]
         return [p for folder in reversed(folders) if (p := memory_file(folder))]
 
-    def subfolder_note(self, path: Path, noted: dict[str, str]) -> str:
-        """The note for a tool result that touched `path`: the subfolders' memory not yet in
-        `noted` (label to text, updated), or changed since; "" when there is none."""
+    def note(self, tool: str, arguments: object, noted: dict[str, str]) -> str:
+        """The note for the result of a call that read or edited a file: the subfolders'
+        memory not yet in `noted` (label to text, updated), or changed since; "" when there is
+        none, or the call touched no file of the workspace."""
+        path = arguments.get("path") if isinstance(arguments, dict) else None
+        if tool not in _MEMORY_TOOLS or not isinstance(path, str):
+            return ""
+        try:
+            resolved = resolve(self.root, path)
+        except PathError:
+            return ""
         fresh: list[MemoryFile] = []
-        for memory_path in self.subfolder_files(path):
+        for memory_path in self.subfolder_files(resolved):
             file = _load(self.root.resolve(), memory_path, self.secrets)
             if file is None or noted.get(file.label) == file.text:
                 continue

@@ -18,13 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..agent.loop import Session
 from ..disk import files
 from ..disk.paths import PathError, refuse_git_metadata, resolve
 from ..edits import line_hunks
 from ..interfaces import Change, Landed
 from .checkpoints import Checkpoint, CheckpointError, Entry, ShadowRepository
-from .sessions import SessionStore
 
 REGULAR_MODES = ("100644", "100755")
 
@@ -164,7 +162,7 @@ async def apply(repository: ShadowRepository, undo: UndoPlan, editor: Editor) ->
     for restore in undo.restores:
         entry, name = restore.entry, restore.path
         try:
-            target = resolve(editor.root, name)
+            target = _link_itself(editor.root, name)
             refuse_git_metadata(editor.root, target)
         except PathError:
             result.declined.append(name)  # the path leads out of the root now
@@ -205,10 +203,19 @@ async def _through_editor(
     return landed.applied and landed.text in (text, None)
 
 
+def _link_itself(root: Path, name: str) -> Path:
+    """`name` (a path git recorded) under the root, its folders resolved but not the file
+    itself: undo removes or replaces a symlink the agent made, never what it points to."""
+    path = Path(name)
+    folder = resolve(root, str(path.parent)) if path.parent != Path(".") else root
+    return folder / path.name
+
+
 def _write(root: Path, target: Path, content: bytes | None, entry: Entry | None) -> None:
-    if content is None:
+    if content is None or target.is_symlink():
+        # The link the agent left in place of a file goes, and the file comes back.
         files.remove(root, target)
-    else:
+    if content is not None:
         executable = entry is not None and entry.mode == "100755"
         files.write_atomic(root, target, content, executable=executable)
 
@@ -272,23 +279,3 @@ def _unrecorded(repository: ShadowRepository, undo_plan: UndoPlan) -> list[str]:
     now, _ = repository.snapshot()
     [after] = repository.differences([(undo_plan.target.tree, now)])
     return [d.path for d in after if d.path not in undo_plan.differing]
-
-
-def tell_the_model(result: UndoResult, current: Session | None, store: SessionStore) -> None:
-    """The model hears what was undone at its next task: in the conversation going on, or,
-    when none is (a restarted editor, the terminal), in the saved session of the undone
-    task, which a resume picks up."""
-    if not (result.restored or result.removed):
-        return
-    note = [{"type": "text", "text": result.note()}]
-    if current is not None and (current.messages or current.journal is not None):
-        current.add_user(note)
-        current.save()
-        return
-    try:
-        journal, stored = store.open(result.target.session or store.latest() or "")
-    except KeyError:
-        return
-    saved = Session.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
-    saved.add_user(note)
-    saved.save()

@@ -10,7 +10,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..agent.loop import CANCELLED_BY_USER, Agent, TaskResult
+from ..agent.loop import Agent
+from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..interfaces import ModelError
 from ..wiring import outcome, prepare_task
 from .agent_server import AgentServer, RunningTask
@@ -18,13 +19,15 @@ from .approver import LspApprover
 from .language_servers import ClientLanguageServers, advertised
 from .progress import LspProgress
 from .protocol import command_params
+from .wire import task_json
 from .workspace import LspWorkspace
 
 Work = Callable[[Agent], Awaitable[TaskResult]]
 
 
 def _cancelled_before_start() -> dict[str, Any]:
-    return TaskResult("cancelled", CANCELLED_BY_USER).as_dict()
+    cancelled = TaskResult("cancelled", CANCELLED_BY_USER)
+    return task_json(cancelled, outcome(cancelled, None))
 
 
 async def supervise(
@@ -59,7 +62,7 @@ async def _run(
     except ModelError as error:
         ls.show(types.MessageType.Error, f"{error} {error.hint}")
         failed = TaskResult("failed", str(error), error_hint=error.hint)
-        return {**failed.as_dict(), "outcome": outcome(failed, None)}
+        return task_json(failed, outcome(failed, None))
     if setup.warning and setup.warning not in ls.warned:
         ls.warned.add(setup.warning)
         ls.show(types.MessageType.Warning, setup.warning)
@@ -79,4 +82,4 @@ async def _run(
     progress.end(setup.outcome(result))
     if result.status == "failed":
         ls.show(types.MessageType.Error, f"{result.summary} {result.error_hint}".strip())
-    return setup.result(result)
+    return task_json(result, setup.outcome(result), setup.model.name, setup.price)

@@ -106,17 +106,6 @@ def _variant(model: str, prefix: str) -> bool:
     return model.startswith(prefix) and model[len(prefix) : len(prefix) + 1] in ("", "-", ":")
 
 
-def report(usage: Usage, model: str, price: Price | None) -> dict[str, Any]:
-    """A task's usage for the editor: the API's counts, how much of the prompt came from the
-    cache, and the estimated cost in dollars (None when the model has no price)."""
-    return {
-        **usage.as_dict(),
-        "cacheHitRate": round(usage.cache_hit_rate, 4),
-        "model": model,
-        "costUsd": None if price is None else round(price.cost(usage), 6),
-    }
-
-
 def describe(usage: Usage, price: Price | None) -> str:
     """One line for the end of the progress: `12.3k tokens in (87% cached), 1.2k out, $0.0123`."""
     line = (

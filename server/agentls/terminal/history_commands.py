@@ -8,13 +8,14 @@ import sys
 import time
 from pathlib import Path
 
-from ..agent.loop import Session
+from ..agent.conversation import Conversation
 from ..counts import counted
 from ..disk import files
 from ..history.checkpoints import CheckpointError, ShadowRepository
 from ..history.sessions import SessionStore
-from ..history.undo import UndoPlan, listing, plan, tell_the_model, undo
+from ..history.undo import UndoPlan, listing, plan, undo
 from ..interfaces import Change, Landed
+from ..wiring import new_conversation, resumed_conversation, tell_the_model
 
 
 class _Disk:
@@ -35,15 +36,14 @@ class _Disk:
         return True
 
 
-def saved_session(root: Path, resume: str | None, continue_last: bool) -> Session:
+def saved_session(root: Path, resume: str | None, continue_last: bool) -> Conversation:
     """A new saved session, or the one `--resume ID` names, or with `--continue` this
     folder's last one. Raises KeyError for an unknown id."""
     store = SessionStore(root)
     chosen = resume or (store.latest() if continue_last else None)
     if chosen is None:
-        return Session(journal=store.create())
-    journal, stored = store.open(chosen)
-    return Session.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
+        return new_conversation(root)
+    return resumed_conversation(store, chosen)[0]
 
 
 def _when(stamp: float) -> str:
@@ -117,7 +117,7 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
         print(f"agentls: {error}", file=sys.stderr)
         return 1
     try:
-        tell_the_model(result, None, SessionStore(root))
+        tell_the_model(result, Conversation(), SessionStore(root))
     except OSError as error:  # the files are back; only the note is lost
         print(f"agentls: the undo could not be noted in the session: {error}", file=sys.stderr)
     for path in result.restored:

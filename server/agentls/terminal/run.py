@@ -15,7 +15,8 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
-from ..agent.loop import Session, TaskResult
+from ..agent.conversation import Conversation
+from ..agent.task_result import TaskResult
 from ..config import user_settings
 from ..config.settings import Settings
 from ..interfaces import ModelError
@@ -39,7 +40,7 @@ class TerminalSession:
     """The terminal's tasks in one conversation, each stoppable with Ctrl-C."""
 
     def __init__(
-        self, setup: TaskSetup, root: Path, yes: bool, stream: TextIO, session: Session
+        self, setup: TaskSetup, root: Path, yes: bool, stream: TextIO, session: Conversation
     ) -> None:
         self.setup = setup
         self.root = root
@@ -108,7 +109,7 @@ class TerminalSession:
 
 
 async def _run(
-    task: str | None, settings: Settings, yes: bool, stream: TextIO, session: Session
+    task: str | None, settings: Settings, yes: bool, stream: TextIO, session: Conversation
 ) -> int:
     root = Path.cwd()
     try:
@@ -139,7 +140,7 @@ def run_in_terminal(
     max_steps: int | None,
     sandbox: Literal["auto", "required", "off"] | None,
     sandbox_network: bool | None,
-    session: Session | None,
+    session: Conversation | None,
 ) -> int:
     """Run `task`, or with None a conversation, in the current directory. `session` is the
     conversation to go on with (a saved one, to continue it), None for a new one. The
@@ -154,4 +155,4 @@ def run_in_terminal(
     )
     for problem in problems:
         sys.stderr.write(f"agentls: {problem}\n")
-    return asyncio.run(_run(task, settings, yes, sys.stdout, session or Session()))
+    return asyncio.run(_run(task, settings, yes, sys.stdout, session or Conversation()))

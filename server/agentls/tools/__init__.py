@@ -9,7 +9,7 @@ from ..disk.files import NotText
 from ..disk.paths import PathError
 from ..shell.bounded_output import cut_middle
 from ..visible import valid_unicode
-from .base import Tool, ToolContext, ToolError, validate
+from .base import BeforeChange, Tool, ToolContext, ToolError, no_checkpoint, validate
 from .editor_tools import DEFINITION, DIAGNOSTICS, REFERENCES, SYMBOLS
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
 from .plan_tool import TODO_WRITE
@@ -39,14 +39,16 @@ def offered(context: ToolContext) -> dict[str, Tool]:
     }
 
 
-async def run_tool(context: ToolContext, name: str, arguments: Any) -> tuple[str, bool]:
+async def run_tool(
+    context: ToolContext, name: str, arguments: Any, before_change: BeforeChange = no_checkpoint
+) -> tuple[str, bool]:
     """The tool's answer and whether it is an error. Never raises but for cancellation."""
     tools = offered(context)
     tool = tools.get(name)
     try:
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(tools)}")
-        text = await tool.handler(context, validate(tool, arguments))
+        text = await tool.handler(context, validate(tool, arguments), before_change)
         is_error = False
     except (ToolError, PathError, NotText) as error:
         text, is_error = str(error), True

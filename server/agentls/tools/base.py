@@ -39,16 +39,19 @@ class ToolContext:
     model is offered these and the core tools, and no other."""
     language: LanguageServers | None = None
     """The editor's language servers, where the front end can ask them."""
-    before_change: BeforeChange | None = None
-    """Awaited by a tool right before it may change files (after the user's approval), with
-    the only files it will change (relative to the root) or None for any: the loop records
-    the workspace there, so the step can be undone."""
 
 
 BeforeChange = Callable[[list[str] | None], Awaitable[None]]
+"""Given to each call, and awaited by a tool right before it may change files (after the
+user's approval), with the only files it will change (relative to the root) or None for any:
+the loop records the workspace there, so the step can be undone."""
 
 
-Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
+async def no_checkpoint(touches: list[str] | None) -> None:
+    """The `BeforeChange` of a call outside the loop: nothing is recorded."""
+
+
+Handler = Callable[[ToolContext, dict[str, Any], BeforeChange], Awaitable[str]]
 
 
 @dataclass(frozen=True, kw_only=True)

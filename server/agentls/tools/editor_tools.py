@@ -11,7 +11,7 @@ from typing import Any, Literal
 from ..disk.paths import relative, resolve
 from ..edits import text_lines
 from ..interfaces import LanguageServers, Place, Problem
-from .base import Handler, Tool, ToolContext, ToolError
+from .base import BeforeChange, Handler, Tool, ToolContext, ToolError
 
 MAX_NEW_PROBLEMS = 10
 """New problems named in an edit's result."""
@@ -96,7 +96,7 @@ def _no_answer(tool: str) -> ToolError:
     return ToolError(f"{tool}: the editor gave no answer in time; try again, or use grep")
 
 
-async def diagnostics(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def diagnostics(context: ToolContext, arguments: dict[str, Any], _: BeforeChange) -> str:
     servers = _servers(context, "diagnostics")
     assert servers is not None  # offered only then
     path = arguments.get("path")
@@ -153,15 +153,15 @@ async def _navigate(
     return await _places(context, places, "definitions" if kind == "definition" else kind)
 
 
-async def definition(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def definition(context: ToolContext, arguments: dict[str, Any], _: BeforeChange) -> str:
     return await _navigate(context, "definition", arguments)
 
 
-async def references(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def references(context: ToolContext, arguments: dict[str, Any], _: BeforeChange) -> str:
     return await _navigate(context, "references", arguments)
 
 
-async def symbols(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def symbols(context: ToolContext, arguments: dict[str, Any], _: BeforeChange) -> str:
     servers = _servers(context, "symbols")
     assert servers is not None  # offered only then
     places = await servers.symbols(arguments["query"])

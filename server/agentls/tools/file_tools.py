@@ -14,7 +14,7 @@ from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
 from ..interfaces import Change, Landed
 from ..line_endings import CHOICES, converted, follow
 from ..redaction import REDACTED, Redacted, redact, secret_spans
-from .base import Tool, ToolContext, ToolError
+from .base import BeforeChange, Tool, ToolContext, ToolError
 from .editor_tools import new_problems, problems_before
 from .review_outcome import describe, not_applied
 
@@ -39,7 +39,7 @@ async def _current_text(
         raise ToolError(str(error)) from None
 
 
-async def read_file(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def read_file(context: ToolContext, arguments: dict[str, Any], _: BeforeChange) -> str:
     target, text = await _current_text(context, arguments["path"])
     name = relative(context.workspace.root, target)
     if text is None:
@@ -199,7 +199,9 @@ def planned_edit(
     return hunks
 
 
-async def edit_file(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def edit_file(
+    context: ToolContext, arguments: dict[str, Any], before_change: BeforeChange
+) -> str:
     target, text = await _current_text(context, arguments["path"], writing=True)
     name = relative(context.workspace.root, target)
     if text is None:
@@ -209,17 +211,21 @@ async def edit_file(context: ToolContext, arguments: dict[str, Any]) -> str:
     # Off the loop: on a big file, finding and diffing takes long enough to hold up a cancel.
     hunks = await asyncio.to_thread(planned_edit, text, arguments, context.secrets, name)
     new_text = await asyncio.to_thread(apply_hunks, text, hunks)
-    return await propose(context, Change(target, text, new_text, hunks, "edit_file"))
+    return await propose(context, Change(target, text, new_text, hunks, "edit_file"), before_change)
 
 
-async def write_file(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def write_file(
+    context: ToolContext, arguments: dict[str, Any], before_change: BeforeChange
+) -> str:
     target, text = await _current_text(context, arguments["path"], writing=True)
     choice = arguments.get("line_endings", "keep")
     content = converted(arguments["content"], choice)
     name = relative(context.workspace.root, target)
     if text is None:
         hunk = Hunk(0, 0, content, 1, 0, len(text_lines(content)))
-        return await propose(context, Change(target, None, content, [hunk], "write_file"))
+        return await propose(
+            context, Change(target, None, content, [hunk], "write_file"), before_change
+        )
     if secret_spans(text, context.secrets):
         # Whether the rewrite equals the file, or which lines it changes, would tell the
         # model whether its guess at the secret is right.
@@ -239,7 +245,8 @@ async def write_file(context: ToolContext, arguments: dict[str, Any]) -> str:
             )
         return f"{name} already has exactly this content."
     hunks = await asyncio.to_thread(line_hunks, text, content)
-    report = await propose(context, Change(target, text, content, hunks, "write_file"))
+    change = Change(target, text, content, hunks, "write_file")
+    report = await propose(context, change, before_change)
     if kept:
         report += f"\nLine endings kept: {_kept(kept, name)} {_CONVERT}"
     return report
@@ -264,12 +271,11 @@ def _check_no_redacted_secret_written_back(context: ToolContext, change: Change,
         )
 
 
-async def propose(context: ToolContext, change: Change) -> str:
+async def propose(context: ToolContext, change: Change, before_change: BeforeChange) -> str:
     """Put the change to the user and tell the model exactly what landed."""
     name = relative(context.workspace.root, change.path)
     _check_no_redacted_secret_written_back(context, change, name)
-    if context.before_change is not None:
-        await context.before_change([name])
+    await before_change([name])
     before = await problems_before(context, change.path)
     outcome = await context.workspace.propose(change)
     if _nothing_landed(change, outcome):

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..interfaces import PLAN_STATUSES, PlanItem
 from ..redaction import redact
-from .base import Tool, ToolContext, ToolError
+from .base import BeforeChange, Tool, ToolContext, ToolError
 
 MAX_ITEMS = 50
 ITEM_CHARS = 300
@@ -28,7 +28,7 @@ def _item(number: int, entry: Any, secrets: tuple[str, ...]) -> PlanItem:
     return PlanItem(line, status)
 
 
-async def todo_write(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def todo_write(context: ToolContext, arguments: dict[str, Any], _: BeforeChange) -> str:
     todos = arguments["todos"]
     if len(todos) > MAX_ITEMS:
         raise ToolError(f"a plan has at most {MAX_ITEMS} items; merge some")

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from ..interfaces import ShellRefused
 from ..shell.command_rules import is_allowed
-from .base import Tool, ToolContext, ToolError
+from .base import BeforeChange, Tool, ToolContext, ToolError
 
 
 async def _approval(context: ToolContext, command: str) -> Literal["auto", "user"] | None:
@@ -26,15 +26,14 @@ async def _approval(context: ToolContext, command: str) -> Literal["auto", "user
     return None if decision == "deny" else "user"
 
 
-async def bash(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def bash(context: ToolContext, arguments: dict[str, Any], before_change: BeforeChange) -> str:
     command = arguments["command"]
     if not command.strip():
         raise ToolError("command is empty")
     approval = await _approval(context, command)
     if approval is None:
         raise ToolError("The user denied this command. Do not retry it; ask or take another way.")
-    if context.before_change is not None:
-        await context.before_change(None)  # a command may change any file
+    await before_change(None)  # a command may change any file
     settings = context.settings
     timeout = settings.bash_timeout
     # Only a command the user saw and allowed may leave the sandbox, and only if they said so.

@@ -24,7 +24,7 @@ from ...disk.paths import inside, relative, resolve
 from ...disk.safe_git import safe_git_command, safe_git_env
 from ...edits import text_lines
 from ...redaction import MIN_SHORT_SECRET, redact
-from ..base import Tool, ToolContext, ToolError
+from ..base import BeforeChange, Tool, ToolContext, ToolError
 from . import ripgrep
 from .results import MAX_FILES, MAX_MATCHES, Found, Output
 
@@ -102,7 +102,7 @@ async def _rg_files(executable: str, root: Path, arguments: list[str]) -> tuple[
     return [_name(raw) for raw in bytes(data).split(b"\0") if raw], True
 
 
-async def list_files(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def list_files(context: ToolContext, arguments: dict[str, Any], _: BeforeChange) -> str:
     root = context.workspace.root
     target, name = _target(context, arguments.get("path", "."))
     glob = arguments.get("glob")
@@ -286,7 +286,7 @@ def _check_output(value: Any) -> Output:
     return cast(Output, value)
 
 
-async def grep(context: ToolContext, arguments: dict[str, Any]) -> str:
+async def grep(context: ToolContext, arguments: dict[str, Any], _: BeforeChange) -> str:
     output = _check_output(arguments.get("output", "content"))
     lines = arguments.get("context", 0)
     if lines > MAX_CONTEXT:

@@ -1,0 +1,27 @@
+"""How a task ended: the status, the model's last words, and what it did and cost. Each door
+puts it into its own words and wire shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..interfaces import Usage
+
+Status = Literal["done", "cancelled", "failed", "step_limit"]
+
+CANCELLED_BY_USER = "Cancelled by the user."
+
+
+@dataclass
+class TaskResult:
+    status: Status
+    summary: str
+    steps: int = 0
+    edits_applied: int = 0
+    edits_rejected: int = 0
+    usage: Usage = field(default_factory=Usage)
+    error_hint: str = ""
+    edits_partly: int = 0
+    refused: bool = False
+    """The model declined the task (a front end that has a word for it says so: ACP)."""
