@@ -121,10 +121,10 @@ async def measure(plan: Plan) -> Results:
         finally:
             await editor.close()
         edit = shared or await big_edits_in_own_server(fake, env, root, plan.edit_bytes, plan.edits)
-        hunks = hunk_cost(plan.edit_lines, max(plan.edits, 9))
+        hunks = hunk_cost(plan.edit_lines, 3 * plan.edits)
         # A file of that many lines, of about the bytes they take in source code.
         lines_edit = await big_edits_in_own_server(
-            fake, env, root, plan.edit_lines * 70, max(plan.edits, 5)
+            fake, env, root, plan.edit_lines * 70, plan.edits
         )
         openai = await openai_reads(env, root, paths)
         cost = await sandbox_cost(root, plan.sandbox_runs)
