@@ -16,6 +16,7 @@ from ..history.sessions import SessionStore
 from ..history.undo import listing, tell_the_model, undo
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
+from .chat import CHAT, MODEL, chat, model
 from .file_context import file_context
 from .supervision import supervise
 from .workspace import LspWorkspace
@@ -63,7 +64,9 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
         except OSError as error:  # the task runs, unsaved
             log.warning("the session cannot be saved: %s", error)
     message = task_message(task, file)
-    return await supervise(ls, root, title, lambda agent: agent.run(message, task))
+    result = await supervise(ls, root, title, lambda agent: agent.run(message, task))
+    # Which session the task went into, so a client can come back to it (agent.resumeSession).
+    return {**result, "session": ls.session.id}
 
 
 async def compact(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
@@ -201,4 +204,6 @@ COMMANDS = {
     SESSIONS: sessions,
     RESUME_SESSION: resume_session,
     STEER: steer,
+    CHAT: chat,
+    MODEL: model,
 }
