@@ -131,7 +131,6 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     vscode.commands.registerCommand('agentls.showLog', () => channel.show()),
     new ChatParticipant(progress, reviewer, send).register(context.extensionUri),
-    models,
     vscode.lm.registerLanguageModelChatProvider(VENDOR, models),
     vscode.commands.registerCommand('agentls.restartServer', () => agent.restart()),
     vscode.workspace.onDidChangeConfiguration((event) => {

@@ -4,7 +4,7 @@
 // the provider, endpoint and key rules are the server's.
 import { randomUUID } from 'crypto';
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, type LanguageClient } from 'vscode-languageclient/node';
+import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import type { AgentServer } from './server';
 
 export const VENDOR = 'agentls';
@@ -36,40 +36,43 @@ export function chatMessage(message: vscode.LanguageModelChatRequestMessage): { 
   return { role: message.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : 'user', text };
 }
 
-export class AgentModelProvider implements vscode.LanguageModelChatProvider, vscode.Disposable {
-  private described: ModelDescription = {};
-  private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChangeLanguageModelChatInformation = this.changed.event;
-  private readonly onStart: vscode.Disposable;
+/** How long the model list waits for a starting server to say which model it has. */
+const DESCRIBE_WAIT_MS = 5000;
 
+export class AgentModelProvider implements vscode.LanguageModelChatProvider {
   constructor(
     private readonly agent: AgentServer,
     private readonly version: string,
-  ) {
-    this.onStart = agent.onDidStart((client) => void this.describe(client));
-  }
+  ) {}
 
-  /** What the server says its model is, each time a server starts (settings changed). */
-  private async describe(client: LanguageClient): Promise<void> {
+  /** What the server says its model is; nothing when it is not up within a few seconds
+   * (the first start may be making its environment). */
+  private async describe(): Promise<ModelDescription> {
+    const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), DESCRIBE_WAIT_MS));
     try {
+      const client = await Promise.race([this.agent.ready(), timeout]);
+      if (!client) {
+        return {};
+      }
       const answer = await client.sendRequest(ExecuteCommandRequest.type, { command: 'agent.model', arguments: [] });
-      this.described = (answer as ModelDescription | null) ?? {};
+      return (answer as ModelDescription | null) ?? {};
     } catch {
-      this.described = {};
+      return {};
     }
-    this.changed.fire();
   }
 
-  provideLanguageModelChatInformation(): vscode.LanguageModelChatInformation[] {
-    const { id, providerTitle, contextWindow, maxOutputTokens, error } = this.described;
+  // No onDidChangeLanguageModelChatInformation: the Chat view drops its selection of a model
+  // whose information changes, and then refuses requests ("Language model unavailable").
+  async provideLanguageModelChatInformation(): Promise<vscode.LanguageModelChatInformation[]> {
+    const { id, providerTitle, contextWindow, maxOutputTokens, error } = await this.describe();
     return [
       {
-        // One stable id, so the Chat view keeps it selected when the configured model changes.
+        // One stable id and name, so the Chat view keeps it selected whatever is configured.
         id: 'agentls',
-        name: id ? `agentls (${id})` : 'agentls',
+        name: 'agentls',
         family: id ?? 'agentls',
         version: this.version,
-        detail: providerTitle,
+        detail: id,
         tooltip: error ?? (id ? `${id} on ${providerTitle}, as agentls is configured` : 'The model agentls is configured with'),
         maxInputTokens: contextWindow ?? 200_000,
         maxOutputTokens: maxOutputTokens ?? 16_000,
@@ -111,10 +114,5 @@ export class AgentModelProvider implements vscode.LanguageModelChatProvider, vsc
   ): Promise<number> {
     const value = typeof text === 'string' ? text : chatMessage(text).text;
     return Math.ceil(value.length / 4);
-  }
-
-  dispose(): void {
-    this.onStart.dispose();
-    this.changed.dispose();
   }
 }

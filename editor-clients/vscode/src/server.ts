@@ -52,9 +52,6 @@ export class AgentServer implements vscode.Disposable {
   private readonly eyes = new Eyes();
   /** Listeners for the streamed text, steps and plan of one task or chat, by token. */
   readonly events = new TaskEvents();
-  private readonly started = new vscode.EventEmitter<LanguageClient>();
-  /** Fires each time a server has started. */
-  readonly onDidStart = this.started.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -142,7 +139,6 @@ export class AgentServer implements vscode.Disposable {
     this.client = client;
     try {
       await client.start();
-      this.started.fire(client);
     } catch (error) {
       this.log.error(`agentls did not start: ${String(error)}`);
       void this.api.showMessage('error', `agentls did not start: ${String(error)}`, []);
@@ -241,7 +237,6 @@ export class AgentServer implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.eyes.dispose();
-    this.started.dispose();
     this.log.dispose();
   }
 }
