@@ -58,10 +58,28 @@ async function runCommand(page: Page, title: string): Promise<void> {
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
 }
 
+// From the Explorer, not Quick Open: its file search can take longer than a minute to
+// answer on a loaded machine.
 async function openFile(page: Page, name: string): Promise<void> {
-  await palette(page, name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first().click();
   await page.locator('.tab.active', { hasText: name }).waitFor();
+}
+
+/** Waits until the palette offers `title`: a fresh profile scans its extensions first. */
+async function untilListed(page: Page, title: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await palette(page, `>${title}`);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    const listed = await row.waitFor({ timeout: 10000 }).then(() => true, () => false);
+    await page.keyboard.press('Escape');
+    if (listed) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`the palette never offered ${title}`);
+    }
+  }
 }
 
 /** Agent: Run Task from the palette; returns when the task text has been entered. */
@@ -275,6 +293,7 @@ async function freshProfile(paths: ReturnType<typeof pathsFromEnv>, fake: FakeAp
   });
   try {
     const { page } = editor;
+    await untilListed(page, 'Agent: Run Task', 180000);
     await runTask(page, 'say hello');
     await page.locator('.notification-toast', { hasText: 'setting up its Python environment' }).waitFor({ timeout: 120000 });
     await page.screenshot({ path: path.join(shots, 'first-start.png') });
