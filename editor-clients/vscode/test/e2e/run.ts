@@ -226,9 +226,22 @@ async function waitForChat(page: Page, pattern: RegExp, timeout = 30000): Promis
   }
 }
 
+/** Types into the Chat view's input and sends it; typed again while the input, busy with
+ * its @-completion on a loaded machine, dropped keys. */
 async function askChat(page: Page, text: string): Promise<void> {
-  await page.locator('.interactive-input-part .monaco-editor').first().click();
-  await page.keyboard.type(text);
+  const input = page.locator('.interactive-input-part .monaco-editor').first();
+  const words = text.replace(/\s+/g, ' ');
+  for (let attempt = 0; ; attempt++) {
+    await input.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type(text, { delay: 20 });
+    await sleep(500);
+    const typed = ((await input.locator('.view-lines').textContent()) ?? '').replace(/\s+/g, ' ');
+    if (typed.trim() === words || attempt === 2) {
+      break;
+    }
+  }
   await page.keyboard.press('Enter');
 }
 
