@@ -47,6 +47,8 @@ class AgentServer(LanguageServer):
         self.clients = ClientCache()
         self.initialization_options: Any = None
         self.cancelled_requests: deque[Any] = deque(maxlen=32)
+        self.chats: dict[Any, asyncio.Future[Any]] = {}
+        """The `agent.chat` answers being streamed, by request id (they run beside a task)."""
         self.warned: set[str] = set()
         """Warnings already shown, each shown once per server (one editor session)."""
         self.on_exit: Callable[[int], None] = exit_now
@@ -66,7 +68,10 @@ class AgentServer(LanguageServer):
         return True
 
     def cancel_request(self, request_id: Any) -> None:
-        if self.running is not None and self.running.request_id == request_id:
+        chat = self.chats.get(request_id)
+        if chat is not None:
+            chat.cancel()
+        elif self.running is not None and self.running.request_id == request_id:
             self.cancel()
         else:
             # It may be an agent.runTask whose handler has not started yet.

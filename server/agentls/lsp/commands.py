@@ -18,6 +18,7 @@ from ..history.undo import listing
 from ..wiring import new_conversation, resumed_conversation, undo_and_tell
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
+from .chat import CHAT, MODEL, chat, model
 from .file_context import file_context
 from .supervision import supervise
 from .workspace import LspWorkspace
@@ -62,7 +63,9 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     if ls.session.journal is None:  # saved from its first task on
         ls.session.journal = new_conversation(root).journal
     message = task_message(task, file)
-    return await supervise(ls, root, title, lambda agent: agent.run(message, task))
+    result = await supervise(ls, root, title, lambda agent: agent.run(message, task))
+    # Which session the task went into, so a client can come back to it (agent.resumeSession).
+    return {**result, "session": ls.session.id}
 
 
 async def compact(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
@@ -185,4 +188,6 @@ COMMANDS = {
     SESSIONS: sessions,
     RESUME_SESSION: resume_session,
     STEER: steer,
+    CHAT: chat,
+    MODEL: model,
 }
