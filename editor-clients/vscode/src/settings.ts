@@ -14,7 +14,7 @@ interface Manifest {
 
 /** The server's settings, by the names the server reads: every contributed agentls.*
  * setting but the extension's own. package.json is held to server/agentls/settings.py by
- * tests/test_settings_contract.py, so the names are written nowhere else. */
+ * tests/config/test_settings_contract.py, so the names are written nowhere else. */
 export const SERVER_SETTINGS: readonly string[] = Object.keys(
   (JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as Manifest).contributes
     .configuration.properties,
