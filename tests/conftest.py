@@ -58,7 +58,7 @@ TIERS = {
     "vscode": "needs code-server, chromium and Node (editor-clients/vscode/scripts/setup-e2e.sh)",
     "emacs": "needs Emacs with eglot (apt: emacs-nox elpa-eglot)",
     "debian_nvim": "needs Debian's Neovim (apt: neovim), not the one pip installs",
-    "acp": "needs Node and the ACP TypeScript SDK (npm ci in tests/acp_client)",
+    "acp": "needs Node and the ACP TypeScript SDK (npm ci in tests/acp/acp_client)",
 }
 """Tests that need system packages. `pytest` alone deselects them (pyproject's addopts);
 `.ci/run` installs each tier's packages and runs it with `pytest -m <tier>`."""

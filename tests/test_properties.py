@@ -13,15 +13,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from agentls import redaction
 from agentls.agent.conversation import Conversation
 from agentls.agent.loop import Agent, LoopLimits
-from agentls.config.settings import Settings
 from agentls.interfaces import Change, Landed, Turn, Usage
 from agentls.lsp.workspace import LspWorkspace
-from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.tools import TOOLS, ToolContext, run_tool
-from doubles import Approver, MemoryEditor, Recorder, ScriptedModel, say
+from doubles import MemoryEditor, Recorder, ScriptedModel, say, tool_context
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lsp_text import apply_text_edits
@@ -81,13 +78,9 @@ class EncodingsEditor(MemoryEditor):
         return await super().propose(change)
 
 
-def tool_context(root: Path, workspace: MemoryEditor) -> ToolContext:
-    return ToolContext(
-        workspace=workspace,
-        shell=SubprocessShell(root, redaction.scrubbed(os.environ)),
-        approver=Approver(),  # denies every command: random input never runs
-        settings=Settings(approve_commands="ask"),
-    )
+def denying(root: Path, editor: MemoryEditor) -> ToolContext:
+    """Every command asks, and the approver denies: random input never runs one."""
+    return tool_context(root, workspace=editor, approve_commands="ask")
 
 
 def _lf(text: str) -> str:
@@ -102,7 +95,7 @@ async def _edit(document: str, arguments: dict[str, Any]) -> tuple[str, bool, En
         editor = EncodingsEditor(root)
         name = "edit_file" if "old_text" in arguments else "write_file"
         text, is_error = await run_tool(
-            tool_context(root, editor), name, {"path": "doc.txt", **arguments}
+            denying(root, editor), name, {"path": "doc.txt", **arguments}
         )
         if not is_error and editor.proposals:
             landed = (root / "doc.txt").read_bytes().decode()
@@ -302,7 +295,7 @@ async def test_no_tool_input_breaks_the_loop_or_leaves_the_root(
         ]
         model = ScriptedModel(*turns, say("done"))
         editor = MemoryEditor(root)
-        agent = Agent(model, tool_context(root, editor), Recorder(), Conversation(), LoopLimits())
+        agent = Agent(model, denying(root, editor), Recorder(), Conversation(), LoopLimits())
         result = await agent.run("go")
         assert result.status == "done", result.summary
         told = [

@@ -112,7 +112,7 @@ def _prefixes(value: Any) -> tuple[str, ...]:
 class Setting:
     """One setting, defined once: what parses it, and what every editor and document shows
     of it (the VS Code contribution, the vimdoc and the README are checked against this by
-    tests/test_settings_contract.py)."""
+    tests/config/test_settings_contract.py)."""
 
     key: str
     """The name in the settings object (camelCase)."""

@@ -21,20 +21,21 @@ __all__ = ["OPTIONAL_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError", "offer
 log = logging.getLogger(__name__)
 
 _CORE = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP, TODO_WRITE)
-_OPTIONAL = (DIAGNOSTICS, DEFINITION, REFERENCES, SYMBOLS)
+_EYES = (DIAGNOSTICS, DEFINITION, REFERENCES, SYMBOLS)  # each `optional`
 
-TOOLS: dict[str, Tool] = {tool.name: tool for tool in (*_CORE, *_OPTIONAL)}
-OPTIONAL_TOOLS = frozenset(tool.name for tool in _OPTIONAL)
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in (*_CORE, *_EYES)}
+OPTIONAL_TOOLS = frozenset(name for name, tool in TOOLS.items() if tool.optional)
 """Tools offered only in a task whose front end can serve them (`ToolContext.extra_tools`)."""
 
 
 def offered(context: ToolContext) -> dict[str, Tool]:
-    """The tools the model is offered in this task, in the table's order: todo_write unless
-    the planTool setting leaves it out."""
+    """The tools the model is offered in this task, in the order of its table (`TOOLS` unless
+    the context brings its own): todo_write unless the planTool setting leaves it out."""
+    table = TOOLS if context.table is None else context.table
     return {
         name: tool
-        for name, tool in TOOLS.items()
-        if (name not in OPTIONAL_TOOLS or name in context.extra_tools)
+        for name, tool in table.items()
+        if (not tool.optional or name in context.extra_tools)
         and (tool is not TODO_WRITE or context.settings.plan_tool)
     }
 

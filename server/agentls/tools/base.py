@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,10 +35,12 @@ class ToolContext:
     progress: Progress | None = None
     """Where todo_write shows the plan; None when nobody watches."""
     extra_tools: frozenset[str] = frozenset()
-    """The optional tools (`tools.OPTIONAL_TOOLS`) the front end can serve in this task: the
+    """The optional tools (`Tool.optional`) the front end can serve in this task: the
     model is offered these and the core tools, and no other."""
     language: LanguageServers | None = None
     """The editor's language servers, where the front end can ask them."""
+    table: Mapping[str, Tool] | None = None
+    """The tools this task chooses from, by name; None for the whole table, `tools.TOOLS`."""
 
 
 BeforeChange = Callable[[list[str] | None], Awaitable[None]]
@@ -62,6 +64,8 @@ class Tool:
     required: tuple[str, ...]
     handler: Handler
     summary_field: str
+    optional: bool = False
+    """Offered only in a task whose front end can serve it (`ToolContext.extra_tools`)."""
 
     def schema(self) -> dict[str, Any]:
         return {

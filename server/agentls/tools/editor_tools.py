@@ -184,6 +184,7 @@ DIAGNOSTICS = Tool(
     required=(),
     handler=diagnostics,
     summary_field="path",
+    optional=True,
 )
 
 
@@ -195,6 +196,7 @@ def _navigation(name: str, what: str, handler: Handler) -> Tool:
         required=("path", "line", "symbol"),
         handler=handler,
         summary_field="symbol",
+        optional=True,
     )
 
 
@@ -208,4 +210,5 @@ SYMBOLS = Tool(
     required=("query",),
     handler=symbols,
     summary_field="query",
+    optional=True,
 )

@@ -24,7 +24,7 @@ export interface Paths {
 function required(name: string): string {
   const value = process.env[name];
   if (!value) {
-    throw new Error(`${name} is not set; run editor-clients/vscode/scripts/setup-e2e.sh and see tests/test_vscode_extension.py`);
+    throw new Error(`${name} is not set; run editor-clients/vscode/scripts/setup-e2e.sh and see tests/editor_clients/test_vscode_extension.py`);
   }
   return value;
 }

@@ -1,5 +1,5 @@
 // End-to-end: the packaged extension in a real VS Code (code-server) against the tests'
-// fake Messages API. Run by tests/test_vscode_extension.py; prints where the screenshots are.
+// fake Messages API. Run by tests/editor_clients/test_vscode_extension.py; prints where the screenshots are.
 import * as assert from 'assert';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';

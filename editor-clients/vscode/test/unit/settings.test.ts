@@ -9,7 +9,7 @@ const contributed: Record<string, { default: unknown }> = manifest.contributes.c
 
 describe('settings', () => {
   it('sends every contributed setting but the client’s own', () => {
-    // The contributed names and defaults are held to the server's by tests/test_settings_contract.py.
+    // The contributed names and defaults are held to the server's by tests/config/test_settings_contract.py.
     assert.ok(SERVER_SETTINGS.includes('maxSteps') && SERVER_SETTINGS.includes('prices'));
     assert.ok(!SERVER_SETTINGS.includes('server.command') && !SERVER_SETTINGS.includes('trace.server'));
     assert.strictEqual(SERVER_SETTINGS.length, Object.keys(contributed).length - 2);

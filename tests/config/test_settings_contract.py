@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from agentls.config.settings import CLIENT_ONLY, SETTINGS, Settings, checked
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 KEYS = [setting.key for setting in SETTINGS]
 
 

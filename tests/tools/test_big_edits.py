@@ -11,9 +11,9 @@ from pathlib import Path
 
 from agentls.edits import apply_hunks, line_hunks
 from agentls.tools import run_tool
+from doubles import tool_context as context
 from editor_client import editor
 from fake_api import FakeAnthropic, reply, text, tool_use
-from test_tools import context
 
 # Lines that repeat (blank ones, the same statement) are what make an exact diff quadratic.
 BIG = "".join(f"def f_{i}():\n    return value\n\n" for i in range(10_000))

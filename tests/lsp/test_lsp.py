@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from doubles import results, running_argv, unique_seconds
-from editor_client import EditorClient, approves_commands, editor
+from editor_client import EditorClient, approves_commands, editor, without_annotations
 from fake_api import (
     FakeAnthropic,
     auth_error,
@@ -23,19 +23,7 @@ from fake_api import (
 )
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-
-
-def result_text(body: dict[str, Any]) -> str:
-    (result,) = results(body["messages"])
-    return result["content"]
-
-
-def echo_result(body: dict[str, Any]) -> Any:
-    """The scripted model ends by repeating what the last tool told it."""
-    return reply(text("told: " + result_text(body)))
-
-
-SOURCE = "def greet():\n    return '你好 😀'\n\nvalue = 1\nother = 2\n"
+from scripts import SOURCE, echo_result, result_text
 
 
 @pytest.mark.parametrize("flavour", ["vscode", "neovim"])
@@ -122,11 +110,6 @@ async def test_edit_partly_accepted_says_which_hunks(fake: FakeAnthropic, root: 
         "other = 3"
     )
     assert result["edits"] == {"applied": 1, "rejected": 0, "partly": 1}
-
-
-def without_annotations(capabilities: types.ClientCapabilities) -> None:
-    """A client that applies edits without reviewing hunks (as Neovim does by default)."""
-    capabilities.workspace.workspace_edit.change_annotation_support = None  # type: ignore[union-attr]
 
 
 async def test_write_file_new_and_existing_closed_files(fake: FakeAnthropic, root: Path) -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "editor-clients" / "vscode"
 SETUP = "editor-clients/vscode/scripts/setup-e2e.sh"
 CACHE = Path(

@@ -12,18 +12,7 @@ from editor_client import editor
 from fake_api import FakeAnthropic, reply, text, tool_use
 from lsp_pipe import ServerPipe
 from pygls.exceptions import JsonRpcException
-
-
-def edit_then_make_a_file(root: Path, fake: FakeAnthropic) -> None:
-    """app.py holds x = 1; the model's task edits it to x = 2 and runs a command that makes
-    made.txt, then answers; its next task answers at once."""
-    (root / "app.py").write_text("x = 1\n")
-    fake.script(
-        reply(tool_use("edit_file", {"path": "app.py", "old_text": "x = 1", "new_text": "x = 2"})),
-        reply(tool_use("bash", {"command": "echo made > made.txt"})),
-        reply(text("Changed.")),
-        reply(text("Noted.")),
-    )
+from scripts import edit_then_make_a_file
 
 
 def texts(body: dict[str, Any]) -> list[str]:

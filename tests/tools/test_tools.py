@@ -12,26 +12,15 @@ from pathlib import Path
 
 import pytest
 from agentls import redaction
-from agentls.config.settings import Settings
 from agentls.disk import files
 from agentls.disk.files import write_atomic
 from agentls.interfaces import Change, Landed
 from agentls.shell import subprocess_shell as shell
 from agentls.shell.bounded_output import BoundedOutput
 from agentls.shell.command_rules import is_allowed
-from agentls.shell.subprocess_shell import SubprocessShell
-from agentls.tools import ToolContext, run_tool
+from agentls.tools import run_tool
 from doubles import Approver, MemoryEditor, is_running, running_argv, unique_seconds
-
-
-def context(root: Path, approver: Approver | None = None, **settings: object) -> ToolContext:
-    chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
-    return ToolContext(
-        workspace=MemoryEditor(root),
-        shell=SubprocessShell(root, redaction.scrubbed(os.environ)),
-        approver=approver or Approver(),
-        settings=chosen,
-    )
+from doubles import tool_context as context
 
 
 async def test_read_file_numbers_lines_and_sees_unsaved_text(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ async def test_tool_results_go_back_until_the_model_answers(tmp_path: Path) -> N
 
 
 async def test_an_optional_tool_is_offered_only_when_the_front_end_serves_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     async def look(context: ToolContext, arguments: dict[str, object], _: object) -> str:
         return "seen"
@@ -51,19 +51,19 @@ async def test_an_optional_tool_is_offered_only_when_the_front_end_serves_it(
         required=(),
         handler=look,
         summary_field="path",
+        optional=True,
     )
-    monkeypatch.setattr(tools, "TOOLS", {**tools.TOOLS, "look": optional})
-    monkeypatch.setattr(tools, "OPTIONAL_TOOLS", tools.OPTIONAL_TOOLS | {"look"})
+    table = {**tools.TOOLS, "look": optional}
     core = ["bash", "read_file", "write_file", "edit_file", "list_files", "grep", "todo_write"]
 
     model = ScriptedModel(call("look"), say("ok"))
-    agent, _ = make_agent(tmp_path, model)
+    agent, _ = make_agent(tmp_path, model, table=table)
     await agent.run("look")
     assert model.tool_names[0] == core
     assert results(model.requests[1])[0]["is_error"]  # not offered, so not run
 
     model = ScriptedModel(call("look"), say("ok"))
-    agent, _ = make_agent(tmp_path, model, extra_tools=frozenset({"look"}))
+    agent, _ = make_agent(tmp_path, model, extra_tools=frozenset({"look"}), table=table)
     await agent.run("look")
     assert model.tool_names[0] == [*core, "look"]
     assert results(model.requests[1])[0]["content"] == "seen"

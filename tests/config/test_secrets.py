@@ -12,7 +12,7 @@ from agentls import redaction
 from agentls.config.environment import load
 from agentls.redaction import REDACTED, redact
 from agentls.tools import run_tool
-from test_tools import context
+from doubles import tool_context as context
 
 PEM_BODY = ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7", "VJTUt9Us8cKjMzEfYyjiWA4R4")
 

@@ -16,7 +16,7 @@ from agentls.tools.search import ripgrep
 from agentls.tools.search import tools as search_tools
 from agentls.tools.search.results import Found
 from doubles import is_running
-from test_tools import context
+from doubles import tool_context as context
 
 
 def test_the_wheels_rg_is_used() -> None:

@@ -261,6 +261,11 @@ def _make_client(without: tuple[str, ...]) -> EditorClient:
     return client
 
 
+def without_annotations(capabilities: types.ClientCapabilities) -> None:
+    """A client that applies edits without reviewing hunks (as Neovim does by default)."""
+    capabilities.workspace.workspace_edit.change_annotation_support = None  # type: ignore[union-attr]
+
+
 def approves_commands(capabilities: types.ClientCapabilities) -> None:
     """A client that answers `agent/approveCommand` (as both editor clients do)."""
     capabilities.experimental = {"agentls": {"approveCommand": True}}

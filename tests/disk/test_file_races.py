@@ -18,10 +18,10 @@ from agentls.edits import Hunk
 from agentls.interfaces import Change
 from agentls.terminal.adapters import Answers, TerminalWorkspace
 from agentls.tools import run_tool
-from editor_client import editor
+from doubles import tool_context as context
+from editor_client import editor, without_annotations
 from fake_api import FakeAnthropic, reply, tool_use
-from test_lsp import echo_result, without_annotations
-from test_tools import context
+from scripts import echo_result
 
 
 def _swap_for_symlink(folder: Path, target: Path) -> None:

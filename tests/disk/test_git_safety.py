@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from agentls.disk.safe_git import safe_git_command, safe_git_env
 from agentls.tools import run_tool
-from test_tools import context
+from doubles import tool_context as context
 
 
 def _hostile_hook(root: Path) -> tuple[Path, Path]:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from agentls.tools import run_tool
+from doubles import tool_context as context
 from editor_client import editor
 from fake_api import FakeAnthropic, reply, text, tool_use
-from test_lsp import echo_result, result_text
-from test_tools import context
+from scripts import echo_result, result_text
 
 
 async def test_a_file_name_that_is_not_utf8_breaks_no_later_task(

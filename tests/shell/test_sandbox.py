@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agentls import redaction, wiring
@@ -26,9 +27,9 @@ from agentls.tools import ToolContext, run_tool
 from doubles import (
     BROKEN_BWRAP,
     Approver,
-    MemoryEditor,
     path_with_a_broken_bwrap,
     running_argv,
+    tool_context,
     unique_seconds,
 )
 from editor_client import editor
@@ -53,12 +54,11 @@ def root(tmp_path: Path) -> Path:
 
 
 def context(
-    root: Path, approver: Approver | None = None, network: bool = False, **settings: object
+    root: Path, approver: Approver | None = None, network: bool = False, **settings: Any
 ) -> ToolContext:
     assert not isinstance(FOUND, sandbox.Unavailable), FOUND.reason
-    chosen = Settings(**{"approve_commands": "always", **settings})  # type: ignore[arg-type]
     shell = SubprocessShell(root, redaction.scrubbed(os.environ), (), FOUND, network)
-    return ToolContext(MemoryEditor(root), shell, approver or Approver(), chosen)
+    return tool_context(root, approver, shell=shell, **settings)
 
 
 async def bash(ctx: ToolContext, command: str) -> str:
@@ -339,9 +339,7 @@ async def test_an_unavailable_sandbox_warns_or_refuses(
     assert off.warning is None and not off.shell.sandboxed
     required = wiring.prepare_task(root, Settings(sandbox="required"), ClientCache())
     assert required.warning and "no bwrap here" in required.warning
-    ctx = ToolContext(
-        MemoryEditor(root), required.shell, Approver(), Settings(approve_commands="always")
-    )
+    ctx = tool_context(root, shell=required.shell)
     text, error = await run_tool(ctx, "bash", {"command": "touch x"})
     assert error and 'the setting sandbox is "required"' in text and "no bwrap here" in text
     assert not (root / "x").exists()

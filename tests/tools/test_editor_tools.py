@@ -8,10 +8,10 @@ from typing import Any
 from agentls.interfaces import Place, Problem
 from agentls.tools import OPTIONAL_TOOLS, ToolContext, run_tool
 from doubles import LanguageServersDouble, results
+from doubles import tool_context as context
 from editor_client import editor
 from fake_api import FakeAnthropic, reply, text, tool_use
 from lsprotocol import types
-from test_tools import context
 
 
 def eyes(root: Path, servers: LanguageServersDouble) -> ToolContext:
