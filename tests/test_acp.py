@@ -89,7 +89,12 @@ def test_initialize_and_an_edit_written_through_the_client(
     assert init["result"]["agentCapabilities"]["loadSession"] is True
     assert init["result"]["agentCapabilities"]["promptCapabilities"]["embeddedContext"] is True
     (new,) = responses(events, "new")
-    assert [m["id"] for m in new["result"]["modes"]["availableModes"]] == ["ask", "always"]
+    assert [m["id"] for m in new["result"]["modes"]["availableModes"]] == [
+        "default",
+        "acceptEdits",
+        "plan",
+        "always",
+    ]
 
     # The file was read through the client (its buffer) and written through it, exactly.
     reads = {e["params"]["path"] for e in events if e["kind"] == "read"}

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import __version__
+from .permissions.modes import MODES
 
 
 def _max_steps(text: str) -> int:
@@ -80,6 +81,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         default=None,
         help="let sandboxed commands reach the network",
+    )
+    run.add_argument(
+        "--mode",
+        choices=list(MODES),
+        help="the session's mode: default, acceptEdits (edits land unreviewed) or plan "
+        "(read-only until you approve a plan); /mode switches it in a conversation",
     )
     commands.add_parser(
         "acp", help="serve the Agent Client Protocol on stdio (Zed, JetBrains, agent-shell, ...)"
@@ -184,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
             arguments.sandbox,
             arguments.sandbox_network,
             session,
+            arguments.mode,
         )
     if arguments.command in ("sessions", "undo"):
         from .terminal.history_commands import list_sessions, undo_in_terminal

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..models.costs import Price
 from ..models.providers import DEFAULT_MODEL, PROFILES
+from ..permissions.modes import MODES, Mode, mode_of
+from ..permissions.rules import Rules, parse_rules
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,8 @@ class Settings:
     sandbox_network: bool = False
     approved_commands_unsandboxed: bool = False
     plan_tool: bool = True
+    permissions: Rules = field(default_factory=Rules)
+    mode: Mode = "default"
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -323,6 +327,39 @@ SETTINGS: tuple[Setting, ...] = (
         True,
         "Offer the model the `todo_write` tool, so it shows its plan for a task as a checklist "
         "(`agent/plan`); turn it off for a model that does not need one.",
+    ),
+    Setting(
+        "permissions",
+        "permissions",
+        parse_rules,
+        {
+            "type": "object",
+            "properties": {
+                kind: {"type": "array", "items": {"type": "string"}}
+                for kind in ("allow", "ask", "deny")
+            },
+            "additionalProperties": False,
+        },
+        {},
+        "Rules in Claude Code's syntax that decide tool calls: "
+        '`{"allow": ["Bash(npm test:*)", "mcp__time__*"], "ask": ["Bash(git push:*)"], '
+        '"deny": ["Read(.env)", "Edit(secrets/**)"]}`. deny wins over ask over allow; a '
+        "repository's `.agentls/settings.json` may add deny and ask rules, never allow rules.",
+        user_only=True,
+    ),
+    Setting(
+        "mode",
+        "mode",
+        mode_of,
+        {
+            "type": "string",
+            "enum": list(MODES),
+            "enumDescriptions": list(MODES.values()),
+        },
+        "default",
+        "The mode a session starts in: `default`, `acceptEdits` or `plan`; each door switches "
+        "it while idle.",
+        user_only=True,
     ),
 )
 

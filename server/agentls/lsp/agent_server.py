@@ -20,6 +20,7 @@ from ..agent.conversation import Conversation
 from ..config.settings import Settings, parse
 from ..lifetime import exit_now
 from ..models.anthropic import ClientCache
+from ..permissions.modes import SessionMode
 from .protocol import AgentProtocol
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,9 @@ class AgentServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("agentls", __version__, protocol_cls=AgentProtocol)
         self.session = Conversation()
+        self.mode: SessionMode | None = None
+        """The session's mode once switched (`agent.setMode`, an approved plan); None: the
+        `mode` setting's."""
         self.running: RunningTask | None = None
         self.clients = ClientCache()
         self.initialization_options: Any = None

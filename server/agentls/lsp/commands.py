@@ -15,6 +15,7 @@ from ..agent.prompt import task_message
 from ..history.checkpoints import CheckpointError, ShadowRepository
 from ..history.sessions import SessionStore
 from ..history.undo import listing, undo
+from ..permissions.modes import MODES, SessionMode, mode_of
 from ..wiring import tell_the_model
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
@@ -33,6 +34,7 @@ CHECKPOINTS = "agent.checkpoints"
 UNDO = "agent.undo"
 SESSIONS = "agent.sessions"
 RESUME_SESSION = "agent.resumeSession"
+SET_MODE = "agent.setMode"
 
 
 def refuse_while_running(ls: AgentServer, message: str) -> None:
@@ -104,7 +106,21 @@ def steer(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
 def new_session(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
     refuse_while_running(ls, "A task is running; cancel it before starting a new session.")
     ls.session = Conversation()
+    ls.mode = None
     return {"ok": True}
+
+
+async def set_mode(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
+    """Switch the session's mode between tasks; without a mode, only say which it is."""
+    wanted = _one_object(SET_MODE, arguments, required=False).get("mode")
+    if wanted is not None:
+        refuse_while_running(ls, "A task is running; switch the mode when it has ended.")
+        try:
+            ls.mode = SessionMode(mode_of(wanted))
+        except ValueError as error:
+            raise JsonRpcInvalidParams(f"mode: {error}") from None
+    current = ls.mode.current if ls.mode else (await ls.settings()).mode
+    return {"mode": current, "modes": [{"id": m, "description": d} for m, d in MODES.items()]}
 
 
 def _one_object(name: str, arguments: tuple[Any, ...], required: bool) -> dict[str, Any]:
@@ -205,4 +221,5 @@ COMMANDS = {
     SESSIONS: sessions,
     RESUME_SESSION: resume_session,
     STEER: steer,
+    SET_MODE: set_mode,
 }

@@ -184,6 +184,7 @@ DIAGNOSTICS = Tool(
     required=(),
     handler=diagnostics,
     summary_field="path",
+    read_only=True,
 )
 
 
@@ -195,6 +196,7 @@ def _navigation(name: str, what: str, handler: Handler) -> Tool:
         required=("path", "line", "symbol"),
         handler=handler,
         summary_field="symbol",
+        read_only=True,
     )
 
 
@@ -208,4 +210,5 @@ SYMBOLS = Tool(
     required=("query",),
     handler=symbols,
     summary_field="query",
+    read_only=True,
 )
