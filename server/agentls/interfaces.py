@@ -175,6 +175,11 @@ class Approver(Protocol):
         """Show the model's plan (the plan mode's end) and ask whether to carry it out."""
         ...
 
+    async def approve_project(self, what: str) -> bool:
+        """Whether the project may `what` ("start the project's MCP server x (cmd)"): asked
+        once per exact definition, never answered by `--yes` or an "allow for this task"."""
+        ...
+
 
 class Hooks(Protocol):
     """The user's hooks (Claude Code's events) as the loop calls them."""

@@ -4,6 +4,7 @@ every front end; each brings its own workspace, approver and progress."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from .config import environment, project_settings
 from .config.project_settings import ProjectSettings
 from .config.settings import Settings
 from .counts import counted
+from .extensions.for_task import TaskExtensions
+from .extensions.mcp_config import ServerSpec
 from .history.checkpoints import checkpoints_for
 from .history.sessions import SessionStore
 from .history.undo import UndoResult
@@ -54,6 +57,8 @@ class TaskSetup:
         extra_tools: frozenset[str] = frozenset(),
         language: LanguageServers | None = None,
         mode: SessionMode | None = None,
+        mcp_servers: tuple[ServerSpec, ...] = (),
+        notify: Callable[[str], None] | None = None,
     ) -> Agent:
         """The task's agent, offered the core tools and those of `extra_tools` (names from
         `tools.OPTIONAL_TOOLS`) that the front end can serve (the editor's eyes through
@@ -71,6 +76,16 @@ class TaskSetup:
             mode=mode or SessionMode(self.settings.mode),
             project_rules=self.project.rules,
         )
+        tools.hooks = extensions = TaskExtensions(
+            workspace.root,
+            self.settings,
+            self.project,
+            (*self.settings.mcp_servers, *mcp_servers),
+            approver,
+            lambda: conversation.id,
+            notify or (lambda message: progress.text(f"\n(agentls: {message})\n")),
+        )
+        extensions.context = tools
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
         checkpoints = checkpoints_for(workspace.root)
         limits = loop_limits(self.settings)

@@ -79,6 +79,10 @@ class AcpApprover:
         call.content = [acp.tool_content(acp.text_block(plan))]
         return await ask(self.client, self.session_id, call, [ALLOW_ONCE, REJECT]) == "allow"
 
+    async def approve_project(self, what: str) -> bool:
+        call = _call(self.progress, f"The project asks to {what}", "other", {"project": what})
+        return await ask(self.client, self.session_id, call, [ALLOW_ONCE, REJECT]) == "allow"
+
     async def approve_edit(self, name: str, diff: Any) -> bool:
         call = _call(self.progress, f"Edit {name}", "edit", {"path": name})
         call.content = [diff]

@@ -136,6 +136,10 @@ class TerminalApprover:
         answer = await self.answers.ask(question, self.stream)
         return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
+    async def approve_project(self, what: str) -> bool:
+        question = f"The project asks to {visible(what)}. Allow (remembered)? [y/N] "
+        return (await self.answers.ask(question, self.stream))[:1] == "y"
+
     async def approve_plan(self, plan: str) -> bool:
         self.stream.write(f"\nThe plan:\n{visible(plan)}\n")
         answer = await self.answers.ask("Carry out this plan? [y/N] ", self.stream)

@@ -44,7 +44,7 @@ def offered(context: ToolContext) -> dict[str, Tool]:
     plan = context.mode.current == "plan"
     return {
         name: tool
-        for name, tool in TOOLS.items()
+        for name, tool in {**TOOLS, **context.added_tools}.items()
         if (name not in OPTIONAL_TOOLS or name in context.extra_tools)
         and (tool is not TODO_WRITE or context.settings.plan_tool)
         and (tool is not EXIT_PLAN_MODE or plan)
@@ -52,12 +52,20 @@ def offered(context: ToolContext) -> dict[str, Tool]:
     }
 
 
+def _callable(context: ToolContext, tools: dict[str, Tool], name: str) -> Tool | None:
+    """An offered tool, or one tool_search found (not in the plan mode unless read-only)."""
+    found = context.findable_tools.get(name) if name in context.found else None
+    if found is not None and (found.read_only or context.mode.current != "plan"):
+        return found
+    return tools.get(name)
+
+
 async def run_tool(
     context: ToolContext, name: str, arguments: Any, before_change: BeforeChange = no_checkpoint
 ) -> tuple[str, bool]:
     """The tool's answer and whether it is an error. Never raises but for cancellation."""
     tools = offered(context)
-    tool = tools.get(name)
+    tool = _callable(context, tools, name)
     try:
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(tools)}")

@@ -72,6 +72,11 @@ class ToolContext:
     project_rules: Rules = field(default_factory=Rules)
     """The deny and ask rules of the project's `.agentls/settings.json` (never allow rules)."""
     hooks: Hooks = field(default_factory=NoHooks)
+    added_tools: dict[str, Tool] = field(default_factory=dict)
+    """Offered after agentls's own, fixed for the task: MCP tools, or tool_search for them."""
+    findable_tools: dict[str, Tool] = field(default_factory=dict)
+    """Tools the model may call once tool_search found them (`found`)."""
+    found: set[str] = field(default_factory=set)
 
     def verdict(self, tool: str, arguments: Any) -> tuple[Verdict, Rule] | None:
         """What the permission rules say of this call: the user's (with `allowedCommands`
