@@ -121,8 +121,8 @@ class TaskExtensions:
         self.servers = [mcp_servers.start(spec, launch) for spec in self._approved_specs()]
         await mcp_servers.started(self.servers, settings.mcp_startup_timeout)
         for server in self.servers:
-            if server.state == "failed" and not server.reported:
-                server.reported = True
+            if server.state != "ready" and server.error and not server.reported:
+                server.reported = True  # named once, a slow one too, its tools left out
                 self.notify(f"the MCP server {server.spec.name} failed: {server.error}")
         self._offer()
 
