@@ -106,8 +106,8 @@ async def test_a_server_that_hangs_at_start_up_neither_blocks_nor_hangs_the_task
 
 
 async def test_a_server_that_fails_is_named_once_with_its_stderr(tmp_path: Path) -> None:
-    broken = {"command": sys.executable, "args": ["-c", "import sys; sys.stderr.write('bad "
-                                                   "config: no token\\n'); sys.exit(3)"]}  # fmt: skip
+    script = "import sys; sys.stderr.write('bad config: no token\\n'); sys.exit(3)"
+    broken = {"command": sys.executable, "args": ["-c", script]}
     for attempt in range(2):
         agent, _ = make_agent(tmp_path, ScriptedModel(say("ok")))
         notes = _with_servers(agent, {"broken": broken})

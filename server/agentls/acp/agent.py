@@ -23,6 +23,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -43,6 +44,7 @@ from .. import __version__
 from ..agent.conversation import Conversation
 from ..agent.task_result import TaskResult
 from ..config.user_settings import load as load_user_settings
+from ..extensions.mcp_config import ServerSpec, from_acp
 from ..history.sessions import SessionStore
 from ..interfaces import ModelError
 from ..models.anthropic import ClientCache
@@ -77,6 +79,8 @@ class AcpSession:
     id: str
     root: Path
     mode: modes.SessionMode = field(default_factory=modes.SessionMode)
+    mcp_servers: tuple[ServerSpec, ...] = ()
+    """The client's (its user's) MCP servers, from `session/new`."""
     commands_always: bool = False
     """Commands run unasked: the `always` mode, or "Allow always" answered once."""
     conversation: Conversation = field(default_factory=Conversation)
@@ -133,6 +137,7 @@ class AcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=True),
             ),
             agent_info=Implementation(name="agentls", title="agentls", version=__version__),
         )
@@ -215,10 +220,7 @@ class AcpAgent:
         self, root: Path, conversation: Conversation, mcp_servers: list[Any] | None
     ) -> AcpSession:
         session = AcpSession(conversation.id, root, conversation=conversation)
-        if mcp_servers:
-            session.notes.append(
-                f"(agentls does not support MCP servers yet; {len(mcp_servers)} ignored.)\n\n"
-            )
+        session.mcp_servers = from_acp(mcp_servers or [])
         self.sessions[session.id] = session
         return session
 
@@ -272,7 +274,14 @@ class AcpAgent:
         workspace = AcpWorkspace(
             self.client, session.id, session.root, self.capabilities, updates, approver
         )
-        agent = setup.agent(workspace, approver, progress, session.conversation, mode=session.mode)
+        agent = setup.agent(
+            workspace,
+            approver,
+            progress,
+            session.conversation,
+            mode=session.mode,
+            mcp_servers=session.mcp_servers,
+        )
         before = session.mode_id
         session.running = asyncio.ensure_future(agent.run(task))
         try:

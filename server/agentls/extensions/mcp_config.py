@@ -49,7 +49,7 @@ def parse_servers(value: Any, source: Source = "settings") -> tuple[ServerSpec, 
     """Servers from `{"NAME": {...}}`; raises ValueError for a malformed one."""
     if not isinstance(value, Mapping):
         raise ValueError('expected {"NAME": {"command": "...", "args": [...]}, ...}')
-    specs = []
+    specs: list[ServerSpec] = []
     for name, definition in value.items():
         if not isinstance(name, str) or not name or NAME_CHARACTERS.search(name):
             raise ValueError(f"server name {name!r}: letters, digits, _ and - only")
@@ -95,3 +95,21 @@ def expand(text: str, env: Mapping[str, str]) -> str:
         raise ValueError(f"${{{match[1]}}} is not set")
 
     return _VARIABLE.sub(value, text)
+
+
+def from_acp(servers: list[Any]) -> tuple[ServerSpec, ...]:
+    """The servers an ACP client sends in `session/new` (its user's), in the same shape; one
+    that does not fit is left out."""
+    specs: list[ServerSpec] = []
+    for server in servers:
+        pairs = getattr(server, "headers", None) or getattr(server, "env", None) or []
+        values = {pair.name: pair.value for pair in pairs}
+        if getattr(server, "url", None):
+            definition: dict[str, Any] = {"type": "http", "url": server.url, "headers": values}
+        else:
+            definition = {"command": server.command, "args": list(server.args), "env": values}
+        try:
+            specs.extend(parse_servers({server.name: definition}, "acp"))
+        except ValueError:
+            continue
+    return tuple(specs)

@@ -12,6 +12,10 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from ..agent.conversation import Conversation
 from ..agent.loop import Agent
 from ..agent.prompt import task_message
+from ..config import project_settings
+from ..extensions.for_task import project_waiting
+from ..extensions.mcp_servers import running
+from ..extensions.trust import Trust
 from ..history.checkpoints import CheckpointError, ShadowRepository
 from ..history.sessions import SessionStore
 from ..history.undo import listing, undo
@@ -35,6 +39,7 @@ UNDO = "agent.undo"
 SESSIONS = "agent.sessions"
 RESUME_SESSION = "agent.resumeSession"
 SET_MODE = "agent.setMode"
+MCP_SERVERS = "agent.mcpServers"
 
 
 def refuse_while_running(ls: AgentServer, message: str) -> None:
@@ -211,6 +216,22 @@ def resume_session(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     return {**info.as_dict(), "messages": len(ls.session.messages)}
 
 
+async def mcp_server_list(ls: AgentServer, *arguments: Any) -> list[dict[str, Any]]:
+    """The MCP servers of this session: each one started, and the project's waiting for
+    the user's approval (never started)."""
+    root = ls.root()
+    waiting = project_waiting(project_settings.load(root), Trust(root))
+    return [
+        *(
+            {"name": w.name, "source": "project", "state": "waiting for approval", "tools": [],
+             "error": "", "command": w.shown}
+            for w in waiting
+            if w.kind == "mcp"
+        ),
+        *(server.as_json() for server in running().values()),
+    ]  # fmt: skip
+
+
 COMMANDS = {
     RUN_TASK: run_task,
     CANCEL: cancel,
@@ -222,4 +243,5 @@ COMMANDS = {
     RESUME_SESSION: resume_session,
     STEER: steer,
     SET_MODE: set_mode,
+    MCP_SERVERS: mcp_server_list,
 }

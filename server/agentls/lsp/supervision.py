@@ -80,6 +80,8 @@ async def _run(
         extra_tools=advertised(ls.client_capabilities, ls.initialization_options),
         language=ClientLanguageServers(ls),
         mode=ls.mode,
+        # A failed MCP server or hook is named as a warning, once (window/showMessage).
+        notify=lambda message: ls.show(types.MessageType.Warning, message),
     )
     result = await work(agent)
     progress.end(setup.outcome(result))
