@@ -25,12 +25,17 @@ class Trust:
     """What the user approved of the project at `root`."""
 
     def __init__(self, root: Path) -> None:
-        self.folder = state_dir("trust", root)
         self.root = root
 
+    @property
+    def folder(self) -> Path:
+        """Made when first used: a project that asks for nothing leaves no trace."""
+        return state_dir("trust", self.root)
+
     def _approved(self) -> set[str]:
+        folder = self.folder
         try:
-            loaded = json.loads(files.read_text(self.folder, self.folder / _FILE))
+            loaded = json.loads(files.read_text(folder, folder / _FILE))
         except (OSError, ValueError):
             return set()
         return (
@@ -44,4 +49,5 @@ class Trust:
 
     def approve(self, kind: str, name: str, definition: Any) -> None:
         entries = self._approved() | {fingerprint(kind, name, definition)}
-        files.write_atomic(self.folder, self.folder / _FILE, json.dumps(sorted(entries)))
+        folder = self.folder
+        files.write_atomic(folder, folder / _FILE, json.dumps(sorted(entries)))
