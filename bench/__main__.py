@@ -16,6 +16,7 @@ from .api import FakeAnthropic
 from .big_file_edit import HunkCost, hunk_cost
 from .checkpoints import CheckpointCost, checkpoint_cost
 from .editor import BenchEditor, server_command
+from .mcp_tools import MCP_TOOLS, with_mcp_tools
 from .report import (
     Row,
     added_at_most,
@@ -34,6 +35,7 @@ from .runs import (
     PrefixCached,
     Soak,
     Startup,
+    Trajectory,
     big_edits,
     big_edits_in_own_server,
     compare,
@@ -89,6 +91,7 @@ class Results:
     plan: Plan
     startup: dict[str, Startup]
     greeting: Comparison
+    mcp: Trajectory
     reads: Comparison
     openai: PrefixCached
     soak: Soak
@@ -120,6 +123,7 @@ async def measure(plan: Plan) -> Results:
                 shared = await big_edits(editor, fake, root, plan.edit_bytes, plan.edits)
         finally:
             await editor.close()
+        mcp = await with_mcp_tools(fake, env, root)
         edit = shared or await big_edits_in_own_server(fake, env, root, plan.edit_bytes, plan.edits)
         hunks = hunk_cost(plan.edit_lines, 3 * plan.edits)
         # A file of that many lines, of about the bytes they take in source code.
@@ -140,6 +144,7 @@ async def measure(plan: Plan) -> Results:
         plan,
         startup,
         greeting,
+        mcp,
         reads,
         openai,
         soaked,
@@ -170,6 +175,14 @@ def rows(results: Results) -> list[Row]:
             2000,
             results.greeting.naive[0].first_prompt_tokens,
             "naive",
+        ),
+        at_most(
+            f"fixed overhead with {MCP_TOOLS} MCP tools configured (tool_search)",
+            results.mcp.first_prompt_tokens,
+            "tokens",
+            2500,
+            results.greeting.agentls[0].first_prompt_tokens,
+            "no MCP",
         ),
         ratio_at_most(
             f"billed input, {plan.steps} x read_file of 6 KB",

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import __version__
+from .permissions.modes import MODES
 
 
 def _max_steps(text: str) -> int:
@@ -81,6 +82,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="let sandboxed commands reach the network",
     )
+    run.add_argument(
+        "--mode",
+        choices=list(MODES),
+        help="the session's mode: default, acceptEdits (edits land unreviewed) or plan "
+        "(read-only until you approve a plan); /mode switches it in a conversation",
+    )
     commands.add_parser(
         "acp", help="serve the Agent Client Protocol on stdio (Zed, JetBrains, agent-shell, ...)"
     )
@@ -93,6 +100,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     resume.add_argument("--resume", metavar="ID", help="go on with a saved session")
     commands.add_parser("sessions", help="list this folder's saved sessions, newest first")
+    mcp = commands.add_parser("mcp", help="the MCP servers: list them, approve a project's")
+    mcp_commands = mcp.add_subparsers(dest="mcp_command", required=True)
+    mcp_commands.add_parser("list", help="each server, its state and tools, or why it failed")
+    approve = mcp_commands.add_parser("approve", help="let this project's .mcp.json server run")
+    approve.add_argument("name", help="the server's name in .mcp.json")
+    hooks = commands.add_parser("hooks", help="the hooks of this project's .agentls/settings.json")
+    hooks_commands = hooks.add_subparsers(dest="hooks_command", required=True)
+    hooks_commands.add_parser("approve", help="let the project's hooks run, as defined now")
     undo = commands.add_parser(
         "undo", help="undo the agent's changes back to a checkpoint (default: the last task)"
     )
@@ -184,7 +199,16 @@ def main(argv: list[str] | None = None) -> int:
             arguments.sandbox,
             arguments.sandbox_network,
             session,
+            arguments.mode,
         )
+    if arguments.command in ("mcp", "hooks"):
+        from .terminal.mcp_commands import approve, list_servers
+
+        if arguments.command == "hooks":
+            return approve("hooks", "project")
+        if arguments.mcp_command == "list":
+            return list_servers()
+        return approve("mcp", arguments.name)
     if arguments.command in ("sessions", "undo"):
         from .terminal.history_commands import list_sessions, undo_in_terminal
 

@@ -92,6 +92,9 @@ class Change:
     new_text: str
     hunks: list[Hunk]
     tool: str
+    reviewed: bool = True
+    """False when the change lands without the user's review (the acceptEdits mode, an allow
+    rule): the workspace applies it as it is, still checkpointed before."""
 
 
 @dataclass
@@ -166,6 +169,40 @@ class Approver(Protocol):
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
         """Ask the user; `unsandboxed`: an allowed command runs outside the sandbox, which
         the question must say."""
+        ...
+
+    async def approve_plan(self, plan: str) -> bool:
+        """Show the model's plan (the plan mode's end) and ask whether to carry it out."""
+        ...
+
+    async def approve_project(self, what: str) -> bool:
+        """Whether the project may `what` ("start the project's MCP server x (cmd)"): asked
+        once per exact definition, never answered by `--yes` or an "allow for this task"."""
+        ...
+
+
+class Hooks(Protocol):
+    """The user's hooks (Claude Code's events) as the loop calls them."""
+
+    async def submitted(self, task: str, first: bool) -> tuple[str, str | None]:
+        """UserPromptSubmit (and SessionStart for a session's `first` task): the task with
+        the context the hooks add, and why it is blocked (None: it runs)."""
+        ...
+
+    async def stopping(self) -> str | None:
+        """Stop: what to tell the model when a hook wants it to go on, else None."""
+        ...
+
+    async def compacting(self) -> None:
+        """PreCompact."""
+        ...
+
+    async def before_tool(self, tool: str, arguments: Any) -> tuple[str | None, str | None]:
+        """PreToolUse: the hooks' decision (allow, ask, deny; None) and its reason."""
+        ...
+
+    async def after_tool(self, tool: str, arguments: Any, result: str, is_error: bool) -> str:
+        """PostToolUse: what a blocking hook adds to the result for the model, else ""."""
         ...
 
 

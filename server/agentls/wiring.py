@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import redaction
@@ -13,9 +14,12 @@ from .agent.conversation import Conversation
 from .agent.loop import Agent, LoopLimits
 from .agent.memory import ProjectMemory
 from .agent.task_result import TaskResult
-from .config import environment
+from .config import environment, project_settings
+from .config.project_settings import ProjectSettings
 from .config.settings import Settings
 from .counts import counted
+from .extensions.for_task import TaskExtensions
+from .extensions.mcp_config import ServerSpec
 from .history.checkpoints import ShadowRepository, checkpoints_for
 from .history.sessions import SessionInfo, SessionStore
 from .history.undo import Editor, UndoResult, undo
@@ -24,6 +28,7 @@ from .models import providers
 from .models.anthropic import AnthropicModel, ClientCache
 from .models.chat import ChatModel
 from .models.costs import Price, describe, price_of
+from .permissions.modes import SessionMode
 from .shell import sandbox
 from .shell.subprocess_shell import RefusingShell, SubprocessShell
 from .tools import ToolContext
@@ -43,6 +48,8 @@ class TaskSetup:
     settings: Settings
     secrets: tuple[str, ...]
     warning: str | None = None
+    project: ProjectSettings = field(default_factory=ProjectSettings)
+    """What the repository's own files ask for (deny and ask rules, hooks, MCP servers)."""
 
     def agent(
         self,
@@ -52,10 +59,14 @@ class TaskSetup:
         conversation: Conversation,
         extra_tools: frozenset[str] = frozenset(),
         language: LanguageServers | None = None,
+        mode: SessionMode | None = None,
+        mcp_servers: tuple[ServerSpec, ...] = (),
+        notify: Callable[[str], None] | None = None,
     ) -> Agent:
         """The task's agent, offered the core tools and those of `extra_tools` (names from
         `tools.OPTIONAL_TOOLS`) that the front end can serve (the editor's eyes through
-        `language`). The project memory is read now, so each task sees its changes."""
+        `language`), in the session's `mode` (default: the `mode` setting). The project
+        memory is read now, so each task sees its changes."""
         tools = ToolContext(
             workspace,
             self.shell,
@@ -65,7 +76,19 @@ class TaskSetup:
             extra_tools=extra_tools,
             progress=progress,
             language=language,
+            mode=mode or SessionMode(self.settings.mode),
+            project_rules=self.project.rules,
         )
+        tools.hooks = extensions = TaskExtensions(
+            workspace.root,
+            self.settings,
+            self.project,
+            (*self.settings.mcp_servers, *mcp_servers),
+            approver,
+            lambda: conversation.id,
+            notify or (lambda message: progress.text(f"\n(agentls: {message})\n")),
+        )
+        extensions.context = tools
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
         checkpoints = checkpoints_for(workspace.root)
         limits = loop_limits(self.settings)
@@ -119,6 +142,7 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
         settings,
         secrets,
         warning,
+        project_settings.load(root),
     )
 
 

@@ -1,5 +1,5 @@
 """`agentls acp` driven by a real ACP client (the protocol's TypeScript SDK, in
-tests/acp_client) against the fake Messages API."""
+tests/acp/acp_client) against the fake Messages API."""
 
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ import pytest
 from fake_api import FakeAnthropic, auth_error, reply, text, tool_use
 
 CLIENT = Path(__file__).with_name("acp_client")
+EVERYTHING = (
+    Path(__file__).parents[1]
+    / "extensions/mcp_servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+)
 
 pytestmark = pytest.mark.acp
 
@@ -89,7 +93,12 @@ def test_initialize_and_an_edit_written_through_the_client(
     assert init["result"]["agentCapabilities"]["loadSession"] is True
     assert init["result"]["agentCapabilities"]["promptCapabilities"]["embeddedContext"] is True
     (new,) = responses(events, "new")
-    assert [m["id"] for m in new["result"]["modes"]["availableModes"]] == ["ask", "always"]
+    assert [m["id"] for m in new["result"]["modes"]["availableModes"]] == [
+        "default",
+        "acceptEdits",
+        "plan",
+        "always",
+    ]
 
     # The file was read through the client (its buffer) and written through it, exactly.
     reads = {e["params"]["path"] for e in events if e["kind"] == "read"}
@@ -248,19 +257,33 @@ def test_without_client_files_edits_ask_and_land_on_disk(
     assert (root / "new.txt").read_text() == "made\n"
 
 
-def test_attached_files_and_ignored_mcp_servers(
+def test_attached_files_and_the_clients_mcp_servers(
     client_installed: Path, root: Path, fake: FakeAnthropic
 ) -> None:
-    fake.script(reply(text("seen")))
+    """The client's MCP servers (the reference time server and server-everything) are
+    started and their tools called, each call put to the client like a command."""
+    time_server = shutil.which("mcp-server-time", path=str(Path(sys.executable).parent))
+    if time_server is None or not EVERYTHING.exists():
+        pytest.skip("pip install mcp-server-time; npm ci in tests/extensions/mcp_servers")
+    fake.script(
+        reply(tool_use("mcp__time__get_current_time", {"timezone": "Etc/UTC"})),
+        reply(tool_use("mcp__everything__echo", {"message": "from ACP"})),
+        reply(text("seen")),
+    )
+    servers = [
+        {"name": "time", "command": time_server, "args": [], "env": []},
+        {"name": "everything", "command": "node", "args": [str(EVERYTHING), "stdio"], "env": []},
+    ]
+    (root.parent / "config" / "agentls").mkdir(parents=True, exist_ok=True)
+    (root.parent / "config" / "agentls" / "settings.json").write_text(
+        json.dumps({"mcpStartupTimeout": 120, "toolSearchThreshold": 100000})
+    )
     events = drive(
         client_installed,
         root,
         fake,
         [
-            {
-                "op": "new",
-                "mcpServers": [{"name": "x", "command": "/bin/true", "args": [], "env": []}],
-            },
+            {"op": "new", "mcpServers": servers},
             {
                 "op": "prompt",
                 "text": "what is in it?",
@@ -270,7 +293,14 @@ def test_attached_files_and_ignored_mcp_servers(
     )
     sent = json.dumps(fake.requests[0].body["messages"])
     assert "what is in it?" in sent and "the attached words" in sent
-    assert "does not support MCP servers yet; 1 ignored" in streamed_text(events)
+    offered = [tool["name"] for tool in fake.requests[0].body["tools"]]
+    assert "mcp__time__get_current_time" in offered and "mcp__everything__echo" in offered
+    told = [json.dumps(r.body["messages"][-1]) for r in fake.requests[1:]]
+    assert "Etc/UTC" in told[0] and "day_of_week" in told[0]
+    assert "Echo: from ACP" in told[1]
+    asked = [e["request"]["toolCall"]["title"] for e in events if e["kind"] == "permission"]
+    assert asked == ['mcp__time__get_current_time {"timezone": "Etc/UTC"}',
+                     'mcp__everything__echo {"message": "from ACP"}']  # fmt: skip
 
 
 def test_bad_cwd_and_unknown_session_are_clear_errors(

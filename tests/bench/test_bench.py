@@ -23,9 +23,11 @@ def test_quick_bench_prints_every_measure() -> None:
         for line in done.stdout.splitlines()
         if line.startswith("| ") and not line.startswith(("| measure", "| ---"))
     }
-    assert len(rows) == 26, done.stdout
+    assert len(rows) == 27, done.stdout
     overhead = rows["fixed overhead: input tokens of the first request, one-word task"]
     assert overhead[-1].strip(" |") == "pass"
+    with_mcp = rows["fixed overhead with 100 MCP tools configured (tool_search)"]
+    assert with_mcp[-1].strip(" |") == "pass"
     billed = next(cells for name, cells in rows.items() if name.startswith("billed input"))
     assert float(billed[3].rstrip("x")) < 1  # cheaper than the naive loop even on a short run
     wire = next(cells for name, cells in rows.items() if "on the wire" in name)

@@ -212,6 +212,14 @@ class Approver:
         self.unsandboxed.append(unsandboxed)
         return self.answers.pop(0) if self.answers else "deny"
 
+    async def approve_project(self, what: str) -> bool:
+        self.asked.append(f"project: {what}")
+        return (self.answers.pop(0) if self.answers else "deny") != "deny"
+
+    async def approve_plan(self, plan: str) -> bool:
+        self.asked.append(f"plan: {plan}")
+        return (self.answers.pop(0) if self.answers else "deny") != "deny"
+
 
 class LanguageServersDouble:
     """The editor's language servers: `problems` answers each request with the next of the

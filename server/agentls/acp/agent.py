@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import acp
 from acp.schema import (
@@ -16,12 +16,14 @@ from acp.schema import (
     AuthenticateResponse,
     ClientCapabilities,
     CloseSessionResponse,
+    CurrentModeUpdate,
     EmbeddedResourceContentBlock,
     ForkSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -42,9 +44,11 @@ from .. import __version__
 from ..agent.conversation import Conversation
 from ..agent.task_result import TaskResult
 from ..config.user_settings import load as load_user_settings
+from ..extensions.mcp_config import ServerSpec, from_acp
 from ..history.sessions import SessionStore
 from ..interfaces import ModelError
 from ..models.anthropic import ClientCache
+from ..permissions import modes
 from ..wiring import new_conversation, prepare_task, resumed_conversation
 from .approver import AcpApprover
 from .progress import AcpProgress
@@ -54,12 +58,13 @@ from .workspace import AcpWorkspace
 
 log = logging.getLogger(__name__)
 
-Mode = Literal["ask", "always"]
+ALWAYS = "always"
+"""The ACP mode beside agentls's own (`permissions.modes`): default, commands unasked."""
 MODES = SessionModeState(
-    current_mode_id="ask",
+    current_mode_id="default",
     available_modes=[
-        SessionMode(id="ask", name="Ask", description="Ask before each command"),
-        SessionMode(id="always", name="Always", description="Run commands without asking"),
+        *(SessionMode(id=mode, name=mode, description=text) for mode, text in modes.MODES.items()),
+        SessionMode(id=ALWAYS, name="always", description="Run commands without asking"),
     ],
 )
 STOP_REASONS: dict[str, StopReason] = {
@@ -73,7 +78,11 @@ STOP_REASONS: dict[str, StopReason] = {
 class AcpSession:
     id: str
     root: Path
-    mode: Mode = "ask"
+    mode: modes.SessionMode = field(default_factory=modes.SessionMode)
+    mcp_servers: tuple[ServerSpec, ...] = ()
+    """The client's (its user's) MCP servers, from `session/new`."""
+    commands_always: bool = False
+    """Commands run unasked: the `always` mode, or "Allow always" answered once."""
     conversation: Conversation = field(default_factory=Conversation)
     running: asyncio.Task[TaskResult] | None = None
     warned: bool = False
@@ -81,7 +90,11 @@ class AcpSession:
     """Said once, at the start of the next answer (what the session ignored, say)."""
 
     def allow_always(self) -> None:
-        self.mode = "always"
+        self.commands_always = True
+
+    @property
+    def mode_id(self) -> str:
+        return ALWAYS if self.commands_always else self.mode.current
 
 
 def prompt_text(blocks: list[Any]) -> str:
@@ -124,6 +137,7 @@ class AcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=True),
             ),
             agent_info=Implementation(name="agentls", title="agentls", version=__version__),
         )
@@ -137,7 +151,7 @@ class AcpAgent:
     ) -> NewSessionResponse:
         root = _root(cwd)
         session = self._open(root, new_conversation(root), mcp_servers)
-        return NewSessionResponse(session_id=session.id, modes=MODES)
+        return NewSessionResponse(session_id=session.id, modes=_modes(session.mode_id))
 
     async def load_session(
         self,
@@ -151,7 +165,7 @@ class AcpAgent:
         updates = Updates(self.client, session.id)
         replay(session.conversation.messages, updates)
         await updates.flush()
-        return LoadSessionResponse(modes=_modes(session.mode))
+        return LoadSessionResponse(modes=_modes(session.mode_id))
 
     async def resume_session(
         self,
@@ -162,7 +176,7 @@ class AcpAgent:
         **kwargs: Any,
     ) -> ResumeSessionResponse:
         session = self._resume(cwd, session_id, mcp_servers)
-        return ResumeSessionResponse(modes=_modes(session.mode))
+        return ResumeSessionResponse(modes=_modes(session.mode_id))
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -201,10 +215,7 @@ class AcpAgent:
         self, root: Path, conversation: Conversation, mcp_servers: list[Any] | None
     ) -> AcpSession:
         session = AcpSession(conversation.id, root, conversation=conversation)
-        if mcp_servers:
-            session.notes.append(
-                f"(agentls does not support MCP servers yet; {len(mcp_servers)} ignored.)\n\n"
-            )
+        session.mcp_servers = from_acp(mcp_servers or [])
         self.sessions[session.id] = session
         return session
 
@@ -217,9 +228,14 @@ class AcpAgent:
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
-        if mode_id not in ("ask", "always"):
-            raise acp.RequestError.invalid_params({"modeId": 'expected "ask" or "always"'})
-        self._session(session_id).mode = "always" if mode_id == "always" else "ask"
+        session = self._session(session_id)
+        if session.running is not None and not session.running.done():
+            raise acp.RequestError.invalid_request({"message": "switch modes while idle"})
+        try:
+            session.mode.current = "default" if mode_id == ALWAYS else modes.mode_of(mode_id)
+        except ValueError as error:
+            raise acp.RequestError.invalid_params({"modeId": str(error)}) from None
+        session.commands_always = mode_id == ALWAYS
         return SetSessionModeResponse()
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
@@ -235,7 +251,8 @@ class AcpAgent:
         for note in session.notes:
             updates.send(acp.update_agent_message_text(note))
         session.notes.clear()
-        settings, problems = load_user_settings(approveCommands=session.mode)
+        always = "always" if session.commands_always else None
+        settings, problems = load_user_settings(approveCommands=always)
         for problem in problems:
             updates.send(acp.update_agent_message_text(f"(agentls: {problem})\n\n"))
         try:
@@ -252,13 +269,27 @@ class AcpAgent:
         workspace = AcpWorkspace(
             self.client, session.id, session.root, self.capabilities, updates, approver
         )
-        agent = setup.agent(workspace, approver, progress, session.conversation)
+        agent = setup.agent(
+            workspace,
+            approver,
+            progress,
+            session.conversation,
+            mode=session.mode,
+            mcp_servers=session.mcp_servers,
+        )
+        before = session.mode_id
         session.running = asyncio.ensure_future(agent.run(task))
         try:
             result = await session.running
         finally:
             session.running = None
         updates.send(acp.update_agent_message_text(f"\n\n{setup.outcome(result)}\n"))
+        if session.mode_id != before:  # an approved plan switched to default
+            updates.send(
+                CurrentModeUpdate(
+                    session_update="current_mode_update", current_mode_id=session.mode_id
+                )
+            )
         await updates.flush()
         if result.refused:
             return PromptResponse(stop_reason="refusal", usage=_usage(result))
@@ -318,7 +349,7 @@ def _store(root: Path) -> SessionStore:
         raise acp.RequestError.internal_error({"message": f"the session store: {error}"}) from None
 
 
-def _modes(current: Mode) -> SessionModeState:
+def _modes(current: str) -> SessionModeState:
     return MODES.model_copy(update={"current_mode_id": current})
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+import acp
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate, ToolKind
 
 from ..interfaces import Decision
@@ -72,6 +73,15 @@ class AcpApprover:
             self.mode.allow_always()
             return "allow_task"
         return "allow" if choice == ALLOW_ONCE.option_id else "deny"
+
+    async def approve_plan(self, plan: str) -> bool:
+        call = _call(self.progress, "Carry out this plan", "switch_mode", {"plan": plan})
+        call.content = [acp.tool_content(acp.text_block(plan))]
+        return await ask(self.client, self.session_id, call, [ALLOW_ONCE, REJECT]) == "allow"
+
+    async def approve_project(self, what: str) -> bool:
+        call = _call(self.progress, f"The project asks to {what}", "other", {"project": what})
+        return await ask(self.client, self.session_id, call, [ALLOW_ONCE, REJECT]) == "allow"
 
     async def approve_edit(self, name: str, diff: Any) -> bool:
         call = _call(self.progress, f"Edit {name}", "edit", {"path": name})

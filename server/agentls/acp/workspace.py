@@ -68,7 +68,7 @@ class AcpWorkspace:
             # The client's own review of changes (Zed's) takes it from here.
             await self.client.write_text_file(self.session_id, str(change.path), change.new_text)
             return Landed(True, change.new_text)
-        if not await self.approver.approve_edit(name, diff):
+        if change.reviewed and not await self.approver.approve_edit(name, diff):
             return Landed(False, rejected_reason="rejected in the editor")
         return land_on_disk(self.root, change)
 

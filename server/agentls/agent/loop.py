@@ -69,21 +69,19 @@ class Agent:
         self.conversation = conversation
         self.limits = limits
         self.memory = memory
-        # Fixed for the task, as prompt caching needs: the tools are the cached prefix's start.
-        self.offered = offered(tools)
-        self.schemas = [tool.schema() for tool in self.offered.values()]
         # Built once: the system prompt (and the memory in it) stays byte-stable for the task.
         self.system = system_prompt(tools.workspace.root, memory.prompt() if memory else "")
         self.checkpoints = checkpoints
         self._recording: asyncio.Future[None] | None = None
 
     async def run(self, task: str, request: str | None = None) -> TaskResult:
-        """Run one task to its end; cancelling the awaiting task ends it as `cancelled`.
-
-        `task` is the message to the model, `request` the user's own words (default: the
-        task). The workspace is recorded before the task, before each step that may change
-        files, and after it, so the task can be undone."""
+        """Run one task to its end (a cancel ends it `cancelled`): `task` is the message to
+        the model, `request` the user's words (default: the task). The workspace is recorded
+        before, after, and before each step that may change files, so it can be undone."""
         words = redact(request if request is not None else task, self.tools.secrets)
+        task, blocked = await self.tools.hooks.submitted(task, not self.conversation.messages)
+        if blocked is not None:  # a UserPromptSubmit hook's block: nothing reaches the model
+            return TaskResult("failed", blocked)
         title = self.conversation.begin_task(words)
         if self.checkpoints is not None:
             # Recorded while the model thinks; awaited before the first step that may change
@@ -99,6 +97,7 @@ class Agent:
             await self._checkpoint("end", None, title)
 
     async def compact(self) -> TaskResult:
+        await self.tools.hooks.compacting()
         return await compact(self.conversation, self._ask, self.checkpoints)
 
     async def _checkpoint(
@@ -154,6 +153,9 @@ class Agent:
                     if conversation.steering:  # added as the model finished: not done yet
                         conversation.add_user(self._steering())
                         continue
+                    if (more := await self.tools.hooks.stopping()) is not None:
+                        conversation.add_user([{"type": "text", "text": more}])
+                        continue
                     return result("done", text_of(turn.content))
                 cut_off = turn.stop_reason == "max_tokens"
                 conversation.add_user([])
@@ -181,7 +183,8 @@ class Agent:
 
     async def _ask(self) -> Turn:
         """The model's next turn, the conversation first brought within its context budget."""
-        system, schemas = self.system, self.schemas
+        # The same for the task but when an approved plan ends the plan mode (the cache).
+        system, schemas = self.system, [t.schema() for t in offered(self.tools).values()]
         limit = self.limits.prompt_limit
         budget, messages = self.conversation.budget, self.conversation.messages
         chars = prompt_chars(system, schemas, messages)
@@ -221,7 +224,7 @@ class Agent:
         return [{"type": "text", "text": _STEERED.format(text=text)} for text in texts]
 
     async def _call(self, call: Block, cut_off: bool, step: int) -> Block:
-        tool = self.offered.get(call["name"])
+        tool = offered(self.tools).get(call["name"])
         summary = tool.summary(call.get("input")) if tool else ""
         self.progress.step(call["name"], summary)
         label = f"{call['name']}: {summary}"

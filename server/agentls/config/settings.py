@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from ..extensions.hooks import Hook, parse_hooks
+from ..extensions.mcp_config import ServerSpec, parse_servers
 from ..models.costs import Price
 from ..models.providers import DEFAULT_MODEL, PROFILES
+from ..permissions.modes import MODES, Mode, mode_of
+from ..permissions.rules import Rules, parse_rules
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,13 @@ class Settings:
     sandbox_network: bool = False
     approved_commands_unsandboxed: bool = False
     plan_tool: bool = True
+    permissions: Rules = field(default_factory=Rules)
+    mode: Mode = "default"
+    mcp_servers: tuple[ServerSpec, ...] = ()
+    mcp_startup_timeout: float = 10.0
+    mcp_call_timeout: float = 60.0
+    tool_search_threshold: int = 1500
+    hooks: tuple[Hook, ...] = ()
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -323,6 +334,88 @@ SETTINGS: tuple[Setting, ...] = (
         True,
         "Offer the model the `todo_write` tool, so it shows its plan for a task as a checklist "
         "(`agent/plan`); turn it off for a model that does not need one.",
+    ),
+    Setting(
+        "permissions",
+        "permissions",
+        parse_rules,
+        {
+            "type": "object",
+            "properties": {
+                kind: {"type": "array", "items": {"type": "string"}}
+                for kind in ("allow", "ask", "deny")
+            },
+            "additionalProperties": False,
+        },
+        {},
+        "Rules in Claude Code's syntax that decide tool calls: "
+        '`{"allow": ["Bash(npm test:*)", "mcp__time__*"], "ask": ["Bash(git push:*)"], '
+        '"deny": ["Read(.env)", "Edit(secrets/**)"]}`. deny wins over ask over allow; a '
+        "repository's `.agentls/settings.json` may add deny and ask rules, never allow rules.",
+        user_only=True,
+    ),
+    Setting(
+        "mode",
+        "mode",
+        mode_of,
+        {
+            "type": "string",
+            "enum": list(MODES),
+            "enumDescriptions": list(MODES.values()),
+        },
+        "default",
+        "The mode a session starts in: `default`, `acceptEdits` or `plan`; each door switches "
+        "it while idle.",
+        user_only=True,
+    ),
+    Setting(
+        "mcpServers",
+        "mcp_servers",
+        parse_servers,
+        {"type": "object", "additionalProperties": {"type": "object"}},
+        {},
+        "MCP servers in Claude Code's shape: "
+        '`{"time": {"command": "uvx", "args": ["mcp-server-time"]}}` or `{"type": "http", '
+        '"url": "...", "headers": {...}}`; `${VAR}` and `${VAR:-default}` come from your '
+        "environment. Their tools are `mcp__<server>__<tool>`. User settings only.",
+        user_only=True,
+    ),
+    Setting(
+        "mcpStartupTimeout",
+        "mcp_startup_timeout",
+        _seconds,
+        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        10,
+        "Seconds a task waits for MCP servers still starting; a slower one is left out of it.",
+    ),
+    Setting(
+        "mcpCallTimeout",
+        "mcp_call_timeout",
+        _seconds,
+        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        60,
+        "Seconds an MCP tool call may take before the model is told it timed out.",
+    ),
+    Setting(
+        "toolSearchThreshold",
+        "tool_search_threshold",
+        _int_in(0, 1_000_000),
+        {"type": "integer", "minimum": 0, "maximum": 1000000},
+        1500,
+        "Tokens of MCP tool schemas past which the model is offered their names through "
+        "`tool_search` instead, and loads a schema once it found the tool.",
+    ),
+    Setting(
+        "hooks",
+        "hooks",
+        parse_hooks,
+        {"type": "object"},
+        {},
+        "Commands run at `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`, "
+        "`SessionStart` and `PreCompact`, in Claude Code's format: "
+        '`{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": '
+        '"./check.sh"}]}]}`. User settings only.',
+        user_only=True,
     ),
 )
 

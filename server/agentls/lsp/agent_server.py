@@ -21,6 +21,7 @@ from ..config import user_settings
 from ..config.settings import USER_ONLY, Settings, parse, with_user_only
 from ..lifetime import exit_now
 from ..models.anthropic import ClientCache
+from ..permissions.modes import SessionMode
 from . import tcp_token
 from .protocol import AgentProtocol
 
@@ -43,6 +44,9 @@ class AgentServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("agentls", __version__, protocol_cls=AgentProtocol)
         self.session = Conversation()
+        self.mode: SessionMode | None = None
+        """The session's mode once switched (`agent.setMode`, an approved plan); None: the
+        `mode` setting's."""
         self.running: RunningTask | None = None
         self.clients = ClientCache()
         self.initialization_options: Any = None

@@ -32,6 +32,8 @@ CHOICES: dict[Decision, str] = {
 }
 """Each decision and the words the user is shown for it, the same in every client."""
 ALLOW, DENY = CHOICES["allow"], CHOICES["deny"]
+RUN_PLAN, KEEP_PLANNING = "Carry out the plan", "Keep planning"
+TRUST, NOT_NOW = "Allow (remembered)", "Not now"
 
 CANNOT_ASK = (
     "This editor cannot ask the user to approve it (window/showMessageRequest failed: {error}), "
@@ -102,6 +104,30 @@ class LspApprover:
             "choices": [{"id": key, "title": title} for key, title in CHOICES.items()],
         }
         return _decision(await self.server.protocol.send_request_async(APPROVE_COMMAND, params))
+
+    async def approve_plan(self, plan: str) -> bool:
+        """The plan mode's end: the plan shown, and whether to carry it out (a client that
+        cannot ask keeps the session planning)."""
+        if self.cannot_ask:
+            return False
+        try:
+            title = await self._ask(
+                f"The agent's plan:\n{visible(plan)}", [RUN_PLAN, KEEP_PLANNING]
+            )
+        except JsonRpcException as error:
+            self.cannot_ask = error.message or type(error).__name__
+            return False
+        return title == RUN_PLAN
+
+    async def approve_project(self, what: str) -> bool:
+        if self.cannot_ask:
+            return False
+        try:
+            title = await self._ask(f"The project asks to {visible(what)}.", [TRUST, NOT_NOW])
+        except JsonRpcException as error:
+            self.cannot_ask = error.message or type(error).__name__
+            return False
+        return title == TRUST
 
     async def approve_write(self, description: str) -> str:
         """Whether the agent may `description` (e.g. "create notes.md (...)") on disk itself:

@@ -12,9 +12,14 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from ..agent.conversation import Conversation
 from ..agent.loop import Agent
 from ..agent.prompt import task_message
+from ..config import project_settings
+from ..extensions.for_task import project_waiting
+from ..extensions.mcp_servers import running
+from ..extensions.trust import Trust
 from ..history.checkpoints import CheckpointError, ShadowRepository
 from ..history.sessions import SessionStore
 from ..history.undo import listing
+from ..permissions.modes import MODES, SessionMode, mode_of
 from ..wiring import new_conversation, resumed_conversation, undo_and_tell
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
@@ -34,6 +39,8 @@ CHECKPOINTS = "agent.checkpoints"
 UNDO = "agent.undo"
 SESSIONS = "agent.sessions"
 RESUME_SESSION = "agent.resumeSession"
+SET_MODE = "agent.setMode"
+MCP_SERVERS = "agent.mcpServers"
 
 
 def refuse_while_running(ls: AgentServer, message: str) -> None:
@@ -104,7 +111,21 @@ def steer(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
 def new_session(ls: AgentServer, *arguments: Any) -> dict[str, bool]:
     refuse_while_running(ls, "A task is running; cancel it before starting a new session.")
     ls.session = Conversation()
+    ls.mode = None
     return {"ok": True}
+
+
+async def set_mode(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
+    """Switch the session's mode between tasks; without a mode, only say which it is."""
+    wanted = _one_object(SET_MODE, arguments, required=False).get("mode")
+    if wanted is not None:
+        refuse_while_running(ls, "A task is running; switch the mode when it has ended.")
+        try:
+            ls.mode = SessionMode(mode_of(wanted))
+        except ValueError as error:
+            raise JsonRpcInvalidParams(f"mode: {error}") from None
+    current = ls.mode.current if ls.mode else (await ls.settings()).mode
+    return {"mode": current, "modes": [{"id": m, "description": d} for m, d in MODES.items()]}
 
 
 def _one_object(name: str, arguments: tuple[Any, ...], required: bool) -> dict[str, Any]:
@@ -178,6 +199,22 @@ def resume_session(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     return {**info.as_dict(), "messages": len(ls.session.messages)}
 
 
+async def mcp_server_list(ls: AgentServer, *arguments: Any) -> list[dict[str, Any]]:
+    """The MCP servers of this session: each one started, and the project's waiting for
+    the user's approval (never started)."""
+    root = ls.root()
+    waiting = project_waiting(project_settings.load(root), Trust(root))
+    return [
+        *(
+            {"name": w.name, "source": "project", "state": "waiting for approval", "tools": [],
+             "error": "", "command": w.shown}
+            for w in waiting
+            if w.kind == "mcp"
+        ),
+        *(server.as_json() for server in running().values()),
+    ]  # fmt: skip
+
+
 COMMANDS = {
     RUN_TASK: run_task,
     CANCEL: cancel,
@@ -190,4 +227,6 @@ COMMANDS = {
     STEER: steer,
     CHAT: chat,
     MODEL: model,
+    SET_MODE: set_mode,
+    MCP_SERVERS: mcp_server_list,
 }

@@ -13,6 +13,7 @@ from lsprotocol import types
 from ..agent.loop import Agent
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..interfaces import ModelError
+from ..permissions.modes import SessionMode
 from ..wiring import outcome, prepare_task
 from .agent_server import AgentServer, RunningTask
 from .approver import LspApprover
@@ -70,6 +71,7 @@ async def _run(
     progress = await LspProgress.start(ls, token, title, ls.cancel)
     approver = LspApprover(ls, settings, root)
     workspace = LspWorkspace(ls, root, approver)
+    ls.mode = ls.mode or SessionMode(settings.mode)
     agent = setup.agent(
         workspace,
         approver,
@@ -77,9 +79,13 @@ async def _run(
         ls.session,
         extra_tools=advertised(ls.client_capabilities, ls.initialization_options),
         language=ClientLanguageServers(ls),
+        mode=ls.mode,
+        # A failed MCP server or hook is named as a warning, once (window/showMessage).
+        notify=lambda message: ls.show(types.MessageType.Warning, message),
     )
     result = await work(agent)
     progress.end(setup.outcome(result))
     if result.status == "failed":
         ls.show(types.MessageType.Error, f"{result.summary} {result.error_hint}".strip())
-    return task_json(result, setup.outcome(result), setup.model.name, setup.price)
+    answer = task_json(result, setup.outcome(result), setup.model.name, setup.price)
+    return {**answer, "mode": ls.mode.current}

@@ -125,7 +125,7 @@ class LspWorkspace:
             return types.WorkspaceEdit(changes={uri: edits})
         annotations = None
         reviewed: list[types.TextEdit | types.AnnotatedTextEdit] = list(edits)
-        if capabilities.change_annotation_support is not None:
+        if capabilities.change_annotation_support is not None and change.reviewed:
             total = len(change.hunks)
             ids = [f"{change.tool}:{name}:{i + 1}" for i in range(total)]
             annotations = {

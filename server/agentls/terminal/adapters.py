@@ -116,7 +116,11 @@ class TerminalWorkspace:
         diff = unified_diff(change.old_text or "", change.new_text, name)
         self.stream.write(self.style.diff(visible(diff)))
         question = f"Apply this change to {visible(name, lines=False)}? [y/N] "
-        if not self.yes and await self.answers.ask(question, self.stream) != "y":
+        if (
+            change.reviewed
+            and not self.yes
+            and await self.answers.ask(question, self.stream) != "y"
+        ):
             return Landed(False, rejected_reason="declined in the terminal")
         return land_on_disk(self.root, change)
 
@@ -131,6 +135,15 @@ class TerminalApprover:
         question = f"Run `{visible(command)}`{where}? [y]es / [a]ll this task / [N]o "
         answer = await self.answers.ask(question, self.stream)
         return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
+
+    async def approve_project(self, what: str) -> bool:
+        question = f"The project asks to {visible(what)}. Allow (remembered)? [y/N] "
+        return (await self.answers.ask(question, self.stream))[:1] == "y"
+
+    async def approve_plan(self, plan: str) -> bool:
+        self.stream.write(f"\nThe plan:\n{visible(plan)}\n")
+        answer = await self.answers.ask("Carry out this plan? [y/N] ", self.stream)
+        return answer[:1] == "y"
 
 
 OUTPUT_TAIL_LINES = 10

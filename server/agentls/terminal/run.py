@@ -21,6 +21,7 @@ from ..config import user_settings
 from ..config.settings import Settings
 from ..interfaces import ModelError
 from ..models.anthropic import ClientCache
+from ..permissions.modes import MODES, SessionMode, mode_of
 from ..visible import visible
 from ..wiring import TaskSetup, prepare_task
 from .adapters import Answers, ShowingShell, TerminalApprover, TerminalProgress, TerminalWorkspace
@@ -30,7 +31,7 @@ EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
 PROMPT = "agentls> "
 _WELCOME = (
     "agentls in {root}: each line is a task in one conversation. "
-    "Ctrl-C cancels a task, Ctrl-D leaves.\n"
+    "Ctrl-C cancels a task, Ctrl-D leaves; /mode [MODE] shows or switches the mode.\n"
 )
 
 T = TypeVar("T")
@@ -52,6 +53,7 @@ class TerminalSession:
         setup.shell = ShowingShell(setup.shell, self.progress)
         self._current: asyncio.Future[Any] | None = None
         self._interrupted = False
+        self.mode = SessionMode(setup.settings.mode)
 
     def interrupt(self) -> None:
         """Ctrl-C: stop what runs now (a task, or the wait for a line), nothing more."""
@@ -74,6 +76,7 @@ class TerminalSession:
             TerminalApprover(self.stream, self.answers),
             self.progress,
             self.session,
+            mode=self.mode,
         )
         # The loop answers a cancel itself, with a `cancelled` result.
         result = await self._stoppable(agent.run(text))
@@ -86,7 +89,8 @@ class TerminalSession:
     async def _next_line(self) -> str | None:
         """The next task typed, or None when the user leaves; Ctrl-C starts the line over."""
         while True:
-            self.stream.write(PROMPT)
+            mode = self.mode.current
+            self.stream.write(PROMPT if mode == "default" else f"agentls [{mode}]> ")
             self.stream.flush()
             try:
                 line = await self._stoppable(self.answers.text())
@@ -104,8 +108,23 @@ class TerminalSession:
     async def conversation(self) -> int:
         self.stream.write(_WELCOME.format(root=self.root))
         while (line := await self._next_line()) is not None:
-            await self.task(line)
+            if line.split()[0] == "/mode":
+                self.switch_mode(line.split()[1:])
+            else:
+                await self.task(line)
         return 0
+
+    def switch_mode(self, words: list[str]) -> None:
+        """`/mode`: the mode now and the others; `/mode MODE`: switch (between tasks)."""
+        if words:
+            try:
+                self.mode.current = mode_of(words[0])
+            except ValueError as error:
+                self.stream.write(f"agentls: {error}\n")
+                return
+        for mode, description in MODES.items():
+            mark = "*" if mode == self.mode.current else " "
+            self.stream.write(f"{mark} {mode}: {description}\n")
 
 
 async def _run(
@@ -141,6 +160,7 @@ def run_in_terminal(
     sandbox: Literal["auto", "required", "off"] | None,
     sandbox_network: bool | None,
     session: Conversation | None,
+    mode: str | None = None,
 ) -> int:
     """Run `task`, or with None a conversation, in the current directory. `session` is the
     conversation to go on with (a saved one, to continue it), None for a new one. The
@@ -152,6 +172,7 @@ def run_in_terminal(
         maxSteps=max_steps,
         sandbox=sandbox,
         sandboxNetwork=sandbox_network,
+        mode=mode,
     )
     for problem in problems:
         sys.stderr.write(f"agentls: {problem}\n")

@@ -9,8 +9,17 @@ from ..disk.files import NotText
 from ..disk.paths import PathError
 from ..shell.bounded_output import cut_middle
 from ..visible import valid_unicode
-from .base import BeforeChange, Tool, ToolContext, ToolError, no_checkpoint, validate
+from .base import (
+    HOOK_DECISION,
+    BeforeChange,
+    Tool,
+    ToolContext,
+    ToolError,
+    no_checkpoint,
+    validate,
+)
 from .editor_tools import DEFINITION, DIAGNOSTICS, REFERENCES, SYMBOLS
+from .exit_plan import EXIT_PLAN_MODE
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
 from .plan_tool import TODO_WRITE
 from .search.tools import GREP, LIST_FILES
@@ -20,7 +29,7 @@ __all__ = ["OPTIONAL_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError", "offer
 
 log = logging.getLogger(__name__)
 
-_CORE = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP, TODO_WRITE)
+_CORE = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP, TODO_WRITE, EXIT_PLAN_MODE)
 _EYES = (DIAGNOSTICS, DEFINITION, REFERENCES, SYMBOLS)  # each `optional`
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (*_CORE, *_EYES)}
@@ -29,15 +38,28 @@ OPTIONAL_TOOLS = frozenset(name for name, tool in TOOLS.items() if tool.optional
 
 
 def offered(context: ToolContext) -> dict[str, Tool]:
-    """The tools the model is offered in this task, in the order of its table (`TOOLS` unless
-    the context brings its own): todo_write unless the planTool setting leaves it out."""
+    """The tools the model is offered, in the order of its table (`TOOLS` unless the context
+    brings its own): todo_write unless the planTool setting leaves it out; in the plan mode
+    only the read-only ones and exit_plan_mode. The same while the mode is (the schemas start
+    the cached prefix)."""
+    plan = context.mode.current == "plan"
     table = TOOLS if context.table is None else context.table
     return {
         name: tool
-        for name, tool in table.items()
+        for name, tool in {**table, **context.added_tools}.items()
         if (not tool.optional or name in context.extra_tools)
         and (tool is not TODO_WRITE or context.settings.plan_tool)
+        and (tool is not EXIT_PLAN_MODE or plan)
+        and (tool.read_only or not plan)
     }
+
+
+def _callable(context: ToolContext, tools: dict[str, Tool], name: str) -> Tool | None:
+    """An offered tool, or one tool_search found (not in the plan mode unless read-only)."""
+    found = context.findable_tools.get(name) if name in context.found else None
+    if found is not None and (found.read_only or context.mode.current != "plan"):
+        return found
+    return tools.get(name)
 
 
 async def run_tool(
@@ -45,12 +67,15 @@ async def run_tool(
 ) -> tuple[str, bool]:
     """The tool's answer and whether it is an error. Never raises but for cancellation."""
     tools = offered(context)
-    tool = tools.get(name)
+    tool = _callable(context, tools, name)
     try:
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(tools)}")
-        text = await tool.handler(context, validate(tool, arguments), before_change)
-        is_error = False
+        checked = validate(tool, arguments)
+        decision, reason = await context.hooks.before_tool(name, checked)
+        if decision == "deny":
+            raise ToolError(f"A PreToolUse hook blocked this call: {reason}")
+        text, is_error = await _decided(context, tool, checked, before_change, decision)
     except (ToolError, PathError, NotText) as error:
         text, is_error = str(error), True
     except Exception as error:
@@ -58,3 +83,42 @@ async def run_tool(
         text, is_error = f"{name} failed: {type(error).__name__}: {error}", True
     shown = valid_unicode(text)
     return cut_middle(shown, context.settings.output_limit, context.secrets), is_error
+
+
+async def _decided(
+    context: ToolContext,
+    tool: Tool,
+    arguments: dict[str, Any],
+    before_change: BeforeChange,
+    decision: str | None,
+) -> tuple[str, bool]:
+    """The call run as the rules and the hooks' `decision` permit, and the PostToolUse hooks
+    told of its result."""
+    token = HOOK_DECISION.set(decision if decision in ("allow", "ask") else None)  # type: ignore[arg-type]
+    try:
+        await _permitted(context, tool, arguments)
+        text, is_error = await tool.handler(context, arguments, before_change), False
+    except (ToolError, PathError, NotText) as error:
+        text, is_error = str(error), True
+    except Exception as error:
+        log.exception("tool %s failed", tool.name)
+        text, is_error = f"{tool.name} failed: {type(error).__name__}: {error}", True
+    finally:
+        HOOK_DECISION.reset(token)
+    added = await context.hooks.after_tool(tool.name, arguments, text, is_error)
+    return (f"{text}\n\n{added}" if added else text), is_error
+
+
+async def _permitted(context: ToolContext, tool: Tool, arguments: dict[str, Any]) -> None:
+    """Raises ToolError for a call a deny rule names, or one the user refused when an ask
+    rule named it (a gated tool asks in its own handler)."""
+    verdict = context.verdict(tool.name, arguments)
+    if verdict is None:
+        return
+    said, rule = verdict
+    if said == "deny":
+        raise ToolError(f"Denied by the permission rule {rule}. Do not retry it; take another way.")
+    if said == "ask" and not tool.gated:
+        question = f"{tool.name} {tool.summary(arguments)}".strip()
+        if await context.approver.approve(question) == "deny":
+            raise ToolError(f"The user denied {tool.name} (rule {rule}). Do not retry it.")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..config.settings import Settings
-from ..interfaces import Approver, LanguageServers, Progress, Shell, Workspace
+from ..interfaces import Approver, Hooks, LanguageServers, Progress, Shell, Workspace
+from ..permissions.modes import SessionMode
+from ..permissions.rules import Rule, Rules, Verdict, command_rules
 
 
 class ToolError(Exception):
@@ -20,6 +23,31 @@ class EditTally:
     rejected: int = 0
     partly: int = 0
     """Of the applied, the proposals of which the user kept only some hunks."""
+
+
+class NoHooks:
+    """The hooks of a task nobody configured any for."""
+
+    async def submitted(self, task: str, first: bool) -> tuple[str, str | None]:
+        return task, None
+
+    async def stopping(self) -> str | None:
+        return None
+
+    async def compacting(self) -> None:
+        return None
+
+    async def before_tool(self, tool: str, arguments: Any) -> tuple[str | None, str | None]:
+        return None, None
+
+    async def after_tool(self, tool: str, arguments: Any, result: str, is_error: bool) -> str:
+        return ""
+
+
+HOOK_DECISION: ContextVar[Verdict | None] = ContextVar("hook_decision", default=None)
+"""The PreToolUse hooks' decision for the call being run (each call runs in its own context,
+so calls run together do not see each other's)."""
+_HOOK_RULE = Rule("PreToolUse")
 
 
 @dataclass
@@ -41,6 +69,36 @@ class ToolContext:
     """The editor's language servers, where the front end can ask them."""
     table: Mapping[str, Tool] | None = None
     """The tools this task chooses from, by name; None for the whole table, `tools.TOOLS`."""
+    mode: SessionMode = field(default_factory=SessionMode)
+    """The session's mode, which the door and an approved plan switch."""
+    project_rules: Rules = field(default_factory=Rules)
+    """The deny and ask rules of the project's `.agentls/settings.json` (never allow rules)."""
+    hooks: Hooks = field(default_factory=NoHooks)
+    added_tools: dict[str, Tool] = field(default_factory=dict)
+    """Offered after agentls's own, fixed for the task: MCP tools, or tool_search for them."""
+    findable_tools: dict[str, Tool] = field(default_factory=dict)
+    """Tools the model may call once tool_search found them (`found`)."""
+    found: set[str] = field(default_factory=set)
+
+    def verdict(self, tool: str, arguments: Any) -> tuple[Verdict, Rule] | None:
+        """What the permission rules say of this call: the user's (with `allowedCommands`
+        as allow rules) and the project's; None when none speaks."""
+        settings = self.settings
+        rules = settings.permissions + command_rules(settings.allowed_commands)
+        decided = (rules + self.project_rules).decide(tool, arguments, self.workspace.root)
+        hooked = HOOK_DECISION.get()
+        if hooked is not None and (decided is None or decided[0] != "deny"):
+            return hooked, _HOOK_RULE  # a hook decides, but never over a deny rule
+        return decided
+
+    def asks(self, tool: str, arguments: Any) -> bool:
+        """Whether a call that changes things (a command, an MCP tool) is put to the user:
+        unless an allow rule, `approveCommands: always` or the user's "all" for this task
+        let it pass; an ask rule always asks."""
+        verdict = self.verdict(tool, arguments)
+        if verdict is not None:
+            return verdict[0] != "allow"
+        return not (self.settings.approve_commands == "always" or self.commands_allowed_for_task)
 
 
 BeforeChange = Callable[[list[str] | None], Awaitable[None]]
@@ -66,12 +124,21 @@ class Tool:
     summary_field: str
     optional: bool = False
     """Offered only in a task whose front end can serve it (`ToolContext.extra_tools`)."""
+    read_only: bool = False
+    """It changes nothing (no file, no process, nothing outside): offered in the plan mode."""
+    gated: bool = False
+    """Its handler puts the call to the user itself (a command, an edit, an MCP tool); a
+    read-only tool that an ask rule names is asked by `run_tool`."""
+    input_schema: dict[str, Any] | None = None
+    """The whole JSON schema of its input when it is not agentls's own (an MCP tool's):
+    sent as it is, and the arguments checked against it."""
 
     def schema(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "description": self.description,
-            "input_schema": {
+            "input_schema": self.input_schema
+            or {
                 "type": "object",
                 "properties": self.properties,
                 "required": list(self.required),
@@ -98,6 +165,8 @@ def validate(tool: Tool, arguments: Any) -> dict[str, Any]:
     """The arguments if they fit the schema, else a ToolError the model can act on."""
     if not isinstance(arguments, dict):
         raise ToolError(f"{tool.name} takes an object of arguments, got {type(arguments).__name__}")
+    if tool.input_schema is not None:
+        return _against_schema(tool, arguments)
     missing = [name for name in tool.required if name not in arguments]
     if missing:
         raise ToolError(f"{tool.name} is missing the argument(s): {', '.join(missing)}")
@@ -115,4 +184,20 @@ def validate(tool: Tool, arguments: Any) -> dict[str, Any]:
             raise ToolError(f"{tool.name}: {name} must be one of {', '.join(spec['enum'])}")
         if spec["type"] == "integer" and value < spec.get("minimum", value):
             raise ToolError(f"{tool.name}: {name} must be at least {spec['minimum']}")
+    return arguments
+
+
+def _against_schema(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments checked against a foreign tool's own JSON schema (jsonschema, which
+    the mcp SDK brings)."""
+    import jsonschema
+
+    schema = tool.input_schema or {}
+    try:
+        jsonschema.validate(arguments, schema)
+    except jsonschema.ValidationError as error:
+        where = "/".join(str(part) for part in error.absolute_path)
+        raise ToolError(f"{tool.name}: {where + ': ' if where else ''}{error.message}") from None
+    except jsonschema.SchemaError:
+        pass  # the server's schema is broken: let the server judge the arguments
     return arguments

@@ -185,6 +185,7 @@ DIAGNOSTICS = Tool(
     handler=diagnostics,
     summary_field="path",
     optional=True,
+    read_only=True,
 )
 
 
@@ -197,6 +198,7 @@ def _navigation(name: str, what: str, handler: Handler) -> Tool:
         handler=handler,
         summary_field="symbol",
         optional=True,
+        read_only=True,
     )
 
 
@@ -211,4 +213,5 @@ SYMBOLS = Tool(
     handler=symbols,
     summary_field="query",
     optional=True,
+    read_only=True,
 )

@@ -275,6 +275,10 @@ async def propose(context: ToolContext, change: Change, before_change: BeforeCha
     """Put the change to the user and tell the model exactly what landed."""
     name = relative(context.workspace.root, change.path)
     _check_no_redacted_secret_written_back(context, change, name)
+    verdict = context.verdict(change.tool, {"path": name})
+    said = verdict[0] if verdict else None
+    # An ask rule reviews even in acceptEdits; an allow rule lands it as acceptEdits does.
+    change.reviewed = said == "ask" or (said != "allow" and context.mode.current != "acceptEdits")
     await before_change([name])
     before = await problems_before(context, change.path)
     outcome = await context.workspace.propose(change)
@@ -319,6 +323,7 @@ READ_FILE = Tool(
     required=("path",),
     handler=read_file,
     summary_field="path",
+    read_only=True,
 )
 
 WRITE_FILE = Tool(
@@ -344,6 +349,7 @@ WRITE_FILE = Tool(
     required=("path", "content"),
     handler=write_file,
     summary_field="path",
+    gated=True,
 )
 
 EDIT_FILE = Tool(
@@ -365,4 +371,5 @@ EDIT_FILE = Tool(
     required=("path", "old_text", "new_text"),
     handler=edit_file,
     summary_field="path",
+    gated=True,
 )

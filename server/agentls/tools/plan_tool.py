@@ -65,4 +65,5 @@ TODO_WRITE = Tool(
     required=("todos",),
     handler=todo_write,
     summary_field="",
+    read_only=True,
 )

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ..interfaces import ShellRefused
-from ..shell.command_rules import is_allowed
 from .base import BeforeChange, Tool, ToolContext, ToolError
 
 
@@ -13,11 +12,7 @@ async def _approval(context: ToolContext, command: str) -> Literal["auto", "user
     """ "auto" for a command that runs without asking, "user" for one the user allowed
     when shown it, None for one denied."""
     settings = context.settings
-    if (
-        settings.approve_commands == "always"
-        or context.commands_allowed_for_task
-        or is_allowed(command, settings.allowed_commands, context.workspace.root)
-    ):
+    if not context.asks("bash", {"command": command}):
         return "auto"
     unsandboxed = settings.approved_commands_unsandboxed and context.shell.sandboxed
     decision = await context.approver.approve(command, unsandboxed)
@@ -62,4 +57,5 @@ BASH = Tool(
     required=("command",),
     handler=bash,
     summary_field="command",
+    gated=True,
 )

@@ -441,6 +441,7 @@ LIST_FILES = Tool(
     required=(),
     handler=list_files,
     summary_field="path",
+    read_only=True,
 )
 
 GREP = Tool(
@@ -464,4 +465,5 @@ GREP = Tool(
     required=("pattern",),
     handler=grep,
     summary_field="pattern",
+    read_only=True,
 )

@@ -1,0 +1,74 @@
+"""What a repository may say about the agent that reads it, from its own files: deny and ask
+rules and hooks (`.agentls/settings.json`), MCP servers (`.mcp.json`, Claude Code's file).
+
+A repository is assumed hostile: it may narrow approvals (deny, ask), never widen them. Its
+allow rules are ignored with a note; its hooks and servers are returned as found, to run only
+once the user trusted that exact definition (`extensions/trust.py`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..disk import files
+from ..permissions.rules import Rules, parse_rules
+
+SETTINGS_FILE = Path(".agentls") / "settings.json"
+MCP_FILE = Path(".mcp.json")
+
+
+@dataclass(frozen=True)
+class ProjectSettings:
+    rules: Rules = field(default_factory=Rules)
+    hooks: dict[str, Any] = field(default_factory=dict)
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+
+def _object(root: Path, name: Path, problems: list[str]) -> dict[str, Any]:
+    try:
+        # Only a regular file inside the root, not through a symlink.
+        loaded = json.loads(files.read_text(root, root / name))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as error:
+        problems.append(f"{name} is ignored: {error}")
+        return {}
+    if not isinstance(loaded, dict):
+        problems.append(f"{name} is ignored: it must hold an object")
+        return {}
+    return loaded
+
+
+def load(root: Path) -> ProjectSettings:
+    problems: list[str] = []
+    raw = _object(root, SETTINGS_FILE, problems)
+    rules = Rules()
+    permissions = raw.get("permissions", {})
+    if isinstance(permissions, dict) and permissions.get("allow"):
+        problems.append(f"{SETTINGS_FILE}: allow rules are ignored (only your settings allow)")
+    try:
+        rules = parse_rules(
+            {k: v for k, v in permissions.items() if k != "allow"}
+            if isinstance(permissions, dict)
+            else permissions,
+            ("ask", "deny"),
+        )
+    except ValueError as error:
+        problems.append(f"{SETTINGS_FILE}: {error}")
+    unknown = set(raw) - {"permissions", "hooks"}
+    if unknown:
+        problems.append(
+            f"{SETTINGS_FILE}: only permissions and hooks are read there, not "
+            f"{', '.join(sorted(unknown))}"
+        )
+    hooks = raw.get("hooks", {})
+    servers = _object(root, MCP_FILE, problems).get("mcpServers", {})
+    return ProjectSettings(
+        rules,
+        hooks if isinstance(hooks, dict) else {},
+        servers if isinstance(servers, dict) else {},
+        tuple(problems),
+    )

@@ -1,0 +1,8 @@
+"""The user's extensions of the agent, in the shapes Claude Code made common: MCP servers
+(`mcp_servers.py`, their tools as `mcp__<server>__<tool>`; `tool_search.py` when their schemas
+would swamp the prompt), hooks around tool calls and tasks (`hooks.py`), and the per-project
+trust that a repository's own servers and hooks need before they run (`trust.py`).
+
+It may import `config/`, `permissions/`, `shell/` (the sandbox, process groups), `history/state`
+(where trust is remembered), `tools/base` and `interfaces`; never a door or the loop, which
+reach it through `interfaces.Hooks` and the tools in `ToolContext`."""

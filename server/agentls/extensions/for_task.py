@@ -1,0 +1,166 @@
+"""A task's extensions, put together: the hooks (the user's and the trusted project's), the MCP
+servers (started once per session, awaited with a bound) and their tools, offered whole or
+through tool_search. The loop sees it as `interfaces.Hooks`; the tools in `ToolContext`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import redaction
+from ..config.project_settings import ProjectSettings
+from ..config.settings import Settings
+from ..interfaces import Approver
+from ..tools.base import ToolContext
+from . import mcp_servers
+from .hooks import Hooks, parse_hooks
+from .mcp_config import ServerSpec, parse_servers
+from .mcp_servers import Launch, Server
+from .tool_search import schema_tokens, search_tool
+from .trust import Trust
+
+_DECLINED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[str]] = (
+    weakref.WeakKeyDictionary()
+)
+"""What the user said "not now" to on this event loop (a session): not asked again."""
+
+
+@dataclass
+class Waiting:
+    """A project's server or hooks not approved yet: listed, never started."""
+
+    kind: str
+    name: str
+    definition: Any
+    shown: str
+
+
+def project_waiting(project: ProjectSettings, trust: Trust) -> list[Waiting]:
+    waiting = [
+        Waiting("mcp", spec.name, dict(spec.definition), spec.command_line())
+        for spec in _project_servers(project)
+        if not trust.approved("mcp", spec.name, dict(spec.definition))
+    ]
+    if project.hooks and not trust.approved("hooks", "project", project.hooks):
+        commands = sorted({hook.command for hook in _project_hooks(project)})
+        waiting.append(Waiting("hooks", "project", project.hooks, "; ".join(commands)))
+    return waiting
+
+
+def _project_servers(project: ProjectSettings) -> tuple[ServerSpec, ...]:
+    try:
+        return parse_servers(project.mcp_servers, "project")
+    except ValueError:
+        return ()
+
+
+def _project_hooks(project: ProjectSettings) -> tuple[Any, ...]:
+    try:
+        return parse_hooks(project.hooks)
+    except ValueError:
+        return ()
+
+
+class TaskExtensions:
+    def __init__(
+        self,
+        root: Path,
+        settings: Settings,
+        project: ProjectSettings,
+        servers: tuple[ServerSpec, ...],
+        approver: Approver,
+        session_id: Callable[[], str],
+        notify: Callable[[str], None],
+    ) -> None:
+        self.root, self.settings, self.project = root, settings, project
+        self.specs = servers
+        self.approver = approver
+        self.notify = notify
+        self.trust = Trust(root)
+        env = redaction.scrubbed(os.environ)
+        self.hooks = Hooks(settings.hooks, root, session_id, env, notify)
+        self.context: ToolContext | None = None
+        self.servers: list[Server] = []
+
+    async def _approve_project(self) -> None:
+        """Ask about each project server and the project's hooks not approved yet, once per
+        session for a "not now"; the approved are remembered by their exact definition."""
+        declined = _DECLINED.setdefault(asyncio.get_running_loop(), set())
+        for waiting in project_waiting(self.project, self.trust):
+            key = f"{waiting.kind}:{waiting.name}:{waiting.shown}"
+            if key in declined:
+                continue
+            what = (
+                f"start the project's MCP server {waiting.name} ({waiting.shown})"
+                if waiting.kind == "mcp"
+                else f"run the project's hooks ({waiting.shown})"
+            )
+            if await self.approver.approve_project(what):
+                self.trust.approve(waiting.kind, waiting.name, waiting.definition)
+            else:
+                declined.add(key)
+
+    def _approved_specs(self) -> list[ServerSpec]:
+        project = [
+            spec
+            for spec in _project_servers(self.project)
+            if self.trust.approved("mcp", spec.name, dict(spec.definition))
+        ]
+        # The user's own come first: a project cannot shadow one of theirs by its name.
+        names = {spec.name for spec in self.specs}
+        return [*self.specs, *(spec for spec in project if spec.name not in names)]
+
+    async def _start_servers(self) -> None:
+        settings = self.settings
+        launch = Launch(self.root, settings.sandbox, settings.sandbox_network)
+        self.servers = [mcp_servers.start(spec, launch) for spec in self._approved_specs()]
+        await mcp_servers.started(self.servers, settings.mcp_startup_timeout)
+        for server in self.servers:
+            if server.state != "ready" and server.error and not server.reported:
+                server.reported = True  # named once, a slow one too, its tools left out
+                self.notify(f"the MCP server {server.spec.name} failed: {server.error}")
+        self._offer()
+
+    def _offer(self) -> None:
+        context = self.context
+        if context is None:
+            return
+        tools = [
+            tool
+            for server in self.servers
+            if server.state == "ready"
+            for tool in mcp_servers.tools_of(server, self.settings.mcp_call_timeout)
+        ]
+        if schema_tokens(tools) <= self.settings.tool_search_threshold:
+            context.added_tools = {tool.name: tool for tool in tools}
+        else:
+            search = search_tool(sorted(tool.name for tool in tools))
+            context.added_tools = {search.name: search}
+            context.findable_tools = {tool.name: tool for tool in tools}
+
+    # interfaces.Hooks
+
+    async def submitted(self, task: str, first: bool) -> tuple[str, str | None]:
+        if self.project.mcp_servers or self.project.hooks:
+            await self._approve_project()
+        if self.project.hooks and self.trust.approved("hooks", "project", self.project.hooks):
+            self.hooks.hooks = (*self.settings.hooks, *_project_hooks(self.project))
+        await self._start_servers()
+        return await self.hooks.submitted(task, first)
+
+    async def stopping(self) -> str | None:
+        return await self.hooks.stopping()
+
+    async def compacting(self) -> None:
+        await self.hooks.compacting()
+
+    async def before_tool(self, tool: str, arguments: Any) -> tuple[str | None, str | None]:
+        return await self.hooks.before_tool(tool, arguments)
+
+    async def after_tool(self, tool: str, arguments: Any, result: str, is_error: bool) -> str:
+        return await self.hooks.after_tool(tool, arguments, result, is_error)
