@@ -289,7 +289,10 @@ async def test_a_path_that_now_leads_out_of_the_root_is_not_written(
     (root / "sub").symlink_to(outside)
     undo_plan = plan(repository, None)
     result = await apply(repository, undo_plan, MemoryEditor(root))
-    assert result.declined == ["sub", "sub/a.py"] and list(outside.iterdir()) == []
+    # The link itself goes (never what it points to), and the folder comes back in the root.
+    assert (result.removed, result.restored, result.declined) == (["sub"], ["sub/a.py"], [])
+    assert list(outside.iterdir()) == [] and not (root / "sub").is_symlink()
+    assert (root / "sub" / "a.py").read_text() == "a\n"
 
 
 def test_state_kept_inside_the_workspace_is_not_recorded(

@@ -13,6 +13,7 @@ from pathlib import Path
 from unittest import mock
 
 from agentls.cli import main
+from agentls.shell.sandbox.bubblewrap import no_user_namespaces
 from agentls.terminal.adapters import TerminalProgress
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
@@ -281,10 +282,16 @@ def test_without_a_working_sandbox_bash_warns_or_is_refused(
 ) -> None:
     path = path_with_a_broken_bwrap(tmp_path.parent / f"{tmp_path.name}-bin")
     env = {**_env(tmp_path, fake), "PATH": path}
+    # The wheel's bwrap works here: only the broken one on PATH is tried.
+    start = (
+        "import sys; from agentls.shell.sandbox import bubblewrap;"
+        " bubblewrap.programs = lambda: [bubblewrap.shutil.which('bwrap')];"
+        " from agentls.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
     for sandbox, ran in [("required", False), ("auto", True)]:
         fake.script(reply(tool_use("bash", {"command": "touch made"})), reply(text("ok")))
         done = subprocess.run(
-            [sys.executable, "-m", "agentls", "run", "--yes", "--sandbox", sandbox, "go"],
+            [sys.executable, "-c", start, "run", "--yes", "--sandbox", sandbox, "go"],
             cwd=tmp_path,
             env=env,
             capture_output=True,
@@ -292,7 +299,7 @@ def test_without_a_working_sandbox_bash_warns_or_is_refused(
             timeout=60,
         )
         assert done.returncode == 0, done.stderr
-        reason = f"bubblewrap fails here: {BROKEN_BWRAP}"
+        reason = no_user_namespaces(BROKEN_BWRAP)
         warning = {
             "required": f'agentls: bash is off: the setting sandbox is "required", and {reason}',
             "auto": f"agentls: bash runs without a sandbox: {reason}",
