@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 from agentls.agent.context import KEEP_CHARS, ContextBudget, prompt_chars
+from agentls.agent.task_json import usage_json as report
 from agentls.config.settings import parse
 from agentls.interfaces import Usage
-from agentls.lsp.wire import usage_json as report
 from agentls.models.costs import Price, describe, price_of
 
 

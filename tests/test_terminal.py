@@ -13,7 +13,7 @@ from pathlib import Path
 from unittest import mock
 
 from agentls.cli import main
-from agentls.terminal.adapters import TerminalProgress
+from agentls.terminal.screen import Screen
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 from test_undo_resume import edit_then_make_a_file
@@ -305,7 +305,7 @@ def test_without_a_working_sandbox_bash_warns_or_is_refused(
 
 def test_a_step_without_a_summary_shows_no_dangling_colon() -> None:
     stream = io.StringIO()
-    TerminalProgress(stream).step("todo_write", "")
+    Screen(stream).step("todo_write", "")
     assert stream.getvalue() == "\n▸ todo_write\n"
 
 

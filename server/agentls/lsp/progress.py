@@ -13,6 +13,7 @@ from ..interfaces import PlanItem
 
 TEXT = "agent/text"
 STEP = "agent/step"
+OUTPUT = "agent/output"
 PLAN = "agent/plan"
 
 
@@ -86,6 +87,9 @@ class LspProgress:
                 "detail": detail,
             },
         )
+
+    def output(self, lines: str) -> None:
+        self.server.protocol.notify(OUTPUT, {"token": self.token, "text": lines})
 
     def plan(self, items: list[PlanItem]) -> None:
         self._report(plan_line(items))

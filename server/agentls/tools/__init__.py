@@ -9,14 +9,23 @@ from ..disk.files import NotText
 from ..disk.paths import PathError
 from ..shell.bounded_output import cut_middle
 from ..visible import valid_unicode
-from .base import BeforeChange, Tool, ToolContext, ToolError, no_checkpoint, validate
+from .base import BeforeChange, Tool, ToolContext, ToolError, no_checkpoint, told, validate
 from .editor_tools import DEFINITION, DIAGNOSTICS, REFERENCES, SYMBOLS
 from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
 from .plan_tool import TODO_WRITE
 from .search.tools import GREP, LIST_FILES
 from .shell_tool import BASH
 
-__all__ = ["OPTIONAL_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError", "offered", "run_tool"]
+__all__ = [
+    "OPTIONAL_TOOLS",
+    "TOOLS",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "offered",
+    "run_tool",
+    "told",
+]
 
 log = logging.getLogger(__name__)
 
