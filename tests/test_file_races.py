@@ -38,7 +38,7 @@ class SwappingAnswers(Answers):
         super().__init__(None)
         self.during_review = during_review
 
-    async def ask(self, question: str, stream: Any) -> str:
+    async def line(self) -> str:
         self.during_review()
         return "y"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import signal
 import subprocess
@@ -349,3 +350,43 @@ def test_the_undo_question_answered_by_end_of_input_or_ctrl_c(
     assert process.wait(timeout=10) == 130
     assert process.stderr is not None and "Traceback" not in process.stderr.read()
     assert (root / "app.py").read_text() == "x = 2\n" and (root / "made.txt").exists()
+
+
+def test_headless_stream_json_is_one_object_per_line_ending_with_the_outcome(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    fake.script(
+        reply(text("Looking."), tool_use("bash", {"command": "echo one; echo two"})),
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "1", "new_text": "2"})),
+        reply(text("Done.")),
+    )
+    done = run(tmp_path, fake, "--yes", "-p", "go", "--output-format", "stream-json")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [event["type"] for event in events]
+    assert kinds[-2:] == ["usage", "outcome"] and "edit" in kinds and "output" in kinds
+    assert "".join(e["text"] for e in events if e["type"] == "output") == "one\ntwo\n"
+    ended = [e for e in events if e["type"] == "step" and e["state"] != "started"]
+    assert ended[0]["detail"] == "exit code 0" and ended[0]["result"] == "exit code 0\none\ntwo"
+    assert events[-1]["status"] == "done" and events[-1]["summary"] == "Done."
+    assert (tmp_path / "app.py").read_text() == "x = 2\n"
+
+
+def test_headless_without_yes_asks_nobody_and_changes_nothing(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    fake.script(
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "1", "new_text": "2"})),
+        reply(tool_use("bash", {"command": "touch made"})),
+        reply(text("Could not.")),
+    )
+    done = run(tmp_path, fake, "-p", "go", "--output-format", "json")
+    answer = json.loads(done.stdout)
+    assert done.returncode == 0 and answer["status"] == "done"
+    assert answer["edits"] == {"applied": 0, "rejected": 1, "partly": 0}
+    assert (tmp_path / "app.py").read_text() == "x = 1\n" and not (tmp_path / "made").exists()
+    texts = run(tmp_path, fake, "-p", "again")  # text: the answer alone on stdout
+    assert texts.returncode == 1 and texts.stdout.endswith("script exhausted\n")
+    assert texts.stderr.startswith("failed")  # the outcome line, apart from the answer

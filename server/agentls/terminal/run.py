@@ -182,8 +182,9 @@ class TerminalSession:
         self.screen.say(_WELCOME.format(root=self.root))
         if self.options.resumed:
             self.screen.say(self.options.resumed)
-        # A real prompt where someone types; lines read plainly from a pipe.
-        typing = sys.stdin is not None and sys.stdin.isatty() and self.stream.isatty()
+        # A real prompt where someone types; lines read plainly from a pipe, or from a dumb
+        # terminal (Emacs's shell edits the line itself, and sends it whole).
+        typing = sys.stdin is not None and sys.stdin.isatty() and self.screen.animated
         prompt = Prompt() if typing else None
         while (line := await self._next_line(prompt)) is not None:
             if line.startswith("/"):

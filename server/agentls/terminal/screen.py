@@ -94,7 +94,7 @@ class Screen:
             emoji=False,
             soft_wrap=True,  # a long line is the terminal's to wrap; piped, it stays whole
         )
-        self.animated = self.console.is_terminal
+        self.animated = self.console.is_terminal and not self.console.is_dumb_terminal
         self._live: Live | None = None
         self._streamed: _Streamed | None = None
         self._tail: _Tail | None = None
