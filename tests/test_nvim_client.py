@@ -312,3 +312,18 @@ def test_the_review_takes_one_file_and_refuses_what_agentls_never_sends(
     assert report["two_files"] == "an edit of more than one file cannot be reviewed"
     assert report["renamed"] == "a rename of file:///p/a.py cannot be reviewed"
     assert report["nothing"] == "an edit that changes no file cannot be reviewed"
+
+
+def test_the_transcript_shows_a_commands_output_as_it_runs_and_a_failure(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    waits = "echo tick 1; while [ ! -f go ]; do sleep 0.05; done; echo tick 2; exit 3"
+    fake.script(reply(tool_use("bash", {"command": waits})), reply(text("It failed.")))
+    report = run_spec("transcript_spec.lua", root, fake.url)
+    assert "    tick 1" in report["running"] and "    tick 2" not in report["running"]
+    log = report["log"]
+    assert log.index("    tick 1") < log.index("    tick 2") < log.index("  ✗ exit code 3")
+    assert report["shown"] and report["stayed"]  # beside the code, the cursor left there
+    assert report["warnings"] == []  # seen in the transcript: no message to press Enter on
+    assert report["result"]["status"] == "done"
