@@ -127,7 +127,7 @@ def test_initialize_and_an_edit_written_through_the_client(
 
     text_seen = streamed_text(events)
     assert "Reading." in text_seen and "Changed the greeting." in text_seen
-    assert "done: 3 steps, 1 edit applied, 0 rejected" in text_seen
+    assert "done · 3 steps · 1 edit · " in text_seen
     (prompt,) = responses(events, "prompt")
     assert prompt["result"]["stopReason"] == "end_turn"
     assert prompt["result"]["usage"]["outputTokens"] > 0
@@ -365,4 +365,4 @@ def test_a_refusal_is_the_refusal_stop_reason_and_a_failure_an_error(
     assert refused["result"]["stopReason"] == "refusal"
     assert "The API key was refused (401)." in json.dumps(failed["error"])
     # The same outcome line as the other doors, streamed before each answer.
-    assert "failed: 1 step" in streamed_text(events)
+    assert "failed · 1 step" in streamed_text(events)

@@ -88,14 +88,14 @@ def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: 
     # $/progress reaches LspProgress (fidget.nvim, statuslines) with each step.
     steps = ["change the greeting", "write_file: app.py", "bash: cat app.py"]
     assert report["progress"][:3] == steps
-    assert report["progress"][3].startswith("done: 3 steps, 1 edit applied (1 in part), 0 rejected")
+    assert report["progress"][3].startswith("done · 3 steps · 1 edit (1 in part) · ")
     assert report["tabs_after"] == 1
     assert report["review"]["applied"] is True
     transcript = "\n".join(report["transcript"])
     assert "- **write_file** `app.py`" in transcript
     assert "- **bash** `cat app.py`" in transcript
     assert "Changed the greeting." in transcript
-    assert "**done**: 3 steps, 1 edit applied (1 in part), 0 rejected, " in transcript
+    assert "**done** · 3 steps · 1 edit (1 in part) · " in transcript
     assert "Tokens: " in transcript and "input " in transcript
 
 
@@ -258,7 +258,7 @@ def test_a_file_opened_outside_the_cwd_is_the_tasks_project(
     warnings = [n["message"] for n in report["notes"] if n["level"] == 3]  # WARN
     assert any(m.startswith("agentls: edit_file ../home/x.py: ") for m in warnings), report["notes"]
     transcript = "\n".join(report["transcript"])
-    assert "**done**: 3 steps, 1 edit applied, 0 rejected, " in transcript
+    assert "**done** · 3 steps · 1 edit · " in transcript
     assert "% cached)" in transcript
 
 
@@ -293,7 +293,7 @@ def test_agent_undo_and_agent_resume(fake: FakeAnthropic, root: Path) -> None:
     assert (undo["restored"], undo["removed"], undo["conflicts"]) == (["app.py"], ["made.txt"], [])
     assert report["buffer"] == ["x = 1"] and not report["modified"]
     assert (root / "app.py").read_text() == "x = 1\n"
-    assert "change x and make a file  (1 tasks)" in report["picked"][0]
+    assert "“change x and make a file” (1 task, " in report["picked"][0]  # in words
     assert report["resumed"]["title"] == "change x and make a file"
     assert report["second"] == "done"
     told = json.dumps(fake.requests[-1].body["messages"])

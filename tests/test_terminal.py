@@ -79,7 +79,7 @@ def test_run_with_yes_applies_edits_and_runs_commands(tmp_path: Path, fake: Fake
     assert "Let me look." in out and "Changed the greeting." in out
     assert "▸ edit_file: app.py" in out and "▸ bash: python3 app.py" in out
     assert "-print('hello')\n+print('bye')" in out
-    assert "done: 4 steps, 1 edit applied, 0 rejected" in out
+    assert "done · 4 steps · 1 edit · " in out
     last = fake.requests[-1].body["messages"][-1]["content"][0]
     assert last["content"] == "exit code 0\nbye"
 
@@ -94,7 +94,7 @@ def test_run_without_yes_asks_and_a_no_keeps_the_file(tmp_path: Path, fake: Fake
     assert done.returncode == 0
     assert "Apply this change to app.py? [y/N]" in done.stdout
     assert (tmp_path / "app.py").read_text() == "x = 1\n"
-    assert "done: 2 steps, 0 edits applied, 1 rejected" in done.stdout
+    assert "done · 2 steps · 0 edits · 1 rejected · " in done.stdout
 
 
 def test_run_fails_clearly_without_a_key(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -107,7 +107,7 @@ def test_run_fails_clearly_without_a_key(tmp_path: Path, fake: FakeAnthropic) ->
 def test_run_reports_api_errors(tmp_path: Path, fake: FakeAnthropic) -> None:
     refused = run(tmp_path, fake, "--yes", "x")  # nothing scripted: the fake answers 400
     assert refused.returncode == 1
-    assert "failed: " in refused.stdout and "script exhausted" in refused.stdout
+    assert "failed · " in refused.stdout and "script exhausted" in refused.stdout
 
 
 def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -128,7 +128,7 @@ def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=10)
     assert process.returncode == 130
-    assert "cancelled: " in out
+    assert "cancelled · " in out
     assert not running_argv("sleep", seconds)
     assert len(fake.requests) == 1
 
@@ -203,7 +203,7 @@ def test_command_output_and_failures_are_shown_to_the_user(
     # What the model is told to do about a denial is not for the user.
     assert "  ✗ The user denied this command.\n" in out
     assert "Do not retry it" not in out
-    assert "done: 4 steps, 0 edits applied, 0 rejected" in out
+    assert "done · 4 steps · 0 edits · " in out
 
 
 def test_commands_are_asked_in_the_terminal(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -230,7 +230,7 @@ def test_answers_typed_ahead_on_an_open_pipe_are_kept(tmp_path: Path, fake: Fake
     assert process.stdin is not None
     process.stdin.write("y\ny\n")  # both answers at once; the pipe stays open
     process.stdin.flush()
-    _read_until(process, "done: ")
+    _read_until(process, "done · ")
     assert (tmp_path / "first").exists() and (tmp_path / "second").exists()
     process.stdin.close()
     assert process.wait(timeout=10) == 0

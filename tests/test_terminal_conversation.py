@@ -116,7 +116,7 @@ def test_each_line_is_a_task_in_one_conversation(
     assert "Plan:\n  [>] Edit" in shown.replace("\r\n", "\n")
     assert "-x = 1\r\n+x = 2" in shown
     terminal.type("y\n")
-    assert "done: 3 steps, 1 edit applied" in terminal.expect("agentls> ")
+    assert "done · 3 steps · 1 edit" in terminal.expect("agentls> ")
     assert (tmp_path / "app.py").read_text() == "x = 2\n"
 
     # Ctrl-C cancels the running task (its command killed), and the conversation goes on.
@@ -126,7 +126,7 @@ def test_each_line_is_a_task_in_one_conversation(
     while not running_argv("sleep", seconds):
         time.sleep(0.02)
     terminal.type("\x03")
-    assert "cancelled: " in terminal.expect("agentls> ")
+    assert "cancelled · " in terminal.expect("agentls> ")
     killed_by = time.monotonic() + 2  # the sandbox's processes die as the kernel gets to it
     while running_argv("sleep", seconds):
         assert time.monotonic() < killed_by, "the cancelled command still runs"

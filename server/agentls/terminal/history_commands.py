@@ -49,18 +49,7 @@ def saved_session(root: Path, resume: str | None, continue_last: bool) -> tuple[
     conversation = Conversation.resumed(
         stored.messages, journal, stored.info.tasks, stored.last_request
     )
-    info = stored.info
-    words = f"Resumed “{info.title}” ({counted(info.tasks, 'task')}, {ago(info.updated)})."
-    return conversation, words
-
-
-def ago(stamp: float, now: float | None = None) -> str:
-    """How long ago `stamp` was, as a person says it: `just now`, `5 minutes ago`."""
-    seconds = max((time.time() if now is None else now) - stamp, 0)
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            return f"{counted(int(seconds // size), unit)} ago"
-    return "just now"
+    return conversation, f"Resumed {stored.info.description()}."
 
 
 def _when(stamp: float) -> str:
