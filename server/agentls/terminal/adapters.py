@@ -15,18 +15,25 @@ from .answers import Answers
 from .screen import Screen
 
 
-class TerminalWorkspace:
-    def __init__(self, root: Path, yes: bool, screen: Screen, answers: Answers) -> None:
+class DiskWorkspace:
+    """Reading for a door without an editor: every file is read from the disk."""
+
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.yes = yes
-        self.screen = screen
-        self.answers = answers
 
     async def read_text(self, path: Path) -> str:
         return files.read_text(self.root, path)
 
     def open_documents(self) -> dict[Path, str]:
         return {}
+
+
+class TerminalWorkspace(DiskWorkspace):
+    def __init__(self, root: Path, yes: bool, screen: Screen, answers: Answers) -> None:
+        super().__init__(root)
+        self.yes = yes
+        self.screen = screen
+        self.answers = answers
 
     async def propose(self, change: Change) -> Landed:
         name = relative(self.root, change.path)

@@ -15,10 +15,10 @@ import json
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from ..disk import files
 from ..disk.landing import land_on_disk
 from ..disk.paths import relative
 from ..interfaces import Change, Decision, Landed, PlanItem
+from .adapters import DiskWorkspace
 
 OutputFormat = Literal["text", "json", "stream-json"]
 
@@ -64,17 +64,11 @@ class HeadlessProgress:
         self.events.send("steered", text=text)
 
 
-class HeadlessWorkspace:
+class HeadlessWorkspace(DiskWorkspace):
     def __init__(self, root: Path, yes: bool, events: Events) -> None:
-        self.root = root
+        super().__init__(root)
         self.yes = yes
         self.events = events
-
-    async def read_text(self, path: Path) -> str:
-        return files.read_text(self.root, path)
-
-    def open_documents(self) -> dict[Path, str]:
-        return {}
 
     async def propose(self, change: Change) -> Landed:
         landed = land_on_disk(self.root, change) if self.yes else Landed(False, None, NOBODY_TO_ASK)

@@ -135,10 +135,10 @@ class TerminalSession:
         output_format = self.options.output_format
         if output_format is None:
             self.screen.finish()
+            if result.status == "failed":  # what went wrong first, then what it cost
+                self.screen.say(f"\n{visible(result.summary)}\n{result.error_hint}", "red")
             style = "green" if result.status == "done" else "yellow"
             self.screen.say(f"\n{outcome}", "bold " + style)
-            if result.status == "failed":
-                self.screen.say(f"{visible(result.summary)}\n{result.error_hint}")
             return
         answer = task_json(result, outcome, self.setup.model.name, self.setup.price)
         answer["session"] = self.session.id
