@@ -197,7 +197,7 @@ def test_a_commands_output_shows_as_it_runs_and_a_cancel_keeps_it(
     xterm.type("go on\r")
     xterm.expect("Counted.")
     result = fake.requests[-1].body["messages"][2]["content"][0]
-    assert result["is_error"] and "cancelled this command while it ran" in result["content"]
+    assert result["is_error"] and "Cancelled by the user while it ran" in result["content"]
     assert "tick 1\ntick 2" in result["content"]  # the model gets what it printed
     assert not (tmp_path / "finished").exists()
 

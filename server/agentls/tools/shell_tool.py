@@ -55,7 +55,7 @@ async def bash(context: ToolContext, arguments: dict[str, Any], before_change: B
     return f"exit code {result.exit_code}{note}\n{output}"
 
 
-CANCELLED_WHILE_RUNNING = "The user cancelled this command while it ran. Its output until then:"
+CANCELLED_WHILE_RUNNING = "Cancelled by the user while it ran; its output until then:"
 
 
 def _words(arguments: dict[str, Any], result: str) -> tuple[bool, str]:
