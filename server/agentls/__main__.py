@@ -1,5 +1,8 @@
 import sys
 
-from .cli import main
+try:
+    from .cli import main
 
-sys.exit(main())
+    sys.exit(main())
+except KeyboardInterrupt:  # Ctrl-C while Python was still loading agentls: nothing began
+    sys.exit(130)

@@ -65,6 +65,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument(
+        "-p",
+        "--print",
+        dest="print_task",
+        type=_task,
+        metavar="TASK",
+        help="run TASK for a script: nobody is asked (edits and commands only with --yes)",
+    )
+    run.add_argument(
+        "--output-format",
+        choices=["text", "json", "stream-json"],
+        help="with -p: the final answer (text, the default), one JSON object at the end "
+        "(json), or one JSON object per line per event (stream-json)",
+    )
+    run.add_argument(
         "--provider",
         type=_provider,
         help="where the model runs: anthropic, openai or a profile (default: AGENTLS_PROVIDER)",
@@ -179,28 +193,47 @@ def check_model(raw: str) -> int:
     return 0
 
 
+def _run(arguments: argparse.Namespace) -> int:
+    from .terminal.history_commands import saved_session
+    from .terminal.run import RunOptions, run_in_terminal
+
+    task = arguments.print_task or arguments.task
+    if arguments.print_task and arguments.task:
+        print("agentls: give the task once: as -p TASK or as the argument", file=sys.stderr)
+        return 2
+    try:
+        session, resumed = saved_session(Path.cwd(), arguments.resume, arguments.continue_last)
+    except KeyError:
+        print(f"agentls: no saved session {arguments.resume!r} here (see `agentls sessions`)")
+        return 1
+    headless = arguments.print_task is not None or arguments.output_format is not None
+    if headless and task is None:
+        print("agentls: --output-format needs a task: agentls run -p TASK", file=sys.stderr)
+        return 2
+    options = RunOptions(
+        arguments.yes, (arguments.output_format or "text") if headless else None, resumed
+    )
+    return run_in_terminal(
+        task,
+        options,
+        arguments.provider,
+        arguments.model,
+        arguments.max_steps,
+        arguments.sandbox,
+        arguments.sandbox_network,
+        session,
+        arguments.mode,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.command == "run":
-        from .terminal.history_commands import saved_session
-        from .terminal.run import run_in_terminal
-
         try:
-            session = saved_session(Path.cwd(), arguments.resume, arguments.continue_last)
-        except KeyError:
-            print(f"agentls: no saved session {arguments.resume!r} here (see `agentls sessions`)")
-            return 1
-        return run_in_terminal(
-            arguments.task,
-            arguments.yes,
-            arguments.provider,
-            arguments.model,
-            arguments.max_steps,
-            arguments.sandbox,
-            arguments.sandbox_network,
-            session,
-            arguments.mode,
-        )
+            return _run(arguments)
+        except KeyboardInterrupt:  # Ctrl-C while starting: nothing had begun
+            print()
+            return 130
     if arguments.command in ("mcp", "hooks"):
         from .terminal.mcp_commands import approve, list_servers
 

@@ -6,6 +6,7 @@ The loop knows nothing of LSP or terminals: a front end hands it a model, a work
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,6 +146,19 @@ class ShellRefused(Exception):
     """The shell runs no command: the settings require a sandbox this machine cannot give."""
 
 
+class CommandCancelled(asyncio.CancelledError):
+    """The task was cancelled while a command ran: the command is killed, and `output` is
+    what it printed until then (cut and redacted as a result's), for the user and the model."""
+
+    def __init__(self, output: str) -> None:
+        super().__init__(output)
+        self.output = output
+
+
+OutputSink = Callable[[str], None]
+"""Where a running command's output goes as it comes: whole lines, secrets redacted."""
+
+
 class Shell(Protocol):
     @property
     def sandboxed(self) -> bool:
@@ -152,12 +166,18 @@ class Shell(Protocol):
         ...
 
     async def run(
-        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+        self,
+        command: str,
+        timeout: float,
+        output_limit: int,
+        sandboxed: bool = True,
+        on_output: OutputSink | None = None,
     ) -> ShellResult:
         """Run `command`, keeping at most about `output_limit` characters of its output;
-        outside the sandbox if `sandboxed` is False. Raises ShellRefused.
+        outside the sandbox if `sandboxed` is False; each line as it comes to `on_output`.
+        Raises ShellRefused.
 
-        Cancelling the awaiting task kills it.
+        Cancelling the awaiting task kills it, and raises CommandCancelled.
         """
         ...
 
@@ -227,8 +247,15 @@ class Progress(Protocol):
         ...
 
     def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
-        """A tool step ended; `detail` is a one-line outcome, `output` the whole result the
-        model got (cut to the output limit, secrets redacted)."""
+        """A tool step ended; `ok` says whether it did what was asked (a command that exited
+        non-zero did not), `detail` says what happened in the user's words (one line),
+        `output` is the whole result the model got (cut to the output limit, secrets
+        redacted)."""
+        ...
+
+    def output(self, lines: str) -> None:
+        """Lines the step's command printed, as they come (each ends with a line break;
+        secrets redacted). The step's end brings the whole output again, cut as the model's."""
         ...
 
     def text(self, delta: str) -> None:

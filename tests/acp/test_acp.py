@@ -136,8 +136,9 @@ def test_initialize_and_an_edit_written_through_the_client(
 
     text_seen = streamed_text(events)
     assert "Reading." in text_seen and "Changed the greeting." in text_seen
-    assert "done: 3 steps, 1 edit applied, 0 rejected" in text_seen
+    assert "done ·" not in text_seen  # the answer is the model's words alone
     (prompt,) = responses(events, "prompt")
+    assert prompt["result"]["_meta"]["agentls"]["outcome"].startswith("done · 3 steps · 1 edit · ")
     assert prompt["result"]["stopReason"] == "end_turn"
     assert prompt["result"]["usage"]["outputTokens"] > 0
     # The model was told the edit landed.
@@ -394,5 +395,6 @@ def test_a_refusal_is_the_refusal_stop_reason_and_a_failure_an_error(
     refused, failed = responses(events, "prompt")
     assert refused["result"]["stopReason"] == "refusal"
     assert "The API key was refused (401)." in json.dumps(failed["error"])
-    # The same outcome line as the other doors, streamed before each answer.
-    assert "failed: 1 step" in streamed_text(events)
+    # The same outcome line as the other doors, beside the answer rather than in it.
+    assert refused["result"]["_meta"]["agentls"]["outcome"].startswith("failed · 1 step")
+    assert "failed ·" not in streamed_text(events)

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 from agentls.agent.context import KEEP_CHARS, ContextBudget, prompt_chars
+from agentls.agent.task_json import usage_json as report
 from agentls.config.settings import parse
 from agentls.interfaces import Usage
-from agentls.lsp.wire import usage_json as report
 from agentls.models.costs import Price, describe, price_of
 
 
@@ -45,8 +45,8 @@ def test_report_and_describe_price_the_usage() -> None:
         "costUsd": round(cost, 6),
     }
     assert report(Usage(), "m", None)["costUsd"] is None
-    assert describe(usage, price) == f"10.0k tokens in (80% cached), 500 out, ${cost:.4f}"
-    assert describe(usage, None) == "10.0k tokens in (80% cached), 500 out"
+    assert describe(usage, price) == f"10.5k tokens (80 % cached) · ${cost:.4f}"
+    assert describe(usage, None) == "10.5k tokens (80 % cached)"
 
 
 def _read(call_id: str, path: str) -> dict[str, Any]:

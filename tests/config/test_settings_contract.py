@@ -80,3 +80,10 @@ def test_the_vimdoc_names_the_setting(key: str) -> None:
     listed = _section(vimdoc, "The same settings object", "It is sent")
     assert re.findall(r"`(\w+)`", listed) == KEYS, "the vimdoc lists the settings in order"
     assert f"`{key}`" in listed
+
+
+def test_the_vscode_readme_lists_every_setting_with_its_default() -> None:
+    readme = (REPO / "editor-clients" / "vscode" / "README.md").read_text()
+    for setting in SETTINGS:
+        row = f"| `agentls.{setting.key}` | `{json.dumps(setting.default)}` |"
+        assert row in readme, f"editor-clients/vscode/README.md's settings table needs {row} ..."

@@ -16,7 +16,9 @@ import pytest
 from agentls.disk import files
 from agentls.edits import Hunk
 from agentls.interfaces import Change
-from agentls.terminal.adapters import Answers, TerminalWorkspace
+from agentls.terminal.adapters import TerminalWorkspace
+from agentls.terminal.answers import Answers
+from agentls.terminal.screen import Screen
 from agentls.tools import run_tool
 from doubles import tool_context as context
 from editor_client import editor, without_annotations
@@ -36,7 +38,7 @@ class SwappingAnswers(Answers):
         super().__init__(None)
         self.during_review = during_review
 
-    async def ask(self, question: str, stream: Any) -> str:
+    async def line(self) -> str:
         self.during_review()
         return "y"
 
@@ -52,7 +54,7 @@ async def test_a_folder_swapped_for_a_symlink_during_the_review_is_not_written_t
         (root / "sub" / "f.txt").write_text("old\n")
         (outside / "f.txt").write_text("old\n")
     answers = SwappingAnswers(lambda: _swap_for_symlink(root / "sub", outside))
-    workspace = TerminalWorkspace(root, False, io.StringIO(), answers)
+    workspace = TerminalWorkspace(root, False, Screen(io.StringIO()), answers)
     change = Change(
         root / "sub" / "f.txt",
         "old\n" if existing else None,

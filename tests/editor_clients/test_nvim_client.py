@@ -87,15 +87,15 @@ def test_review_accepts_one_hunk_and_rejects_another(fake: FakeAnthropic, root: 
     # $/progress reaches LspProgress (fidget.nvim, statuslines) with each step.
     steps = ["change the greeting", "write_file: app.py", "bash: cat app.py"]
     assert report["progress"][:3] == steps
-    assert report["progress"][3].startswith("done: 3 steps, 1 edit applied (1 in part), 0 rejected")
+    assert report["progress"][3].startswith("done · 3 steps · 1 edit (1 in part) · ")
     assert report["tabs_after"] == 1
     assert report["review"]["applied"] is True
     transcript = "\n".join(report["transcript"])
     assert "- **write_file** `app.py`" in transcript
     assert "- **bash** `cat app.py`" in transcript
     assert "Changed the greeting." in transcript
-    assert "**done**: 3 steps, 1 edit applied (1 in part), 0 rejected, " in transcript
-    assert "Tokens: " in transcript and "input " in transcript
+    assert "**done** · 3 steps · 1 edit (1 in part) · " in transcript
+    assert "Tokens: " not in transcript and "input " not in transcript  # no raw dump
 
 
 def test_edits_to_a_file_not_open_and_to_a_new_file(fake: FakeAnthropic, root: Path) -> None:
@@ -254,10 +254,11 @@ def test_a_file_opened_outside_the_cwd_is_the_tasks_project(
     assert report["root"] == str(root)
     assert report["result"]["edits"] == {"applied": 1, "rejected": 0, "partly": 0}
     assert "v\n" in report["buffer"] + "\n"
-    warnings = [n["message"] for n in report["notes"] if n["level"] == 3]  # WARN
-    assert any(m.startswith("agentls: edit_file ../home/x.py: ") for m in warnings), report["notes"]
+    # The transcript beside the code shows it: no message to press Enter on as well.
+    assert [n for n in report["notes"] if n["level"] == 3] == [], report["notes"]
     transcript = "\n".join(report["transcript"])
-    assert "**done**: 3 steps, 1 edit applied, 0 rejected, " in transcript
+    assert "- **edit_file** `../home/x.py`\n  ✗ " in transcript
+    assert "**done** · 3 steps · 1 edit · " in transcript
     assert "% cached)" in transcript
 
 
@@ -292,7 +293,7 @@ def test_agent_undo_and_agent_resume(fake: FakeAnthropic, root: Path) -> None:
     assert (undo["restored"], undo["removed"], undo["conflicts"]) == (["app.py"], ["made.txt"], [])
     assert report["buffer"] == ["x = 1"] and not report["modified"]
     assert (root / "app.py").read_text() == "x = 1\n"
-    assert "change x and make a file  (1 tasks)" in report["picked"][0]
+    assert "“change x and make a file” (1 task, " in report["picked"][0]  # in words
     assert report["resumed"]["title"] == "change x and make a file"
     assert report["second"] == "done"
     told = json.dumps(fake.requests[-1].body["messages"])
@@ -311,3 +312,18 @@ def test_the_review_takes_one_file_and_refuses_what_agentls_never_sends(
     assert report["two_files"] == "an edit of more than one file cannot be reviewed"
     assert report["renamed"] == "a rename of file:///p/a.py cannot be reviewed"
     assert report["nothing"] == "an edit that changes no file cannot be reviewed"
+
+
+def test_the_transcript_shows_a_commands_output_as_it_runs_and_a_failure(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    waits = "echo tick 1; while [ ! -f go ]; do sleep 0.05; done; echo tick 2; exit 3"
+    fake.script(reply(tool_use("bash", {"command": waits})), reply(text("It failed.")))
+    report = run_spec("transcript_spec.lua", root, fake.url)
+    assert "    tick 1" in report["running"] and "    tick 2" not in report["running"]
+    log = report["log"]
+    assert log.index("    tick 1") < log.index("    tick 2") < log.index("  ✗ exit code 3")
+    assert report["shown"] and report["stayed"]  # beside the code, the cursor left there
+    assert report["warnings"] == []  # seen in the transcript: no message to press Enter on
+    assert report["result"]["status"] == "done"

@@ -44,7 +44,9 @@ async def test_undo_restores_an_edit_and_removes_a_file_bash_created(
             "conflicts": [],
             "declined": [],
             "unrecorded": [],
+            "outcome": "undone: 1 file put back, 1 removed",  # in words, and "1 file"
         }
+        assert listed[-1]["description"].endswith("; 2 files differ)")
         # The open file changed through the editor, as a reviewable edit.
         assert client.edit_requests[-1].label == "undo: app.py"
         assert client.documents[uri][0] == "x = 1\n" == path.read_text()

@@ -47,7 +47,7 @@ async def test_edit_accepted_on_an_open_document(
         assert result["status"] == "done"
         assert result["edits"] == {"applied": 1, "rejected": 0, "partly": 0}
         # The words every front end shows for the end, as the progress's end has them.
-        assert result["outcome"].startswith("done: 2 steps, 1 edit applied, 0 rejected, ")
+        assert result["outcome"].startswith("done · 2 steps · 1 edit · ")
         (request,) = client.edit_requests
         assert request.label == "edit_file: app.py"
         expected = SOURCE.replace("你好 😀", "你好 🎉 世界")
@@ -208,7 +208,7 @@ async def test_progress_with_a_client_token(fake: FakeAnthropic, root: Path) -> 
     assert (reports[0].title, reports[0].cancellable) == ("agent", True)
     assert [r.message for r in reports[1:-1]] == ["bash: echo hi"]
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
-    assert reports[-1].message.startswith("done: 2 steps, 0 edits applied, 0 rejected")
+    assert reports[-1].message.startswith("done · 2 steps · 0 edits · ")
     assert "".join(client.texts) == "all done"
     assert [s["state"] for s in client.steps] == ["started", "succeeded"]
 
@@ -314,9 +314,7 @@ async def test_missing_key_says_what_to_do(fake: FakeAnthropic, root: Path) -> N
     async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
         result = await client.run_task("go")
         assert result["status"] == "failed"
-        assert result["outcome"] == (
-            "failed: 0 steps, 0 edits applied, 0 rejected, 0 tokens in (0% cached), 0 out"
-        )
+        assert result["outcome"] == ("failed · 0 steps · 0 edits · 0 tokens")
         assert "Set ANTHROPIC_API_KEY" in client.messages[-1].message
 
 

@@ -186,4 +186,4 @@ def test_the_terminal_runs_with_the_openai_format_from_the_environment(root: Pat
         assert done.returncode == 0, done.stdout + done.stderr
         assert fake.requests[-1].body["model"] == "gpt-4o-mini"
     assert (root / "app.py").read_text() == SOURCE.replace("hello", "x")
-    assert "done: 2 steps, 1 edit applied" in done.stdout and "$" in done.stdout
+    assert "done · 2 steps · 1 edit" in done.stdout and "$" in done.stdout

@@ -427,10 +427,12 @@ async def test_the_question_says_when_allow_means_outside_the_sandbox() -> None:
     import io
 
     from agentls.lsp.approver import LspApprover
-    from agentls.terminal.adapters import Answers, TerminalApprover
+    from agentls.terminal.adapters import TerminalApprover
+    from agentls.terminal.answers import Answers
+    from agentls.terminal.screen import Screen
 
     stream = io.StringIO()
-    await TerminalApprover(stream, Answers(None)).approve("make install", unsandboxed=True)
+    await TerminalApprover(Screen(stream), Answers(None)).approve("make install", unsandboxed=True)
     assert "Run `make install` outside the sandbox? [y]es" in stream.getvalue()
 
     class Client:

@@ -200,6 +200,9 @@ class Recorder:
     def steered(self, text: str) -> None:
         self.events.append(("steered", text))
 
+    def output(self, lines: str) -> None:
+        self.events.append(("output", lines))
+
 
 class Approver:
     def __init__(self, *answers: Decision) -> None:

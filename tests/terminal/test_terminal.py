@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import signal
 import subprocess
@@ -14,7 +15,7 @@ from unittest import mock
 
 from agentls.cli import main
 from agentls.shell.sandbox.bubblewrap import no_user_namespaces
-from agentls.terminal.adapters import TerminalProgress
+from agentls.terminal.screen import Screen
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 from scripts import edit_then_make_a_file
@@ -79,7 +80,7 @@ def test_run_with_yes_applies_edits_and_runs_commands(tmp_path: Path, fake: Fake
     assert "Let me look." in out and "Changed the greeting." in out
     assert "▸ edit_file: app.py" in out and "▸ bash: python3 app.py" in out
     assert "-print('hello')\n+print('bye')" in out
-    assert "done: 4 steps, 1 edit applied, 0 rejected" in out
+    assert "done · 4 steps · 1 edit · " in out
     last = fake.requests[-1].body["messages"][-1]["content"][0]
     assert last["content"] == "exit code 0\nbye"
 
@@ -94,7 +95,7 @@ def test_run_without_yes_asks_and_a_no_keeps_the_file(tmp_path: Path, fake: Fake
     assert done.returncode == 0
     assert "Apply this change to app.py? [y/N]" in done.stdout
     assert (tmp_path / "app.py").read_text() == "x = 1\n"
-    assert "done: 2 steps, 0 edits applied, 1 rejected" in done.stdout
+    assert "done · 2 steps · 0 edits · 1 rejected · " in done.stdout
 
 
 def test_run_fails_clearly_without_a_key(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -107,7 +108,7 @@ def test_run_fails_clearly_without_a_key(tmp_path: Path, fake: FakeAnthropic) ->
 def test_run_reports_api_errors(tmp_path: Path, fake: FakeAnthropic) -> None:
     refused = run(tmp_path, fake, "--yes", "x")  # nothing scripted: the fake answers 400
     assert refused.returncode == 1
-    assert "failed: " in refused.stdout and "script exhausted" in refused.stdout
+    assert "failed · " in refused.stdout and "script exhausted" in refused.stdout
 
 
 def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -128,7 +129,7 @@ def test_ctrl_c_cancels_cleanly(tmp_path: Path, fake: FakeAnthropic) -> None:
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=10)
     assert process.returncode == 130
-    assert "cancelled: " in out
+    assert "cancelled · " in out
     assert not running_argv("sleep", seconds)
     assert len(fake.requests) == 1
 
@@ -203,7 +204,7 @@ def test_command_output_and_failures_are_shown_to_the_user(
     # What the model is told to do about a denial is not for the user.
     assert "  ✗ The user denied this command.\n" in out
     assert "Do not retry it" not in out
-    assert "done: 4 steps, 0 edits applied, 0 rejected" in out
+    assert "done · 4 steps · 0 edits · " in out
 
 
 def test_commands_are_asked_in_the_terminal(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -230,7 +231,7 @@ def test_answers_typed_ahead_on_an_open_pipe_are_kept(tmp_path: Path, fake: Fake
     assert process.stdin is not None
     process.stdin.write("y\ny\n")  # both answers at once; the pipe stays open
     process.stdin.flush()
-    _read_until(process, "done: ")
+    _read_until(process, "done · ")
     assert (tmp_path / "first").exists() and (tmp_path / "second").exists()
     process.stdin.close()
     assert process.wait(timeout=10) == 0
@@ -312,7 +313,7 @@ def test_without_a_working_sandbox_bash_warns_or_is_refused(
 
 def test_a_step_without_a_summary_shows_no_dangling_colon() -> None:
     stream = io.StringIO()
-    TerminalProgress(stream).step("todo_write", "")
+    Screen(stream).step("todo_write", "")
     assert stream.getvalue() == "\n▸ todo_write\n"
 
 
@@ -356,3 +357,43 @@ def test_the_undo_question_answered_by_end_of_input_or_ctrl_c(
     assert process.wait(timeout=10) == 130
     assert process.stderr is not None and "Traceback" not in process.stderr.read()
     assert (root / "app.py").read_text() == "x = 2\n" and (root / "made.txt").exists()
+
+
+def test_headless_stream_json_is_one_object_per_line_ending_with_the_outcome(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    fake.script(
+        reply(text("Looking."), tool_use("bash", {"command": "echo one; echo two"})),
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "1", "new_text": "2"})),
+        reply(text("Done.")),
+    )
+    done = run(tmp_path, fake, "--yes", "-p", "go", "--output-format", "stream-json")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [event["type"] for event in events]
+    assert kinds[-2:] == ["usage", "outcome"] and "edit" in kinds and "output" in kinds
+    assert "".join(e["text"] for e in events if e["type"] == "output") == "one\ntwo\n"
+    ended = [e for e in events if e["type"] == "step" and e["state"] != "started"]
+    assert ended[0]["detail"] == "exit code 0" and ended[0]["result"] == "exit code 0\none\ntwo"
+    assert events[-1]["status"] == "done" and events[-1]["summary"] == "Done."
+    assert (tmp_path / "app.py").read_text() == "x = 2\n"
+
+
+def test_headless_without_yes_asks_nobody_and_changes_nothing(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    fake.script(
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "1", "new_text": "2"})),
+        reply(tool_use("bash", {"command": "touch made"})),
+        reply(text("Could not.")),
+    )
+    done = run(tmp_path, fake, "-p", "go", "--output-format", "json")
+    answer = json.loads(done.stdout)
+    assert done.returncode == 0 and answer["status"] == "done"
+    assert answer["edits"] == {"applied": 0, "rejected": 1, "partly": 0}
+    assert (tmp_path / "app.py").read_text() == "x = 1\n" and not (tmp_path / "made").exists()
+    texts = run(tmp_path, fake, "-p", "again")  # text: the answer alone on stdout
+    assert texts.returncode == 1 and texts.stdout.endswith("script exhausted\n")
+    assert texts.stderr.startswith("failed")  # the outcome line, apart from the answer

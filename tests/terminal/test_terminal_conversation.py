@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -17,10 +18,14 @@ import pytest
 from doubles import running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>]")
+"""The terminal's escape sequences (colours, cursor moves), which `seen` leaves out."""
+
 
 class Terminal:
     """A child process on a pty of its own, as its controlling terminal: bytes typed in go
-    through the line discipline, so Ctrl-C is a SIGINT and Ctrl-D an end of input."""
+    through the line discipline, so Ctrl-C is a SIGINT and Ctrl-D an end of input. It answers
+    the prompt's question of where the cursor is, as a terminal does."""
 
     def __init__(self, root: Path, env: dict[str, str], *arguments: str) -> None:
         self.master, slave = pty.openpty()
@@ -36,6 +41,7 @@ class Terminal:
             preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
         )
         os.close(slave)
+        self.env = env
         self.seen = ""
 
     def type(self, keys: str) -> None:
@@ -49,9 +55,12 @@ class Terminal:
             assert left > 0, f"{marker!r} never came; the terminal shows:\n{self.seen}"
             if select.select([self.master], [], [], left)[0]:
                 try:
-                    self.seen += os.read(self.master, 4096).decode("utf-8", "replace")
+                    shown = os.read(self.master, 4096).decode("utf-8", "replace")
                 except OSError:  # the child closed the terminal
                     break
+                if "\x1b[6n" in shown:
+                    self.type("\x1b[1;1R")
+                self.seen += _CONTROL.sub("", shown)
         before, _, self.seen = self.seen.partition(marker)
         return before
 
@@ -62,16 +71,29 @@ class Terminal:
         os.close(self.master)
 
 
-@pytest.fixture
-def terminal(tmp_path: Path, fake: FakeAnthropic) -> Iterator[Terminal]:
-    env = {
+def _env(tmp_path: Path, fake: FakeAnthropic, term: str = "dumb") -> dict[str, str]:
+    """A dumb terminal by default (as Emacs's shell is): lines are read plainly and nothing
+    moves, so the tests can wait for `agentls> `; `xterm` for the prompt and what moves."""
+    return {
         **os.environ,
         "ANTHROPIC_BASE_URL": fake.url,
         "ANTHROPIC_API_KEY": "test-key",
         "XDG_CONFIG_HOME": str(tmp_path / ".config"),
         "NO_COLOR": "1",
+        "TERM": term,
     }
-    shell = Terminal(tmp_path, env)
+
+
+@pytest.fixture
+def terminal(tmp_path: Path, fake: FakeAnthropic) -> Iterator[Terminal]:
+    shell = Terminal(tmp_path, _env(tmp_path, fake))
+    yield shell
+    shell.close()
+
+
+@pytest.fixture
+def xterm(tmp_path: Path, fake: FakeAnthropic) -> Iterator[Terminal]:
+    shell = Terminal(tmp_path, _env(tmp_path, fake, "xterm-256color"))
     yield shell
     shell.close()
 
@@ -94,7 +116,7 @@ def test_each_line_is_a_task_in_one_conversation(
     assert "Plan:\n  [>] Edit" in shown.replace("\r\n", "\n")
     assert "-x = 1\r\n+x = 2" in shown
     terminal.type("y\n")
-    assert "done: 3 steps, 1 edit applied" in terminal.expect("agentls> ")
+    assert "done · 3 steps · 1 edit" in terminal.expect("agentls> ")
     assert (tmp_path / "app.py").read_text() == "x = 2\n"
 
     # Ctrl-C cancels the running task (its command killed), and the conversation goes on.
@@ -104,7 +126,7 @@ def test_each_line_is_a_task_in_one_conversation(
     while not running_argv("sleep", seconds):
         time.sleep(0.02)
     terminal.type("\x03")
-    assert "cancelled: " in terminal.expect("agentls> ")
+    assert "cancelled · " in terminal.expect("agentls> ")
     killed_by = time.monotonic() + 2  # the sandbox's processes die as the kernel gets to it
     while running_argv("sleep", seconds):
         assert time.monotonic() < killed_by, "the cancelled command still runs"
@@ -134,13 +156,7 @@ def test_ctrl_d_at_an_empty_prompt_leaves_at_once(terminal: Terminal) -> None:
 
 
 def test_a_conversation_continues_the_last_session(tmp_path: Path, fake: FakeAnthropic) -> None:
-    env = {
-        **os.environ,
-        "ANTHROPIC_BASE_URL": fake.url,
-        "ANTHROPIC_API_KEY": "test-key",
-        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
-        "NO_COLOR": "1",
-    }
+    env = _env(tmp_path, fake)
     fake.script(reply(text("First answer.")), reply(text("Second answer.")))
     first = subprocess.run(
         [sys.executable, "-m", "agentls", "run", "first task"],
@@ -162,3 +178,64 @@ def test_a_conversation_continues_the_last_session(tmp_path: Path, fake: FakeAnt
     last = fake.requests[-1].body["messages"]
     typed = [b["text"] for m in last for b in m["content"] if "text" in b]
     assert typed == ["first task", "First answer.", "second task"]
+
+
+def test_a_commands_output_shows_as_it_runs_and_a_cancel_keeps_it(
+    tmp_path: Path, fake: FakeAnthropic, xterm: Terminal
+) -> None:
+    loop = "for i in 1 2 3 4 5; do echo tick $i; sleep 1; done; touch finished"
+    fake.script(reply(tool_use("bash", {"command": loop})), reply(text("Counted.")))
+    xterm.expect("Ctrl-D leaves.")
+    xterm.type("count\r")
+    xterm.expect("[N]o ")
+    xterm.type("y\n")
+    xterm.expect("tick 1")
+    assert not (tmp_path / "finished").exists()  # shown while the command runs
+    xterm.expect("tick 2")
+    xterm.type("\x03")
+    assert "Traceback" not in xterm.expect("cancelled")
+    xterm.type("go on\r")
+    xterm.expect("Counted.")
+    result = fake.requests[-1].body["messages"][2]["content"][0]
+    assert result["is_error"] and "Cancelled by the user while it ran" in result["content"]
+    assert "tick 1\ntick 2" in result["content"]  # the model gets what it printed
+    assert not (tmp_path / "finished").exists()
+
+
+def test_up_recalls_the_last_task_across_sessions(
+    tmp_path: Path, fake: FakeAnthropic, xterm: Terminal
+) -> None:
+    fake.script(reply(text("One.")), reply(text("Two.")))
+    xterm.expect("Ctrl-D leaves.")
+    xterm.type("the first task\r")
+    xterm.expect("done")
+    xterm.expect("agentls>")  # drawn once the prompt reads keys (Ctrl-D is one then)
+    xterm.type("\x04")
+    assert xterm.process.wait(timeout=10) == 0
+    again = Terminal(tmp_path, xterm.env)
+    try:
+        again.expect("Ctrl-D leaves.")
+        again.type("\x1b[A")  # Up: the history is kept in the state folder
+        again.expect("the first task")
+        again.type("\r")
+        again.expect("Two.")
+    finally:
+        again.close()
+    typed = [b["text"] for m in fake.requests[-1].body["messages"] for b in m["content"]]
+    assert typed[-1] == "the first task"
+
+
+def test_ctrl_c_as_a_task_starts_exits_130_without_a_traceback(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(text("never seen"), delay=5))
+    started = time.monotonic()
+    shell = Terminal(tmp_path, _env(tmp_path, fake, "xterm-256color"), "a task")
+    try:
+        time.sleep(max(0.0, 0.4 - (time.monotonic() - started)))
+        shell.type("\x03")
+        assert shell.process.wait(timeout=20) == 130
+        shown = shell.expect("\n", timeout=5) + shell.seen
+        assert "Traceback" not in shown and "Error" not in shown, shown
+    finally:
+        shell.close()

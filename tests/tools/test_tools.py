@@ -676,3 +676,32 @@ async def test_a_background_job_can_still_write_after_its_step(tmp_path: Path) -
     while not (tmp_path / "done").exists():
         assert time.monotonic() < deadline, "the job died writing to a closed pipe"
         await asyncio.sleep(0.05)
+
+
+async def test_each_step_says_what_happened_in_the_users_words(tmp_path: Path) -> None:
+    """The model gets the whole result; the user a line of what happened (issue 21)."""
+    from agentls.tools import TOOLS, told
+
+    (tmp_path / "app.py").write_text("".join(f"line {n}\n" for n in range(1, 101)))
+    (tmp_path / "b.py").write_text("line 7\n")
+    tools = context(tmp_path)
+    cases = [
+        (
+            "read_file",
+            {"path": "app.py", "offset": 20, "limit": 41},
+            "read app.py (lines 20\u201360 of 100)",
+        ),
+        ("read_file", {"path": "b.py"}, "read b.py (1 line)"),
+        ("grep", {"pattern": "line 7"}, "2 files match"),
+        ("grep", {"pattern": "line 77"}, "1 file matches"),
+        ("grep", {"pattern": "nowhere"}, "no match"),
+        ("grep", {"pattern": "line", "output": "files"}, "2 files match"),
+        ("list_files", {}, "2 files"),
+        ("todo_write", {"todos": [{"content": "a", "status": "pending"}] * 3}, "plan: 0 of 3 done"),
+        ("bash", {"command": "exit 1"}, "exit code 1"),
+    ]
+    for name, arguments, words in cases:
+        result, is_error = await run_tool(tools, name, arguments)
+        assert told(TOOLS[name], arguments, result, is_error)[1] == words, (name, result)
+    result, is_error = await run_tool(tools, "bash", {"command": "exit 1"})
+    assert told(TOOLS["bash"], {"command": "exit 1"}, result, is_error)[0] is False  # ✗

@@ -14,8 +14,8 @@ h.main(function()
   vim.cmd.edit(vim.fs.joinpath(h.root, 'app.py'))
   local result = h.run('change it')
   local client = require('agentls.server').running(0)
-  h.wait('the notifications', function()
-    return #notes >= 2
+  h.wait('the notification of the end', function()
+    return #notes >= 1
   end)
   local lines = vim.api.nvim_buf_get_lines(vim.fn.bufnr(h.root .. '/app.py'), 0, -1, true)
   vim.cmd('AgentLog')

@@ -283,7 +283,6 @@ class AcpAgent:
             result = await session.running
         finally:
             session.running = None
-        updates.send(acp.update_agent_message_text(f"\n\n{setup.outcome(result)}\n"))
         if session.mode_id != before:  # an approved plan switched to default
             updates.send(
                 CurrentModeUpdate(
@@ -291,13 +290,16 @@ class AcpAgent:
                 )
             )
         await updates.flush()
+        # The outcome line is metadata beside the usage, not words of the answer.
+        meta = {"agentls": {"outcome": setup.outcome(result)}}
         if result.refused:
-            return PromptResponse(stop_reason="refusal", usage=_usage(result))
+            return PromptResponse(stop_reason="refusal", usage=_usage(result), field_meta=meta)
         if result.status == "failed":
             raise acp.RequestError.internal_error(
-                {"message": f"{result.summary} {result.error_hint}".strip()}
+                {"message": f"{result.summary} {result.error_hint}".strip(), **meta["agentls"]}
             )
-        return PromptResponse(stop_reason=STOP_REASONS[result.status], usage=_usage(result))
+        stop = STOP_REASONS[result.status]
+        return PromptResponse(stop_reason=stop, usage=_usage(result), field_meta=meta)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)

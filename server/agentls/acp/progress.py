@@ -25,6 +25,9 @@ _FILE_TOOLS = ("read_file", "write_file", "edit_file")
 
 _ids = itertools.count(1)
 
+LIVE_OUTPUT_CHARS = 4000
+"""How much of a running command's output its step shows as it runs (the end shows all)."""
+
 
 class AcpProgress:
     """One task's steps. The loop runs one tool at a time, so the step in flight is the
@@ -34,9 +37,11 @@ class AcpProgress:
         self.updates = updates
         self.root = root
         self.current: str | None = None
+        self._output = ""
 
     def step(self, tool: str, summary: str) -> None:
         self.current = f"agentls-{next(_ids)}"
+        self._output = ""
         locations = None
         if tool in _FILE_TOOLS and summary:
             locations = [ToolCallLocation(path=str(self.root / summary))]
@@ -63,6 +68,14 @@ class AcpProgress:
             )
         )
         self.current = None
+
+    def output(self, lines: str) -> None:
+        """The running command's output so far (its last lines), as the step's content."""
+        if self.current is None:
+            return
+        self._output = (self._output + lines)[-LIVE_OUTPUT_CHARS:]
+        content = [acp.tool_content(acp.text_block(self._output))]
+        self.updates.send(acp.update_tool_call(self.current, content=content))
 
     def text(self, delta: str) -> None:
         self.updates.send(acp.update_agent_message_text(delta))

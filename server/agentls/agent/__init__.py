@@ -1,4 +1,5 @@
 """The agent: the loop that asks the model, runs the tools it asks for and feeds the results
-back (`loop.py`), the context budget (`context.py`), the system prompt (`prompt.py`) and
-project memory, `AGENTS.md` (`memory.py`). It knows no door: it sees the world only through
-the small interfaces of `agentls.interfaces` and the tool table of `agentls.tools`."""
+back (`loop.py`), the context budget (`context.py`), the system prompt (`prompt.py`),
+project memory, `AGENTS.md` (`memory.py`), and a task's result as JSON (`task_json.py`). It
+knows no door: it sees the world only through the small interfaces of `agentls.interfaces`
+and the tool table of `agentls.tools`."""

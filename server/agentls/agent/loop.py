@@ -13,6 +13,7 @@ from ..interfaces import (
     Block,
     CheckpointKind,
     Checkpoints,
+    CommandCancelled,
     Memory,
     Model,
     ModelError,
@@ -22,7 +23,7 @@ from ..interfaces import (
     Usage,
 )
 from ..redaction import redact
-from ..tools import ToolContext, offered, run_tool
+from ..tools import ToolContext, offered, run_tool, told
 from .compaction import compact
 from .context import prompt_chars
 from .conversation import Conversation, text_of, tool_result
@@ -232,18 +233,20 @@ class Agent:
         async def before_change(touches: list[str] | None) -> None:
             await self._checkpoint("step", step, label, touches)
 
+        arguments = call.get("input")
         if cut_off:
             text, is_error = _CUT_OFF_TOOL, True
         else:
-            arguments = call.get("input")
-            text, is_error = await run_tool(self.tools, call["name"], arguments, before_change)
+            try:
+                text, is_error = await run_tool(self.tools, call["name"], arguments, before_change)
+            except CommandCancelled as cancel:  # what the command printed is the model's too
+                answered = tool_result(call["id"], redact(cancel.output, self.tools.secrets), True)
+                self.conversation.messages[-1]["content"].append(answered)
+                raise
             noted = self.conversation.memory_noted
             memory = self.memory
             note = "" if is_error or not memory else memory.note(call["name"], arguments, noted)
             text = f"{text}\n\n{note}" if note else text
-        # The result's first sentence: what follows ("Do not retry it; ask or take another
-        # way.") is advice written for the model.
-        sentence, stop, _ = (text.splitlines()[0] if text else "").partition(". ")
-        detail = sentence + "." if stop else sentence
-        self.progress.step_done(call["name"], summary, not is_error, detail, text)
+        ok, detail = told(tool, arguments, text, is_error)
+        self.progress.step_done(call["name"], summary, ok, detail, text)
         return tool_result(call["id"], text, is_error)

@@ -30,6 +30,7 @@ from typing import Any
 
 from .. import redaction
 from ..config import environment
+from ..counts import counted
 from .state import append_line, private_dir, state_dir
 
 Message = dict[str, Any]
@@ -45,7 +46,26 @@ class SessionInfo:
     tasks: int
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "updated": self.updated, "tasks": self.tasks}
+        return {
+            "id": self.id,
+            "title": self.title,
+            "updated": self.updated,
+            "tasks": self.tasks,
+            "description": self.description(),
+        }
+
+    def description(self, now: float | None = None) -> str:
+        """The session for the user: `“fix the parser” (1 task, 5 minutes ago)`."""
+        return f"“{self.title}” ({counted(self.tasks, 'task')}, {ago(self.updated, now)})"
+
+
+def ago(stamp: float, now: float | None = None) -> str:
+    """How long ago `stamp` was, as a person says it: `just now`, `5 minutes ago`."""
+    seconds = max((time.time() if now is None else now) - stamp, 0)
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            return f"{counted(int(seconds // size), unit)} ago"
+    return "just now"
 
 
 @dataclass

@@ -16,8 +16,9 @@ import asyncio
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from ..counts import counted
 from ..disk import files
 from ..disk.paths import PathError, refuse_git_metadata, resolve
 from ..edits import line_hunks
@@ -81,7 +82,16 @@ class UndoResult:
             "conflicts": self.conflicts,
             "declined": self.declined,
             "unrecorded": self.unrecorded,
+            "outcome": self.outcome(),
         }
+
+    def outcome(self) -> str:
+        """What the undo did, for the user: `undone: 1 file put back, 0 removed`."""
+        line = (
+            f"undone: {counted(len(self.restored), 'file')} put back, {len(self.removed)} removed"
+        )
+        left = self.conflicts + self.declined + self.unrecorded
+        return line + (f"; not undone: {', '.join(left)}" if left else "")
 
     def note(self) -> str:
         """What the model is told at its next task."""
@@ -227,6 +237,17 @@ def _disk_text(root: Path, path: Path) -> str | None:
         return None
 
 
+def _checkpoint_words(checkpoint: Checkpoint, task: str, changed: list[Any]) -> str:
+    """A checkpoint for a picker: `fix the parser (step 2: bash: make; 1 file differs)`."""
+    where = (
+        f"step {checkpoint.step}: {checkpoint.label}"
+        if checkpoint.kind == "step"
+        else f"before the {checkpoint.kind}"
+    )
+    differ = "1 file differs" if len(changed) == 1 else f"{len(changed)} files differ"
+    return f"{task} ({where}; {differ})"
+
+
 def listing(repository: ShadowRepository, limit: int = 50) -> list[dict[str, object]]:
     """The newest `limit` undo targets, newest first, each with the files that differ from
     the workspace now (what undoing to it may touch)."""
@@ -246,6 +267,7 @@ def listing(repository: ShadowRepository, limit: int = 50) -> list[dict[str, obj
             "label": c.label,
             "time": c.time,
             "files": [d.path for d in changed],
+            "description": _checkpoint_words(c, titles.get((c.session, c.task), c.label), changed),
         }
         for c, changed in reversed(list(zip(listed, differences, strict=True)))
     ]

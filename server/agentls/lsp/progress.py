@@ -13,6 +13,7 @@ from ..interfaces import PlanItem
 
 TEXT = "agent/text"
 STEP = "agent/step"
+OUTPUT = "agent/output"
 PLAN = "agent/plan"
 
 TAIL_LINES = 10
@@ -97,6 +98,9 @@ class LspProgress:
         if tool in TAILED_TOOLS and output:
             done["outputTail"] = output_tail(output)
         self.server.protocol.notify(STEP, done)
+
+    def output(self, lines: str) -> None:
+        self.server.protocol.notify(OUTPUT, {"token": self.token, "text": lines})
 
     def plan(self, items: list[PlanItem]) -> None:
         self._report(plan_line(items))

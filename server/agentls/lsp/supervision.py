@@ -11,6 +11,7 @@ from typing import Any
 from lsprotocol import types
 
 from ..agent.loop import Agent
+from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..interfaces import ModelError
 from ..permissions.modes import SessionMode
@@ -20,7 +21,6 @@ from .approver import LspApprover
 from .language_servers import ClientLanguageServers, advertised
 from .progress import LspProgress
 from .protocol import command_params
-from .wire import task_json
 from .workspace import LspWorkspace
 
 Work = Callable[[Agent], Awaitable[TaskResult]]

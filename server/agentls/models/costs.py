@@ -107,12 +107,12 @@ def _variant(model: str, prefix: str) -> bool:
 
 
 def describe(usage: Usage, price: Price | None) -> str:
-    """One line for the end of the progress: `12.3k tokens in (87% cached), 1.2k out, $0.0123`."""
-    line = (
-        f"{_count(usage.prompt)} tokens in ({usage.cache_hit_rate:.0%} cached), "
-        f"{_count(usage.output)} out"
-    )
-    return line if price is None else f"{line}, ${price.cost(usage):.4f}"
+    """The tokens of a task in a few words: `4.9k tokens (65 % cached) · $0.0055`."""
+    tokens = usage.prompt + usage.output
+    line = f"{_count(tokens)} {'token' if tokens == 1 else 'tokens'}"
+    if usage.prompt:
+        line += f" ({round(usage.cache_hit_rate * 100)} % cached)"
+    return line if price is None else f"{line} · ${price.cost(usage):.4f}"
 
 
 def _count(tokens: int) -> str:

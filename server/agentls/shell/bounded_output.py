@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 from ..redaction import redact
 
@@ -73,3 +74,52 @@ def cut_middle(text: str, limit: int, secrets: tuple[str, ...] = ()) -> str:
     output = BoundedOutput(limit, secrets)
     output.add(text)
     return output.text()
+
+
+class LiveLines:
+    """A command's output passed on as it comes, whole lines at a time (a secret is never
+    split between two pieces, so each piece can be redacted alone). A line is shown to its
+    first `longest` characters; the kept text is a margin longer (the longest secret), so a
+    secret at the cut is redacted before it is cut."""
+
+    def __init__(self, sink: Callable[[str], None], secrets: tuple[str, ...] = ()) -> None:
+        self.sink = sink
+        self.secrets = secrets
+        self.keep = LONGEST_LIVE_LINE + max(map(len, secrets), default=0)
+        self._line: list[str] = []
+        self._size = 0
+        self._cut = False
+
+    def add(self, chunk: str) -> None:
+        *whole, rest = chunk.split("\n")
+        shown = []
+        for piece in whole:
+            self._take(piece)
+            shown.append(self._shown())
+        self._take(rest)
+        if shown:
+            self.sink("".join(shown))
+
+    def finish(self) -> None:
+        if self._size or self._cut:
+            self.sink(self._shown())
+
+    def _take(self, piece: str) -> None:
+        room = self.keep - self._size
+        if len(piece) > room:
+            self._cut = True
+            piece = piece[: max(room, 0)]
+        if piece:
+            self._line.append(piece)
+            self._size += len(piece)
+
+    def _shown(self) -> str:
+        line = redact("".join(self._line), self.secrets)
+        if self._cut:
+            line = line[:LONGEST_LIVE_LINE] + " …"
+        self._line, self._size, self._cut = [], 0, False
+        return line + "\n"
+
+
+LONGEST_LIVE_LINE = 2000
+"""Characters of one line of a running command's output shown as it runs."""

@@ -10,9 +10,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..interfaces import ShellRefused, ShellResult
+from ..interfaces import CommandCancelled, OutputSink, ShellRefused, ShellResult
 from . import sandbox
-from .bounded_output import BoundedOutput
+from .bounded_output import BoundedOutput, LiveLines
 from .process_groups import GROUPS
 from .sandbox.git_audit import GitAudit
 
@@ -59,17 +59,23 @@ class SubprocessShell:
         return self.box is not None
 
     async def run(
-        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+        self,
+        command: str,
+        timeout: float,
+        output_limit: int,
+        sandboxed: bool = True,
+        on_output: OutputSink | None = None,
     ) -> ShellResult:
         argv = ["bash", "-c", _GATE, command]
         box = self.box if sandboxed else None
+        live = LiveLines(on_output, self.secrets) if on_output else None
         if box is None:
-            return await self._run(argv, timeout, output_limit)
+            return await self._run(argv, timeout, output_limit, live)
         # Made again for each command: a `.git` made by the last one is protected too.
         argv = box.command(argv, sandbox.confinement(self.root, self.network))
         settings = self.audit.before()
         try:
-            result = await self._run(argv, timeout, output_limit)
+            result = await self._run(argv, timeout, output_limit, live)
         finally:
             # Nothing inside outlives the command (its PID namespace): what it planted is
             # all there, and disarmed before anything else runs git (cancelled too).
@@ -77,7 +83,9 @@ class SubprocessShell:
         result.sandbox_note = sandbox.blocked_note(result.output, self.network, planted)
         return result
 
-    async def _run(self, argv: list[str], timeout: float, output_limit: int) -> ShellResult:
+    async def _run(
+        self, argv: list[str], timeout: float, output_limit: int, live: LiveLines | None
+    ) -> ShellResult:
         # The output pipe is ours, not asyncio's: asyncio would count bash as running until
         # every process holding the pipe has closed it, so `server &` would never finish.
         read_end, write_end = os.pipe()
@@ -106,7 +114,7 @@ class SubprocessShell:
         try:
             try:
                 pipe, reader = await _reader(read_end)
-                reading = asyncio.ensure_future(_read(reader, output))
+                reading = asyncio.ensure_future(_read(reader, output, live))
                 await asyncio.wait_for(process.wait(), timeout)
             except asyncio.TimeoutError:
                 assert reading is not None  # only the wait times out, after reading began
@@ -114,11 +122,17 @@ class SubprocessShell:
                 await process.wait()
                 await _drain(reading)
                 return ShellResult(None, output.text(), timed_out=True)
-            except BaseException:
-                # Cancelled: kill, and reap the process so nothing outlives the loop.
+            except asyncio.CancelledError:
+                # Cancelled: kill, and reap the process so nothing outlives the loop; what
+                # it printed so far is the user's and the model's.
                 GROUPS.kill(process.pid)
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(process.wait()), 1)
+                    if reading is not None:
+                        await _drain(reading)
+                raise CommandCancelled(output.text()) from None
+            except BaseException:
+                GROUPS.kill(process.pid)
                 raise
             complete = await _drain(reading)
             text = output.text()
@@ -148,7 +162,12 @@ class RefusingShell:
         self.reason = reason
 
     async def run(
-        self, command: str, timeout: float, output_limit: int, sandboxed: bool = True
+        self,
+        command: str,
+        timeout: float,
+        output_limit: int,
+        sandboxed: bool = True,
+        on_output: OutputSink | None = None,
     ) -> ShellResult:
         raise ShellRefused(
             f'bash is off: the setting sandbox is "required" and there is no sandbox here '
@@ -165,12 +184,19 @@ async def _reader(descriptor: int) -> tuple[asyncio.ReadTransport, asyncio.Strea
     return transport, reader
 
 
-async def _read(reader: asyncio.StreamReader, output: BoundedOutput) -> None:
+async def _read(
+    reader: asyncio.StreamReader, output: BoundedOutput, live: LiveLines | None
+) -> None:
     # Incremental, so a character split between two reads is not mangled.
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     while chunk := await reader.read(65536):
-        output.add(decoder.decode(chunk))
+        text = decoder.decode(chunk)
+        output.add(text)
+        if live is not None:
+            live.add(text)
     output.add(decoder.decode(b"", final=True))
+    if live is not None:
+        live.finish()
 
 
 _background: set[asyncio.Future[None]] = set()

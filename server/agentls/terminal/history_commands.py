@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ..agent.conversation import Conversation
@@ -13,7 +14,7 @@ from ..counts import counted
 from ..disk import files
 from ..history.checkpoints import CheckpointError, ShadowRepository
 from ..history.sessions import SessionStore
-from ..history.undo import UndoPlan, listing, plan, undo
+from ..history.undo import UndoPlan, UndoResult, listing, plan, undo
 from ..interfaces import Change, Landed
 from ..wiring import new_conversation, resumed_conversation, tell_the_model
 
@@ -36,14 +37,16 @@ class _Disk:
         return True
 
 
-def saved_session(root: Path, resume: str | None, continue_last: bool) -> Conversation:
+def saved_session(root: Path, resume: str | None, continue_last: bool) -> tuple[Conversation, str]:
     """A new saved session, or the one `--resume ID` names, or with `--continue` this
-    folder's last one. Raises KeyError for an unknown id."""
+    folder's last one; and which it is, in words ("" for a new one). Raises KeyError for an
+    unknown id."""
     store = SessionStore(root)
     chosen = resume or (store.latest() if continue_last else None)
     if chosen is None:
-        return new_conversation(root)
-    return resumed_conversation(store, chosen)[0]
+        return new_conversation(root), ""
+    conversation, info = resumed_conversation(store, chosen)
+    return conversation, f"Resumed {info.description()}."
 
 
 def _when(stamp: float) -> str:
@@ -116,8 +119,35 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
     except (CheckpointError, OSError) as error:
         print(f"agentls: {error}", file=sys.stderr)
         return 1
+    return _report(root, result, None)
+
+
+async def undo_last_task(
+    root: Path, current: Conversation, ask: Callable[[str], Awaitable[str]]
+) -> None:
+    """`/undo` in a conversation: the last task's changes undone after a `y`, and the model
+    told in the conversation going on."""
+    repository = ShadowRepository(root)
     try:
-        tell_the_model(result, Conversation(), SessionStore(root))
+        undo_plan = plan(repository, None, [])
+        print(_describe(undo_plan))
+        if not undo_plan.restores:
+            print("Nothing to undo.")
+            return
+        if await ask("Undo these changes? [y/N] ") != "y":
+            return
+        target = undo_plan.target
+        result = await undo(repository, _Disk(root), target.id, [], target.session, target.task)
+    except (CheckpointError, OSError) as error:
+        print(f"agentls: {error}")
+        return
+    _report(root, result, current)
+
+
+def _report(root: Path, result: UndoResult, current: Conversation | None) -> int:
+    """What the undo did, and the model told of it; 1 when some files were left."""
+    try:
+        tell_the_model(result, current or Conversation(), SessionStore(root))
     except OSError as error:  # the files are back; only the note is lost
         print(f"agentls: the undo could not be noted in the session: {error}", file=sys.stderr)
     for path in result.restored:

@@ -16,6 +16,7 @@ from .base import (
     ToolContext,
     ToolError,
     no_checkpoint,
+    told,
     validate,
 )
 from .editor_tools import DEFINITION, DIAGNOSTICS, REFERENCES, SYMBOLS
@@ -25,7 +26,16 @@ from .plan_tool import TODO_WRITE
 from .search.tools import GREP, LIST_FILES
 from .shell_tool import BASH
 
-__all__ = ["OPTIONAL_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError", "offered", "run_tool"]
+__all__ = [
+    "OPTIONAL_TOOLS",
+    "TOOLS",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "offered",
+    "run_tool",
+    "told",
+]
 
 log = logging.getLogger(__name__)
 

@@ -113,6 +113,22 @@ async def no_checkpoint(touches: list[str] | None) -> None:
 
 Handler = Callable[[ToolContext, dict[str, Any], BeforeChange], Awaitable[str]]
 
+Words = Callable[[dict[str, Any], str], tuple[bool, str]]
+"""What a successful call did, for the user: whether it did what was asked (a command that
+exited non-zero answered, but failed) and one line in their words (`read app.py (lines
+20-60)`), from the call's arguments and its result."""
+
+
+def first_sentence(text: str) -> str:
+    """The result's first sentence: what follows ("Do not retry it; ask or take another
+    way.") is advice written for the model."""
+    sentence, stop, _ = (text.splitlines()[0] if text else "").partition(". ")
+    return sentence + "." if stop else sentence
+
+
+def _first_sentence(arguments: dict[str, Any], result: str) -> tuple[bool, str]:
+    return True, first_sentence(result)
+
 
 @dataclass(frozen=True, kw_only=True)
 class Tool:
@@ -132,6 +148,7 @@ class Tool:
     input_schema: dict[str, Any] | None = None
     """The whole JSON schema of its input when it is not agentls's own (an MCP tool's):
     sent as it is, and the arguments checked against it."""
+    words: Words = _first_sentence
 
     def schema(self) -> dict[str, Any]:
         return {
@@ -151,6 +168,14 @@ class Tool:
         lines = str(value).strip().splitlines() if value is not None else []
         text = lines[0] if lines else ""
         return text if len(text) <= 80 else text[:77] + "..."
+
+
+def told(tool: Tool | None, arguments: Any, result: str, is_error: bool) -> tuple[bool, str]:
+    """Whether a step did what was asked, and what happened in the user's words (an error
+    in its own first sentence); the model gets `result` whole."""
+    if is_error or tool is None or not isinstance(arguments, dict):
+        return not is_error, first_sentence(result)
+    return tool.words(arguments, result)
 
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {

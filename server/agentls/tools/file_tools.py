@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..counts import counted
 from ..disk.files import NotText, PathChanged
 from ..disk.paths import refuse_git_metadata, relative, resolve
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
@@ -308,6 +309,24 @@ def _nothing_landed(change: Change, outcome: Landed) -> bool:
 
 _PATH = {"type": "string", "description": "Path relative to the workspace root."}
 
+_READ_RANGE = re.compile(r"^\[lines (\d+)-(\d+) of (\d+)", re.MULTILINE)
+_NUMBERED = re.compile(r"^\d+\t", re.MULTILINE)
+
+
+def _read_words(arguments: dict[str, Any], result: str) -> tuple[bool, str]:
+    """`read app.py (lines 20\u201360 of 300)`, `read app.py (42 lines)`: what was read, whatever
+    note follows it (project memory)."""
+    name = arguments["path"]
+    lines = len(_NUMBERED.findall(result))
+    if not lines:
+        return True, f"read {name} (empty)"
+    shown = _READ_RANGE.search(result)
+    if shown:
+        first, end, total = shown.groups()
+        return True, f"read {name} (lines {first}\u2013{end} of {total})"
+    return True, f"read {name} ({counted(lines, 'line')})"
+
+
 READ_FILE = Tool(
     name="read_file",
     description=(
@@ -324,6 +343,7 @@ READ_FILE = Tool(
     handler=read_file,
     summary_field="path",
     read_only=True,
+    words=_read_words,
 )
 
 WRITE_FILE = Tool(

@@ -41,6 +41,12 @@ async def todo_write(context: ToolContext, arguments: dict[str, Any], _: BeforeC
     return f"Plan shown to the user: {done} of {len(items)} completed.{note}"
 
 
+def _plan_words(arguments: dict[str, Any], result: str) -> tuple[bool, str]:
+    todos = arguments["todos"]
+    done = sum(isinstance(t, dict) and t.get("status") == "completed" for t in todos)
+    return True, f"plan: {done} of {len(todos)} done"
+
+
 TODO_WRITE = Tool(
     name="todo_write",
     description=(
@@ -66,4 +72,5 @@ TODO_WRITE = Tool(
     handler=todo_write,
     summary_field="",
     read_only=True,
+    words=_plan_words,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..interfaces import ShellRefused
+from ..interfaces import CommandCancelled, ShellRefused
 from .base import BeforeChange, Tool, ToolContext, ToolError
 
 
@@ -33,16 +33,29 @@ async def bash(context: ToolContext, arguments: dict[str, Any], before_change: B
     timeout = settings.bash_timeout
     # Only a command the user saw and allowed may leave the sandbox, and only if they said so.
     sandboxed = approval == "auto" or not settings.approved_commands_unsandboxed
+    live = context.progress.output if context.progress else None
     try:
         # Room for the exit code line and the cut note, so the result fits outputLimit whole.
-        result = await context.shell.run(command, timeout, settings.output_limit - 200, sandboxed)
+        limit = settings.output_limit - 200
+        result = await context.shell.run(command, timeout, limit, sandboxed, live)
     except ShellRefused as error:
         raise ToolError(str(error)) from None
+    except CommandCancelled as cancel:
+        printed = cancel.output.rstrip("\n") or "(no output)"
+        raise CommandCancelled(f"{CANCELLED_WHILE_RUNNING}\n{printed}") from None
     output = result.output.rstrip("\n") or "(no output)"
     if result.timed_out:
         raise ToolError(f"Timed out after {timeout:g} s; the command was killed. Output:\n{output}")
     note = f"\n{result.sandbox_note}" if result.sandbox_note else ""
     return f"exit code {result.exit_code}{note}\n{output}"
+
+
+CANCELLED_WHILE_RUNNING = "Cancelled by the user while it ran; its output until then:"
+
+
+def _words(arguments: dict[str, Any], result: str) -> tuple[bool, str]:
+    code = result.partition("\n")[0].removeprefix("exit code ")
+    return code == "0", f"exit code {code}"
 
 
 BASH = Tool(
@@ -58,4 +71,5 @@ BASH = Tool(
     handler=bash,
     summary_field="command",
     gated=True,
+    words=_words,
 )

@@ -58,16 +58,8 @@ local function undone(bufnr, result)
   )
   vim.cmd.checktime() -- buffers of files written on disk reload
   fire('AgentlsUndoDone', { result = result })
-  local left = vim.list_extend({}, result.conflicts)
-  vim.list_extend(vim.list_extend(left, result.declined), result.unrecorded)
   if #result.conflicts == 0 then
-    notify(
-      ('undone: %d files put back, %d removed%s'):format(
-        #result.restored,
-        #result.removed,
-        #left > 0 and ('; not undone: ' .. listed(left)) or ''
-      )
-    )
+    notify(result.outcome) -- the server's words, as every door shows them
     return
   end
   vim.ui.select({ 'Keep them as they are', 'Overwrite them' }, {
@@ -109,10 +101,7 @@ function M.pick_checkpoint(bufnr)
     vim.ui.select(checkpoints, {
       prompt = 'agentls: undo to the checkpoint',
       format_item = function(item)
-        local where = item.kind == 'step' and ('step %d: %s'):format(item.step, item.label)
-          or ('before ' .. item.kind)
-        local differ = #item.files
-        return ('%s  %s  (%s; %d files differ)'):format(when(item.time), item.task, where, differ)
+        return ('%s  %s'):format(when(item.time), item.description)
       end,
     }, function(item)
       if item then
@@ -126,7 +115,7 @@ end
 ---@param id string
 local function resume(bufnr, id)
   call(bufnr, 'agent.resumeSession', { id = id }, function(result)
-    transcript.note(('Resumed the session "%s" (%d tasks).'):format(result.title, result.tasks))
+    transcript.note(('Resumed %s.'):format(result.description))
     notify(('resumed "%s"'):format(result.title))
     fire('AgentlsSessionResumed', { session = result })
   end)
@@ -148,7 +137,7 @@ function M.resume(bufnr, id)
       prompt = 'agentls: resume the session',
       format_item = function(item)
         local mark = item.current and ' (current)' or ''
-        return ('%s  %s  (%d tasks)%s'):format(when(item.updated), item.title, item.tasks, mark)
+        return ('%s  %s%s'):format(when(item.updated), item.description, mark)
       end,
     }, function(item)
       if item then

@@ -256,7 +256,8 @@ function View:open()
   self.proposed = vim.api.nvim_create_buf(false, true)
   vim.bo[self.proposed].bufhidden = 'wipe'
   local name = workspace_edit.name(self.file.uri)
-  pcall(vim.api.nvim_buf_set_name, self.proposed, 'agentls://proposed/' .. name)
+  -- The tab's name is its window's buffer's: the file's own path, not a shortened URL.
+  pcall(vim.api.nvim_buf_set_name, self.proposed, name .. ' (proposed)')
   vim.bo[self.proposed].syntax = vim.bo[self.bufnr].filetype
   vim.api.nvim_win_set_buf(self.right, self.proposed)
   vim.wo[self.left].winbar = ('%s │ current'):format(self.title:gsub('%%', '%%%%'))

@@ -36,6 +36,9 @@ local function handlers()
     ['agent/step'] = function(_, params)
       transcript.step(params)
     end,
+    ['agent/output'] = function(_, params)
+      transcript.output(params.text)
+    end,
     ['agent/plan'] = function(_, params)
       transcript.plan(params.items)
       require('agentls.progress').plan(params.items)

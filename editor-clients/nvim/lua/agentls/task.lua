@@ -95,8 +95,9 @@ function M.start(task, bufnr, range)
       workDoneToken = running.token,
     }
     if not client:request('workspace/executeCommand', params, finished, bufnr) then
-      finished({ code = -32803, message = 'the server has stopped' }, nil)
+      return finished({ code = -32803, message = 'the server has stopped' }, nil)
     end
+    transcript.open(false) -- the task as it happens, beside the code (the cursor stays)
   end, function()
     finished({ code = -32803, message = 'the server stopped before the task started' }, nil)
   end)

@@ -85,16 +85,33 @@ function M.text(text)
   streaming = true
 end
 
----A tool step starting or ending (agent/step).
+---Lines of a running command's output kept under its step (the server sends them all).
+local TAIL_LINES = 10
+
+---The running step's command output: where it starts in the buffer, its last lines, and
+---how many came in all.
+---@type { start: integer, lines: string[], count: integer }?
+local tail = nil
+
+---Whether the transcript is in a window of the current tab, where the user looks.
+---@return boolean
+local function shown()
+  return buf ~= nil and vim.api.nvim_buf_is_valid(buf) and vim.fn.bufwinid(buf) ~= -1
+end
+
+---A tool step starting or ending (agent/step): ✓ or ✗ and what happened, in the server's
+---words (`detail`; a command that exited non-zero is `failed`).
 ---@param step { tool: string, summary: string, state: string, detail?: string }
 function M.step(step)
   if step.state == 'started' then
     block(('- **%s** `%s`'):format(step.tool, step.summary))
-  else
-    local mark = step.state == 'succeeded' and '✓' or '✗'
-    append(('  %s %s'):format(mark, step.detail or step.state), false)
+    tail = { start = vim.api.nvim_buf_line_count(buffer()), lines = {}, count = 0 }
+    return
   end
-  if step.state == 'failed' then
+  tail = nil
+  local mark = step.state == 'succeeded' and '✓' or '✗'
+  append(('  %s %s'):format(mark, step.detail or step.state), false)
+  if step.state == 'failed' and not shown() then
     -- A refused edit or command must be seen where the user looks, not only here.
     vim.schedule(function()
       vim.notify(
@@ -102,6 +119,37 @@ function M.step(step)
         vim.log.levels.WARN
       )
     end)
+  end
+end
+
+---Lines the running step's command printed (agent/output): its last lines, under the step.
+---@param text string
+function M.output(text)
+  if not tail then
+    return
+  end
+  for _, line in ipairs(vim.split((text:gsub('\n$', '')), '\n', { plain = true })) do
+    table.insert(tail.lines, line)
+    tail.count = tail.count + 1
+  end
+  while #tail.lines > TAIL_LINES do
+    table.remove(tail.lines, 1)
+  end
+  local lines = {}
+  if tail.count > #tail.lines then
+    local more = tail.count - #tail.lines
+    table.insert(lines, ('    … %d more line%s'):format(more, more == 1 and '' or 's'))
+  end
+  for _, line in ipairs(tail.lines) do
+    table.insert(lines, '    ' .. line)
+  end
+  local b = buffer()
+  local windows = following(b)
+  vim.bo[b].modifiable = true
+  vim.api.nvim_buf_set_lines(b, tail.start, -1, false, lines)
+  vim.bo[b].modifiable = false
+  for _, win in ipairs(windows) do
+    vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(b), 0 })
   end
 end
 
@@ -130,31 +178,15 @@ function M.added(text)
   block('**added to the task**: ' .. text:gsub('\n', ' '))
 end
 
----`inputTokens` -> "input": each usage figure the server reports, whatever their names.
----@param usage table<string, any>
----@return string
-local function usage_text(usage)
-  local parts = {}
-  for _, key in ipairs(vim.tbl_keys(usage)) do
-    local name = key:gsub('Tokens$', ''):gsub('(%u)', ' %1'):lower()
-    table.insert(parts, ('%s %s'):format(name, vim.inspect(usage[key])))
-  end
-  table.sort(parts)
-  return table.concat(parts, ', ')
-end
-
 ---How the task ended: the server's outcome line (status, steps, edits, tokens, cache,
 ---cost), the one the terminal and VS Code show too.
 ---@param result agentls.TaskResult
 function M.finish(result)
-  local lines = { (result.outcome:gsub('^(%w+):', '**%1**:')) }
+  tail = nil
+  local lines = { (result.outcome or result.status):gsub('^(%w+)', '**%1**') }
   if result.status ~= 'done' and result.summary and result.summary ~= '' then
     table.insert(lines, '')
     table.insert(lines, result.summary)
-  end
-  if type(result.usage) == 'table' and next(result.usage) then
-    table.insert(lines, '')
-    table.insert(lines, 'Tokens: ' .. usage_text(result.usage))
   end
   block(table.concat(lines, '\n'))
 end
@@ -178,17 +210,20 @@ function M.detail(message)
   streaming = false
 end
 
----Show the transcript in a split (or go to the window that shows it).
-function M.open()
+---Show the transcript in a split (reusing the window that shows it); `focus` goes there.
+---@param focus? boolean
+function M.open(focus)
   local b = buffer()
   local win = vim.fn.bufwinid(b)
+  local from = vim.api.nvim_get_current_win()
   if win == -1 then
     vim.cmd('botright split')
-    vim.api.nvim_win_set_buf(0, b)
-  else
-    vim.api.nvim_set_current_win(win)
+    win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(win, b)
+    vim.wo[win].wrap = true
   end
-  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(b), 0 })
+  vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(b), 0 })
+  vim.api.nvim_set_current_win(focus == false and from or win)
 end
 
 return M

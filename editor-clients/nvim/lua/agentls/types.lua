@@ -39,6 +39,7 @@
 ---@class agentls.UndoResult The answer of agent.undo (docs/protocol.md).
 ---@field checkpoint integer The checkpoint the files went back to.
 ---@field restored string[] Files put back as they were.
+---@field outcome string What the undo did, in the server's words.
 ---@field removed string[] Files created after the checkpoint, removed.
 ---@field conflicts string[] Files changed since by someone else: left alone.
 ---@field declined string[] Files the review refused, or that could not be restored.

@@ -65,11 +65,19 @@ function M.file(edit)
   return file
 end
 
----How a file is named to the user: relative to the cwd or home.
+---How a file is named to the user: relative to the project (the agentls server's root)
+---when it is inside it, else to the cwd or home.
 ---@param uri string
 ---@return string
 function M.name(uri)
-  return vim.fn.fnamemodify(vim.uri_to_fname(uri), ':~:.')
+  local path = vim.uri_to_fname(uri)
+  for _, client in ipairs(vim.lsp.get_clients({ name = 'agentls' })) do
+    local inside = client.root_dir and vim.fs.relpath(client.root_dir, path)
+    if inside then
+      return inside
+    end
+  end
+  return vim.fn.fnamemodify(path, ':~:.')
 end
 
 ---Where each edit sits: its first row (0-based) and row count, before and after it applies.

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from ...counts import counted
 from ...disk.files import NotText, read_text
 from ...disk.paths import inside, relative, resolve
 from ...disk.safe_git import safe_git_command, safe_git_env
@@ -434,6 +435,34 @@ async def _python_grep(context: ToolContext, arguments: dict[str, Any], found: F
 _PATH_ARGUMENT = {"type": "string", "description": "Folder or file; default the root."}
 _GLOB = {"type": "string", "description": "Only files matching this glob, e.g. '*.py'."}
 
+
+def _listed_words(arguments: dict[str, Any], result: str) -> tuple[bool, str]:
+    """`12 files`, counted from the answer's lines (its notes in brackets are not files)."""
+    total = re.search(r"^\[(\d+) files", result, re.MULTILINE)
+    if result.rpartition("\n")[2].startswith("No files under"):
+        return True, "no files"
+    names = [line for line in result.splitlines() if line and line[0] not in "[("]
+    return True, counted(int(total.group(1)) if total else len(names), "file")
+
+
+def _grep_words(arguments: dict[str, Any], result: str) -> tuple[bool, str]:
+    """`2 files match`, `no match`: the files the answer names."""
+    if result.endswith("No matches."):
+        return True, "no match"
+    summary = re.search(r"^\[(?:(\d+) match(?:es)? in )?(\d+) files?[;\]]", result, re.MULTILINE)
+    if summary:
+        files = int(summary.group(2))
+    else:
+        lines = [line for line in result.splitlines() if line and line != "--" and line[0] != "("]
+        output = arguments.get("output", "content")
+        if output == "files":
+            files = len(lines)
+        else:
+            marks = ": " if output == "count" else ":"
+            files = len({line.partition(marks)[0] for line in lines if marks in line})
+    return True, f"{counted(files, 'file')} match" if files != 1 else "1 file matches"
+
+
 LIST_FILES = Tool(
     name="list_files",
     description="List the files under a folder (recursively; .gitignore'd files left out), sorted.",
@@ -442,6 +471,7 @@ LIST_FILES = Tool(
     handler=list_files,
     summary_field="path",
     read_only=True,
+    words=_listed_words,
 )
 
 GREP = Tool(
@@ -466,4 +496,5 @@ GREP = Tool(
     handler=grep,
     summary_field="pattern",
     read_only=True,
+    words=_grep_words,
 )

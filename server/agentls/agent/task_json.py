@@ -1,13 +1,13 @@
-"""The wire shapes of the `agent/*` answers: the core's results as the protocol's camelCase
-JSON (docs/protocol.md). The core knows none of them."""
+"""A task's result as the protocol's camelCase JSON (docs/protocol.md): the answer of
+`agent.runTask`, and of `agentls run --output-format json`. The loop itself never uses it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..agent.task_result import TaskResult
 from ..interfaces import Usage
 from ..models.costs import Price
+from .task_result import TaskResult
 
 
 def usage_json(usage: Usage, model: str = "", price: Price | None = None) -> dict[str, Any]:
