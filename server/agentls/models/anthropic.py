@@ -18,8 +18,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
-from ..interfaces import Block, ModelError, PromptTooLong, Turn, Usage
+from ..interfaces import Block, ModelError, PromptTooLong, Turn
 from ..redaction import redact, secret_values
+from .message_stream import MessageAnswer
 from .providers import DEFAULT_PROVIDER, KEYLESS, PROFILES, Endpoint
 
 if TYPE_CHECKING:
@@ -136,25 +137,6 @@ def with_cache_breakpoints(
         message["content"] = content
         marked[index] = message
     return system_blocks, marked
-
-
-def _block(block: Any) -> Block:
-    """A response block as request-ready JSON (no None fields the API would refuse back)."""
-    if block.type == "text":
-        return {"type": "text", "text": block.text}
-    if block.type == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    dumped: Block = block.model_dump(exclude_none=True)
-    return dumped
-
-
-def _usage(usage: Any) -> Usage:
-    return Usage(
-        input=usage.input_tokens or 0,
-        output=usage.output_tokens or 0,
-        cache_read=getattr(usage, "cache_read_input_tokens", None) or 0,
-        cache_write=getattr(usage, "cache_creation_input_tokens", None) or 0,
-    )
 
 
 _TOO_LONG = re.compile(
@@ -358,24 +340,22 @@ class AnthropicModel(Adapter):
         on_text: Callable[[str], None],
     ) -> Turn:
         # The loop builds the API's JSON without importing the SDK (interfaces.Block); this
-        # is the one place it meets the SDK, whose TypedDicts describe that same JSON.
-        async with self.client.messages.stream(
+        # is the one place it meets the SDK, whose TypedDicts describe that same JSON. The raw
+        # events, not `messages.stream`: see message_stream.
+        stream = await self.client.messages.create(
             model=self.name,
             max_tokens=self.max_tokens,
             system=cast("list[TextBlockParam]", system),
             messages=cast("list[MessageParam]", messages),
             tools=cast("list[ToolParam]", tools),
             timeout=self.timeout,
-        ) as stream:
+            stream=True,
+        )
+        answer = MessageAnswer(on_text)
+        async with stream:
             try:
-                async for text in stream.text_stream:
-                    on_text(text)
-                message = await stream.get_final_message()
+                async for event in stream:
+                    answer.add(event)
+                return answer.turn()
             except Exception as error:
                 raise BrokenAnswer(error) from error
-        if message.stop_reason is None:
-            ended = ConnectionError("the stream ended before the answer did")
-            raise BrokenAnswer(ended) from ended
-        return Turn(
-            [_block(b) for b in message.content], message.stop_reason, _usage(message.usage)
-        )
