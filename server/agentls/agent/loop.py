@@ -6,6 +6,8 @@ It depends only on the interfaces in `interfaces.py` and the tool table; the doo
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 from dataclasses import dataclass
 
@@ -23,9 +25,10 @@ from ..interfaces import (
 )
 from ..redaction import redact
 from ..tools import ToolContext, offered, run_tool
+from .calls import in_model_order
 from .compaction import compact
 from .context import prompt_chars
-from .conversation import Conversation, text_of, tool_result
+from .conversation import Conversation, text_of
 from .prompt import system_prompt
 from .task_result import CANCELLED_BY_USER, Status, TaskResult
 
@@ -157,10 +160,12 @@ class Agent:
                     return result("done", text_of(turn.content))
                 cut_off = turn.stop_reason == "max_tokens"
                 conversation.add_user([])
-                for call in calls:
-                    block = await self._call(call, cut_off, steps)
-                    conversation.messages[-1]["content"].append(block)
-                    conversation.save()
+                run = functools.partial(self._call, cut_off=cut_off, step=steps)
+                ordered = in_model_order(calls, self.offered, self.progress, run)
+                async with contextlib.aclosing(ordered) as results:
+                    async for block in results:
+                        conversation.messages[-1]["content"].append(block)
+                        conversation.save()
                 conversation.add_user(self._steering())
             limit = self.limits.max_steps
             return result("step_limit", f"Stopped after {limit} steps (the maxSteps setting).")
@@ -220,27 +225,16 @@ class Agent:
             self.progress.steered(text)
         return [{"type": "text", "text": _STEERED.format(text=text)} for text in texts]
 
-    async def _call(self, call: Block, cut_off: bool, step: int) -> Block:
-        tool = self.offered.get(call["name"])
-        summary = tool.summary(call.get("input")) if tool else ""
-        self.progress.step(call["name"], summary)
+    async def _call(self, call: Block, summary: str, cut_off: bool, step: int) -> tuple[str, bool]:
         label = f"{call['name']}: {summary}"
 
         async def before_change(touches: list[str] | None) -> None:
             await self._checkpoint("step", step, label, touches)
 
         if cut_off:
-            text, is_error = _CUT_OFF_TOOL, True
-        else:
-            arguments = call.get("input")
-            text, is_error = await run_tool(self.tools, call["name"], arguments, before_change)
-            noted = self.conversation.memory_noted
-            memory = self.memory
-            note = "" if is_error or not memory else memory.note(call["name"], arguments, noted)
-            text = f"{text}\n\n{note}" if note else text
-        # The result's first sentence: what follows ("Do not retry it; ask or take another
-        # way.") is advice written for the model.
-        sentence, stop, _ = (text.splitlines()[0] if text else "").partition(". ")
-        detail = sentence + "." if stop else sentence
-        self.progress.step_done(call["name"], summary, not is_error, detail, text)
-        return tool_result(call["id"], text, is_error)
+            return _CUT_OFF_TOOL, True
+        arguments = call.get("input")
+        text, is_error = await run_tool(self.tools, call["name"], arguments, before_change)
+        noted, memory = self.conversation.memory_noted, self.memory
+        note = "" if is_error or not memory else memory.note(call["name"], arguments, noted)
+        return (f"{text}\n\n{note}" if note else text), is_error

@@ -62,6 +62,9 @@ class Tool:
     required: tuple[str, ...]
     handler: Handler
     summary_field: str
+    read_only: bool = False
+    """It changes nothing (no file, no process, no plan): the loop may run it at the same
+    time as the turn's other read-only calls."""
 
     def schema(self) -> dict[str, Any]:
         return {

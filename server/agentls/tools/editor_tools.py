@@ -183,6 +183,7 @@ DIAGNOSTICS = Tool(
     properties={"path": {"type": "string", "description": "A file; default every file."}},
     required=(),
     handler=diagnostics,
+    read_only=True,
     summary_field="path",
 )
 
@@ -194,6 +195,7 @@ def _navigation(name: str, what: str, handler: Handler) -> Tool:
         properties=_AT,
         required=("path", "line", "symbol"),
         handler=handler,
+        read_only=True,
         summary_field="symbol",
     )
 
@@ -207,5 +209,6 @@ SYMBOLS = Tool(
     properties={"query": {"type": "string", "description": "Part of the name."}},
     required=("query",),
     handler=symbols,
+    read_only=True,
     summary_field="query",
 )

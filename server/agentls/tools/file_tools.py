@@ -289,6 +289,7 @@ READ_FILE = Tool(
     },
     required=("path",),
     handler=read_file,
+    read_only=True,
     summary_field="path",
 )
 

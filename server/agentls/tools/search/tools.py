@@ -440,6 +440,7 @@ LIST_FILES = Tool(
     properties={"path": _PATH_ARGUMENT, "glob": _GLOB},
     required=(),
     handler=list_files,
+    read_only=True,
     summary_field="path",
 )
 
@@ -463,5 +464,6 @@ GREP = Tool(
     },
     required=("pattern",),
     handler=grep,
+    read_only=True,
     summary_field="pattern",
 )
