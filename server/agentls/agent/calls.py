@@ -9,7 +9,7 @@ before it left it, exactly as if all ran one by one.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 
 from ..interfaces import Block, Progress
 from ..tools import Tool
@@ -42,7 +42,7 @@ def batches(calls: Sequence[Block], tools: Mapping[str, Tool]) -> list[list[Bloc
 
 async def in_model_order(
     calls: Sequence[Block], tools: Mapping[str, Tool], progress: Progress, run: Run
-) -> AsyncIterator[Block]:
+) -> AsyncGenerator[Block, None]:
     """Each call's tool_result, in the model's order. A call's progress starts when it is the
     first one not yet answered, so a sink that shows one step at a time shows them in order.
     Close it with `contextlib.aclosing`: calls still running are then cancelled."""
