@@ -44,7 +44,7 @@ from ..agent.task_result import TaskResult
 from ..config.user_settings import load as load_user_settings
 from ..history.sessions import SessionStore
 from ..interfaces import ModelError
-from ..models.anthropic import ClientCache
+from ..models.anthropic import ClientCache, load_sdk
 from ..wiring import prepare_task
 from .approver import AcpApprover
 from .progress import AcpProgress
@@ -243,6 +243,7 @@ class AcpAgent:
         settings, problems = load_user_settings(approveCommands=session.mode)
         for problem in problems:
             updates.send(acp.update_agent_message_text(f"(agentls: {problem})\n\n"))
+        await load_sdk(settings.provider)
         try:
             setup = prepare_task(session.root, settings, self.clients)
         except ModelError as error:

@@ -13,6 +13,7 @@ from lsprotocol import types
 from ..agent.loop import Agent
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..interfaces import ModelError
+from ..models.anthropic import load_sdk
 from ..wiring import outcome, prepare_task
 from .agent_server import AgentServer, RunningTask
 from .approver import LspApprover
@@ -57,6 +58,7 @@ async def _run(
     params: types.ExecuteCommandParams | None,
 ) -> dict[str, Any]:
     settings = await ls.settings()
+    await load_sdk(settings.provider)
     try:
         setup = prepare_task(root, settings, ls.clients)
     except ModelError as error:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
 import logging
 import os
 import re
 import socket
-import threading
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
@@ -45,12 +46,14 @@ step added, where the API's look-back from the first reaches only 20 blocks. Wit
 prompt's, 3 breakpoints of the API's 4."""
 
 
-def preload(provider: str | None) -> None:
-    """Import the provider's SDK in the background, so the first task does not wait seconds
-    for it (`provider`: the setting from the client's initializationOptions, if any)."""
+async def load_sdk(provider: str | None) -> None:
+    """Import the provider's SDK in a thread, before a task needs it: the editor goes on
+    being served meanwhile, and a server that never runs a task never holds it (the
+    anthropic SDK alone is some 50 MiB). `provider`: the provider setting, if any."""
     profile = PROFILES.get(provider or os.environ.get("AGENTLS_PROVIDER") or DEFAULT_PROVIDER)
     sdk = profile.wire if profile else DEFAULT_PROVIDER  # a wire format is named after its SDK
-    threading.Thread(target=lambda: __import__(sdk), name=f"import-{sdk}", daemon=True).start()
+    if sdk not in sys.modules:
+        await asyncio.to_thread(importlib.import_module, sdk)
 
 
 class ClientCache:
