@@ -4,12 +4,14 @@ linear in its size (the SDK's own accumulator re-parsed the whole input at every
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 from agentls.models import providers
 from agentls.models.anthropic import AnthropicModel, ClientCache
 from agentls.models.chat import ChatModel
+from agentls.models.message_stream import MessageAnswer, StreamError
 from fake_api import FakeAnthropic, Reply, reply, text, tool_use
 from fake_api.chat import FakeOpenAI
 
@@ -67,3 +69,20 @@ async def test_the_same_in_the_chat_completions_format(chat: FakeOpenAI) -> None
     turn = await chat_model(chat).respond("system", HELLO, [], pieces.append)
     assert "".join(pieces) == "Writing it."
     assert turn.content[-1]["input"] == {"path": "big.txt", "content": TWO_MB}
+
+
+def test_an_error_event_in_the_stream_is_a_broken_answer_and_data_may_span_lines() -> None:
+    answer = MessageAnswer(lambda text: None)
+    start = {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}
+    for line in ("event: content_block_start", f"data: {json.dumps(start)}", ""):
+        answer.add_line(line)
+    answer.add_line('data: {"type": "content_block_delta", "index": 0,')
+    answer.add_line('data: "delta": {"type": "text_delta", "text": "hi"}}')
+    answer.add_line("")
+    assert answer.open[0].pieces == ["hi"]
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
+    answer.add_line(f"data: {json.dumps(error)}")
+    with pytest.raises(StreamError, match="overloaded_error: busy"):
+        answer.add_line("")
+    with pytest.raises(StreamError, match="ended before the answer did"):
+        answer.turn()

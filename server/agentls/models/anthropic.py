@@ -343,9 +343,10 @@ class AnthropicModel(Adapter):
         on_text: Callable[[str], None],
     ) -> Turn:
         # The loop builds the API's JSON without importing the SDK (interfaces.Block); this
-        # is the one place it meets the SDK, whose TypedDicts describe that same JSON. The raw
-        # events, not `messages.stream`: see message_stream.
-        stream = await self.client.messages.create(
+        # is the one place it meets the SDK, whose TypedDicts describe that same JSON. The
+        # body's lines, not `messages.stream` or its typed events: see message_stream.
+        answer = MessageAnswer(on_text)
+        async with self.client.messages.with_streaming_response.create(
             model=self.name,
             max_tokens=self.max_tokens,
             system=cast("list[TextBlockParam]", system),
@@ -353,12 +354,11 @@ class AnthropicModel(Adapter):
             tools=cast("list[ToolParam]", tools),
             timeout=self.timeout,
             stream=True,
-        )
-        answer = MessageAnswer(on_text)
-        async with stream:
+        ) as response:
             try:
-                async for event in stream:
-                    answer.add(event)
+                async for line in response.iter_lines():
+                    answer.add_line(line)
+                answer.add_line("")  # a last event without its blank line
                 return answer.turn()
             except Exception as error:
                 raise BrokenAnswer(error) from error
