@@ -174,21 +174,12 @@ async def parallel_reads(
     return ParallelReads(statistics.median(together), statistics.median(alone))
 
 
-@dataclass(frozen=True)
-class IdleMemory:
-    agentls_kib: int
-    bare_kib: int
-
-
-async def idle_memory(env: dict[str, str], root: Path, seconds: float) -> IdleMemory:
-    """Each server's resident set `seconds` after initialize, nothing asked of it."""
-    found = {}
-    for name in ("agentls", "bare"):
-        editor = BenchEditor(SETTINGS)
-        await editor.start(server_command(name), env, root)
-        try:
-            await asyncio.sleep(seconds)
-            found[name] = resident_kib(editor.pid)
-        finally:
-            await editor.close()
-    return IdleMemory(found["agentls"], found["bare"])
+async def idle_memory(env: dict[str, str], root: Path, seconds: float) -> int:
+    """The server's resident set (KiB) `seconds` after initialize, nothing asked of it."""
+    editor = BenchEditor(SETTINGS)
+    await editor.start(server_command("agentls"), env, root)
+    try:
+        await asyncio.sleep(seconds)
+        return resident_kib(editor.pid)
+    finally:
+        await editor.close()

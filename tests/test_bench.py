@@ -23,7 +23,7 @@ def test_quick_bench_prints_every_measure() -> None:
         for line in done.stdout.splitlines()
         if line.startswith("| ") and not line.startswith(("| measure", "| ---"))
     }
-    assert len(rows) == 24, done.stdout
+    assert len(rows) == 33, done.stdout
     overhead = rows["fixed overhead: input tokens of the first request, one-word task"]
     assert overhead[-1].strip(" |") == "pass"
     billed = next(cells for name, cells in rows.items() if name.startswith("billed input"))
