@@ -14,7 +14,18 @@ from pathlib import Path
 
 from .api import FakeAnthropic
 from .big_file_edit import HunkCost, hunk_cost
-from .checkpoints import CheckpointCost, checkpoint_cost
+from .big_repos import (
+    BigUndo,
+    FirstCheckpoint,
+    FirstEdit,
+    ParallelReads,
+    first_checkpoint,
+    first_edit,
+    idle_memory,
+    parallel_reads,
+    undo_on,
+)
+from .checkpoints import CheckpointCost, checkpoint_cost, make_workspace
 from .editor import BenchEditor, server_command
 from .mcp_tools import MCP_TOOLS, with_mcp_tools
 from .report import (
@@ -46,6 +57,7 @@ from .runs import (
 )
 from .sandbox_cost import SandboxCost, sandbox_cost
 from .search import GREP_BOUND_SECONDS, STEPS, SearchStep, make_tree, search_steps
+from .streaming import DELTA_CHARS, Streamed, streamed_write
 from .trajectory import make_modules
 
 
@@ -66,6 +78,12 @@ class Plan:
     big_tree_files: int = 200_000
     edit_lines: int = 30_000
     """The file of the one-line edit whose hunks are set against difflib's."""
+    first_edit_files: tuple[int, int] = (20, 20_000)
+    first_checkpoint_files: tuple[int, ...] = (5_000, 20_000)
+    undo_files: int = 100_000
+    """And the big tree's."""
+    streamed_bytes: int = 200_000
+    idle_seconds: float = 5.0
 
 
 QUICK = Plan(
@@ -82,6 +100,11 @@ QUICK = Plan(
     tree_files=1_000,
     big_tree_files=2_000,
     edit_lines=3_000,
+    first_edit_files=(20, 200),
+    first_checkpoint_files=(300,),
+    undo_files=200,
+    streamed_bytes=20_000,
+    idle_seconds=0.5,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -104,6 +127,12 @@ class Results:
     big_search: list[SearchStep]
     hunks: HunkCost
     lines_edit: BigEdit
+    first_edits: list[FirstEdit]
+    first_checkpoints: list[FirstCheckpoint]
+    undos: list[BigUndo]
+    streamed: Streamed
+    reads_together: ParallelReads
+    idle_kib: int
 
 
 async def measure(plan: Plan) -> Results:
@@ -136,10 +165,24 @@ async def measure(plan: Plan) -> Results:
         tree = home / "tree"
         files = make_tree(tree, plan.tree_files)
         search = await search_steps(fake, env, tree, plan.rounds, STEPS)
+        together = await parallel_reads(fake, env, tree, plan.rounds)
         big_tree = home / "big-tree"
         big_files = make_tree(big_tree, plan.big_tree_files)
         # Once each: a step may take the whole bound.
         big_search = await search_steps(fake, env, big_tree, 1, [STEPS[1], STEPS[-1]])
+        first_edits = [
+            await first_edit(env, home / f"edited-{n}", n, plan.rounds)
+            for n in plan.first_edit_files
+        ]
+        first_checkpoints = [first_checkpoint(home, n) for n in plan.first_checkpoint_files]
+        hundred = home / "undo-tree"
+        make_workspace(hundred, plan.undo_files)
+        undos = [
+            await undo_on(hundred, home / "undo-shadow", plan.undo_files),
+            await undo_on(big_tree, home / "big-undo-shadow", big_files),
+        ]
+        streamed = await streamed_write(plan.streamed_bytes, plan.rounds)
+        idle_kib = await idle_memory(env, root, plan.idle_seconds)
     return Results(
         plan,
         startup,
@@ -157,6 +200,12 @@ async def measure(plan: Plan) -> Results:
         big_search,
         hunks,
         lines_edit,
+        first_edits,
+        first_checkpoints,
+        undos,
+        streamed,
+        together,
+        idle_kib,
     )
 
 
@@ -277,6 +326,7 @@ def rows(results: Results) -> list[Row]:
         info("the same: CPU time, agentls and git", checkpoint.cpu_median * 1000, "ms", None, ""),
         *(_search_row(step, results.tree_files) for step in results.search),
         *(_big_search_row(step, results.big_tree_files) for step in results.big_search),
+        *big_repository_rows(results),
     ]
 
 
@@ -302,6 +352,86 @@ def _line_edit_rows(cost: HunkCost, edit: BigEdit) -> list[Row]:
             "difflib, whole file",
         ),
     ]
+def big_repository_rows(results: Results) -> list[Row]:
+    small, big = results.first_edits
+    rounds, mib = results.plan.rounds, 1024
+    stream, together = results.streamed, results.reads_together
+    rows = [
+        added_at_most(
+            f"wait before a task's first edit, {big.files:,}-file workspace, beside "
+            f"{small.files} files (median of {rounds}; first request to applyEdit)",
+            big.seconds * 1000,
+            "ms",
+            small.seconds * 1000,
+            f"{small.files} files",
+            500,
+        )
+    ]
+    for first in results.first_checkpoints:
+        baseline = "git add -A && git commit"
+        rows += [
+            info(
+                f"first checkpoint, {first.files:,} files, no git (in the background)",
+                first.plain_seconds,
+                "s",
+                first.git_seconds,
+                baseline,
+            ),
+            ratio_at_most(
+                f"first checkpoint, {first.files:,}-file git workspace, from its index",
+                first.seeded_seconds,
+                "s",
+                first.git_seconds,
+                baseline,
+                0.5,
+            ),
+        ]
+    for done in results.undos:
+        row = at_most(
+            f"undo of an edit, {done.files:,} files ({'restored' if done.restored else 'NOT'}"
+            f"; first checkpoint {done.first_seconds:.0f} s, in the background)",
+            done.undo_seconds,
+            "s",
+            30,
+        )
+        rows.append(replace(row, passed=row.passed and done.restored))
+    size = f"{stream.input_bytes / 1000:.0f} KB write_file"
+    rows += [
+        ratio_at_most(
+            f"{size} streamed in {DELTA_CHARS}-character deltas, beside a minimal reader "
+            f"of the same events (median of {rounds})",
+            stream.small_deltas * 1000,
+            "ms",
+            stream.minimal_reader * 1000,
+            "minimal reader",
+            1.5,
+        ),
+        info(
+            f"the same {size} in {DELTA_CHARS}-character deltas, beside one delta",
+            stream.small_deltas * 1000,
+            "ms",
+            stream.one_delta * 1000,
+            "one delta",
+        ),
+        ratio_at_most(
+            f"5 read-only calls in one turn (3 read_file, 2 grep), {results.tree_files:,} "
+            f"files, beside the slowest alone (median of {rounds})",
+            together.together_seconds * 1000,
+            "ms",
+            together.slowest_alone_seconds * 1000,
+            "slowest alone",
+            1.25,
+        ),
+        at_most(
+            f"resident memory at idle, {results.plan.idle_seconds:g} s after initialize",
+            results.idle_kib / mib,
+            "MiB",
+            70,
+            results.startup["bare"].resident_kib / mib,
+            "bare pygls (after initialize)",
+        ),
+    ]
+    return rows
 
 
 def _sandbox_row(cost: SandboxCost, runs: int) -> Row:

@@ -23,7 +23,8 @@ Turns (consumed FIFO, one per ``POST /v1/messages``):
 
 * ``Reply`` / ``reply(*blocks, stop_reason=None, delay=0, event_delay=0,
   drop_after=None, end_after=None, omit_message_stop=False)``. Blocks are
-  ``text(str)`` and ``tool_use(name, input, id=None, raw_json=None)``;
+  ``text(str)`` and ``tool_use(name, input, id=None, raw_json=None, piece_chars=None)``
+  (the input streamed in pieces of that many characters; default: three pieces);
   ``malformed_tool_use(name)`` streams unparseable input JSON. ``stop_reason``
   defaults to "tool_use" when a tool_use block is present, else "end_turn"; any
   string is passed through ("max_tokens", "refusal", ...). ``delay`` waits before

@@ -265,12 +265,14 @@ class FakeOpenAI(FakeAnthropic):
             events.append(chunk({"reasoning_content": f"Thinking ({message['id']})."}))
         if choice["message"]["content"]:
             events.extend(chunk({"content": t}) for t in split_text(choice["message"]["content"]))
-        for number, call in enumerate(choice["message"].get("tool_calls") or []):
+        blocks = [b for b in turn.content if not isinstance(b, TextBlock)]
+        calls = choice["message"].get("tool_calls") or []
+        for number, (block, call) in enumerate(zip(blocks, calls, strict=True)):
             index = 0 if self.dialect.shared_index else number
             name = call["function"]["name"]
             opened = {"index": index, "id": call["id"], "type": "function"}
             events.append(chunk({"tool_calls": [{**opened, "function": {"name": name}}]}))
-            for piece in split_json(call["function"]["arguments"])[1:]:
+            for piece in split_json(call["function"]["arguments"], block.piece_chars)[1:]:
                 fragment: dict[str, Any] = {"index": index, "function": {"arguments": piece}}
                 if self.dialect.repeat_names:
                     fragment["function"]["name"] = name

@@ -22,6 +22,9 @@ class ToolUseBlock:
     # Streamed verbatim as input_json_delta instead of json.dumps(input), so tests
     # can feed clients input JSON the SDK cannot parse.
     raw_json: str | None = None
+    # Streamed in pieces of this many characters (None: in three), as a model writing a long
+    # file sends it.
+    piece_chars: int | None = None
 
 
 Block = TextBlock | ToolUseBlock
@@ -75,8 +78,9 @@ def tool_use(
     id: str | None = None,
     *,
     raw_json: str | None = None,
+    piece_chars: int | None = None,
 ) -> ToolUseBlock:
-    return ToolUseBlock(name, dict(input or {}), id, raw_json)
+    return ToolUseBlock(name, dict(input or {}), id, raw_json, piece_chars)
 
 
 def malformed_tool_use(
@@ -160,11 +164,15 @@ def _block_from_json(obj: Any) -> Block:
         return TextBlock(obj["text"])
     if isinstance(obj, dict) and set(obj) == {"tool_use"} and isinstance(obj["tool_use"], dict):
         spec = obj["tool_use"]
-        unknown = set(spec) - {"name", "input", "id", "raw_json"}
+        unknown = set(spec) - {"name", "input", "id", "raw_json", "piece_chars"}
         if unknown or not isinstance(spec.get("name"), str):
             raise ValueError(f"bad tool_use block: {obj!r}")
         return ToolUseBlock(
-            spec["name"], dict(spec.get("input") or {}), spec.get("id"), spec.get("raw_json")
+            spec["name"],
+            dict(spec.get("input") or {}),
+            spec.get("id"),
+            spec.get("raw_json"),
+            spec.get("piece_chars"),
         )
     raise ValueError(f"bad content block: {obj!r}")
 

@@ -15,10 +15,10 @@ def split_text(value: str) -> list[str]:
     return ["".join(words[i : i + 3]) for i in range(0, len(words), 3)]
 
 
-def split_json(raw: str, parts: int = 3) -> list[str]:
+def split_json(raw: str, piece_chars: int | None = None) -> list[str]:
     # The real API opens every tool input with an empty partial_json; clients must
-    # tolerate it, so the fake sends one too.
-    size = max(1, -(-len(raw) // parts))
+    # tolerate it, so the fake sends one too. Without a size: three pieces.
+    size = piece_chars or max(1, -(-len(raw) // 3))
     return ["", *(raw[i : i + size] for i in range(0, len(raw), size))]
 
 
@@ -57,7 +57,8 @@ def sse_events(
         else:
             opened = {**wire, "input": {}}
             raw = block.raw_json if block.raw_json is not None else canonical(block.input)
-            deltas = [{"type": "input_json_delta", "partial_json": p} for p in split_json(raw)]
+            pieces = split_json(raw, block.piece_chars)
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
         events.append(
             (
                 "content_block_start",

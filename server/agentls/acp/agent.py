@@ -47,7 +47,7 @@ from ..config.user_settings import load as load_user_settings
 from ..extensions.mcp_config import ServerSpec, from_acp
 from ..history.sessions import SessionStore
 from ..interfaces import ModelError
-from ..models.anthropic import ClientCache
+from ..models.anthropic import ClientCache, load_sdk
 from ..permissions import modes
 from ..wiring import new_conversation, prepare_task, resumed_conversation
 from .approver import AcpApprover
@@ -255,6 +255,7 @@ class AcpAgent:
         settings, problems = load_user_settings(approveCommands=always)
         for problem in problems:
             updates.send(acp.update_agent_message_text(f"(agentls: {problem})\n\n"))
+        await load_sdk(settings.provider)
         try:
             setup = prepare_task(session.root, settings, self.clients)
         except ModelError as error:

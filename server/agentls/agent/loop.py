@@ -6,6 +6,8 @@ It depends only on the interfaces in `interfaces.py` and the tool table; the doo
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 from dataclasses import dataclass
 
@@ -23,10 +25,11 @@ from ..interfaces import (
     Usage,
 )
 from ..redaction import redact
-from ..tools import ToolContext, offered, run_tool, told
+from ..tools import ToolContext, offered, run_tool
+from .calls import in_model_order
 from .compaction import compact
 from .context import prompt_chars
-from .conversation import Conversation, text_of, tool_result
+from .conversation import Conversation, text_of
 from .prompt import system_prompt
 from .task_result import CANCELLED_BY_USER, Status, TaskResult
 
@@ -160,10 +163,12 @@ class Agent:
                     return result("done", text_of(turn.content))
                 cut_off = turn.stop_reason == "max_tokens"
                 conversation.add_user([])
-                for call in calls:
-                    block = await self._call(call, cut_off, steps)
-                    conversation.messages[-1]["content"].append(block)
-                    conversation.save()
+                run = functools.partial(self._call, cut_off=cut_off, step=steps)
+                ordered = in_model_order(calls, offered(self.tools), self.progress, run)
+                async with contextlib.aclosing(ordered) as results:
+                    async for block in results:
+                        conversation.messages[-1]["content"].append(block)
+                        conversation.save()
                 conversation.add_user(self._steering())
             limit = self.limits.max_steps
             return result("step_limit", f"Stopped after {limit} steps (the maxSteps setting).")
@@ -224,10 +229,7 @@ class Agent:
             self.progress.steered(text)
         return [{"type": "text", "text": _STEERED.format(text=text)} for text in texts]
 
-    async def _call(self, call: Block, cut_off: bool, step: int) -> Block:
-        tool = offered(self.tools).get(call["name"])
-        summary = tool.summary(call.get("input")) if tool else ""
-        self.progress.step(call["name"], summary)
+    async def _call(self, call: Block, summary: str, cut_off: bool, step: int) -> tuple[str, bool]:
         label = f"{call['name']}: {summary}"
 
         async def before_change(touches: list[str] | None) -> None:
@@ -235,18 +237,13 @@ class Agent:
 
         arguments = call.get("input")
         if cut_off:
-            text, is_error = _CUT_OFF_TOOL, True
-        else:
-            try:
-                text, is_error = await run_tool(self.tools, call["name"], arguments, before_change)
-            except CommandCancelled as cancel:  # what the command printed is the model's too
-                answered = tool_result(call["id"], redact(cancel.output, self.tools.secrets), True)
-                self.conversation.messages[-1]["content"].append(answered)
-                raise
-            noted = self.conversation.memory_noted
-            memory = self.memory
-            note = "" if is_error or not memory else memory.note(call["name"], arguments, noted)
-            text = f"{text}\n\n{note}" if note else text
-        ok, detail = told(tool, arguments, text, is_error)
-        self.progress.step_done(call["name"], summary, ok, detail, text)
-        return tool_result(call["id"], text, is_error)
+            return _CUT_OFF_TOOL, True
+        try:
+            text, is_error = await run_tool(self.tools, call["name"], arguments, before_change)
+        except CommandCancelled as cancel:  # what the command printed is the model's too
+            answered = tool_result(call["id"], redact(cancel.output, self.tools.secrets), True)
+            self.conversation.messages[-1]["content"].append(answered)
+            raise
+        noted, memory = self.conversation.memory_noted, self.memory
+        note = "" if is_error or not memory else memory.note(call["name"], arguments, noted)
+        return (f"{text}\n\n{note}" if note else text), is_error

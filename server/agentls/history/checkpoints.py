@@ -15,7 +15,13 @@ touched by undo.
 
 Each checkpoint is a commit (so the objects stay reachable) and a line of `checkpoints.jsonl`
 in the same folder. A checkpoint costs a few git processes that look only at what changed
-since the last one (git's index keeps the files' stat data).
+since the last one (git's index keeps the files' stat data). The first one of a git
+workspace starts from the repository's own index (`git_seed`): only files changed since
+git last looked at them are hashed.
+
+No step waits for a whole-tree record it does not need: an edit records the files it
+touches at once (their pre-images) and the tree is put together in the background; only a
+command (which may change anything) waits for it.
 """
 
 from __future__ import annotations
@@ -27,26 +33,26 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import stat
 import subprocess
+import threading
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..disk.safe_git import safe_git_command, safe_git_env
 from ..interfaces import CheckpointKind
+from .git_seed import seed_index
 from .state import append_line, private_dir, state_dir
 
 log = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 1024 * 1024
-"""Files larger than this are not recorded (and so never restored or removed by undo)."""
-MAX_CHANGED_FILES = 50_000
-"""More new or changed files than this at once (a home folder opened as a workspace, a
-freshly unpacked dependency tree not ignored) and the checkpoint is skipped, not spent
-minutes on."""
+"""Files larger than this are not recorded (and so never restored or removed by undo): the
+limit is per file, and a tree of any number of files is recorded whole."""
 
 GIT_TIMEOUT = 120
 """Seconds a git call may take (a hung network file system) before the checkpoint is given
@@ -77,6 +83,8 @@ Kind = CheckpointKind
 """The end of a task is not an undo target: it tells the agent's changes from the user's."""
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_NO_OBJECT = "0" * 40
+"""With mode 0 in `update-index --index-info`: the path leaves the index."""
 
 
 class CheckpointError(Exception):
@@ -116,6 +124,23 @@ class Difference:
     after: Entry | None
 
 
+@dataclass
+class Pending:
+    """A checkpoint asked for, its tree not yet written."""
+
+    kind: Kind
+    session: str
+    task: int
+    step: int | None
+    label: str
+    target: int | None = None
+    touches: list[str] | None = None
+    before: dict[str, Entry | None] = field(default_factory=dict)
+    """The touched files as they were when it was asked for (None: absent): the tree is
+    written later, when they may have changed already."""
+    too_large: list[str] = field(default_factory=list)
+
+
 class ShadowRepository:
     """The checkpoints of one workspace."""
 
@@ -126,7 +151,13 @@ class ShadowRepository:
         self._env = safe_git_env()
 
     # git, in one place: every call runs with the repository's programs off.
-    def git(self, *arguments: str, data: bytes | None = None, work_tree: bool = True) -> bytes:
+    def git(
+        self,
+        *arguments: str,
+        data: bytes | None = None,
+        work_tree: bool = True,
+        env: Mapping[str, str] | None = None,
+    ) -> bytes:
         where = [f"--git-dir={self.git_dir}"] + ([f"--work-tree={self.root}"] if work_tree else [])
         argv = safe_git_command([*where, *_IDENTITY, *arguments])
         try:
@@ -136,7 +167,7 @@ class ShadowRepository:
                 stdin=None if data is not None else subprocess.DEVNULL,
                 capture_output=True,
                 cwd=self.root,
-                env=self._env,
+                env={**self._env, **(env or {})},
                 check=False,
                 timeout=GIT_TIMEOUT,
             )
@@ -162,9 +193,19 @@ class ShadowRepository:
     def _ensure(self) -> None:
         ready = self.git_dir / "agentls-ready"
         if not ready.exists():  # set up whole (an interrupted set-up is done again)
-            self.git("init", "--quiet", "--bare", "--template=", work_tree=False)
+            # A lock of its own: an edit's pre-image may be written while a checkpoint is
+            # recorded (under the main lock).
+            with open(self.git_dir / "agentls-setup.lock", "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                try:
+                    if not ready.exists():
+                        self.git("init", "--quiet", "--bare", "--template=", work_tree=False)
+                        self._own_files()
+                        seed_index(self.root, self.git_dir, self.git)
+                        ready.touch()
+                finally:
+                    fcntl.flock(lock, fcntl.LOCK_UN)
         self._own_files()
-        ready.touch()
 
     def _own_files(self) -> None:
         """Put back the repository's config, attributes and excludes as agentls writes them,
@@ -207,27 +248,90 @@ class ShadowRepository:
         touches: list[str] | None = None,
     ) -> Checkpoint:
         """Record the workspace's files now. Raises CheckpointError."""
+        pending = [Pending(kind, session, task, step, label, target, touches)]
+        [checkpoint] = self.record_pending(lambda: pending)
+        return checkpoint
+
+    def record_pending(self, take: Callable[[], list[Pending]]) -> list[Checkpoint]:
+        """Record the checkpoints `take()` gives, in order, from one look at the workspace.
+
+        `take` is called once that look is over, so every pending edit whose change it may
+        have seen is in the list: each checkpoint's tree is the workspace seen, with the
+        files touched by it and the edits after it put back as they were before them."""
         with self._locked():
             self._ensure()
-            tree, skipped = self._snapshot()
+            now, too_large = self._snapshot()
+            pending = take()
             previous = self._last()
-            checkpoint = Checkpoint(
-                (previous.id + 1) if previous else 1,
-                kind,
-                session,
-                task,
-                step,
-                label,
-                time.time(),
-                tree,
-                skipped,
-                target,
-                touches,
-            )
-            if previous is None or previous.tree != tree:
-                self._commit(tree, checkpoint)
-            append_line(self.log_path, json.dumps(asdict(checkpoint)))
-            return checkpoint
+            recorded = []
+            for index, asked in enumerate(pending):
+                put_back: dict[str, Entry | None] = {}
+                for later in reversed(pending[index:]):
+                    put_back.update(later.before)  # the earliest edit's pre-image wins
+                tree = self._overlaid(put_back) if put_back else now
+                skipped = sorted(set(too_large) | {p for a in pending[index:] for p in a.too_large})
+                checkpoint = Checkpoint(
+                    (previous.id + 1) if previous else 1,
+                    asked.kind,
+                    asked.session,
+                    asked.task,
+                    asked.step,
+                    asked.label,
+                    time.time(),
+                    tree,
+                    skipped,
+                    asked.target,
+                    asked.touches,
+                )
+                if previous is None or previous.tree != tree:
+                    self._commit(tree, checkpoint)
+                append_line(self.log_path, json.dumps(asdict(checkpoint)))
+                recorded.append(checkpoint)
+                previous = checkpoint
+            return recorded
+
+    def entries(self, paths: Sequence[str]) -> tuple[dict[str, Entry | None], list[str]]:
+        """The files as they are now, their blobs written (None: absent), and those too
+        large to record: what an edit about to change them must keep. No git process."""
+        self._ensure()
+        found: dict[str, Entry | None] = {}
+        too_large = []
+        for path in paths:
+            full = self.root / path
+            if os.path.realpath(full.parent) != str(full.parent):
+                continue  # under a symlink: not in the tree, never restored
+            try:
+                status = os.lstat(full)
+                if stat.S_ISLNK(status.st_mode):
+                    target = os.readlink(full).encode("utf-8", "surrogateescape")
+                    found[path] = Entry("120000", self._write_object("blob", target))
+                elif not stat.S_ISREG(status.st_mode):
+                    continue
+                elif status.st_size > MAX_FILE_BYTES:
+                    too_large.append(path)
+                else:
+                    mode = "100755" if status.st_mode & 0o100 else "100644"
+                    found[path] = Entry(mode, self._write_object("blob", _read(full)))
+            except FileNotFoundError:
+                found[path] = None
+        return found, too_large
+
+    def _overlaid(self, entries: dict[str, Entry | None]) -> str:
+        """The tree of the index with `entries` in place of what it holds for their paths,
+        through a copy of the index (the index itself keeps the workspace's stat data)."""
+        copy = self.git_dir / "agentls-overlay-index"
+        shutil.copyfile(self.git_dir / "index", copy)
+        lines = "".join(
+            f"{e.mode} {e.blob}\t{p}\0" if e else f"0 {_NO_OBJECT}\t{p}\0"
+            for p, e in entries.items()
+        )
+        try:
+            env = {"GIT_INDEX_FILE": str(copy)}
+            data = lines.encode("utf-8", "surrogateescape")
+            self.git("update-index", "-z", "--index-info", data=data, env=env)
+            return self.git("write-tree", env=env).decode().strip()
+        finally:
+            copy.unlink(missing_ok=True)
 
     def snapshot(self) -> tuple[str, list[str]]:
         """The tree of the workspace now (and the files too large to record), not listed as
@@ -241,8 +345,6 @@ class ShadowRepository:
         # A nested repository is listed as its folder ("sub/"): it is not ours to record.
         paths = {p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p}
         paths = {p for p in paths if not p.endswith("/")}
-        if len(paths) > MAX_CHANGED_FILES:
-            raise CheckpointError(f"{len(paths)} new or changed files at once; no checkpoint taken")
         update, too_large, beyond_link = [], [], []
         real_parents: dict[str, bool] = {}
         for path in sorted(paths):
@@ -355,7 +457,7 @@ class ShadowRepository:
         return _parse_diff_tree(out, pairs)
 
     def blobs(self, ids: Sequence[str]) -> dict[str, bytes]:
-        """The content of each blob, in one git process."""
+        """The content of each blob, in one git process (a blob no longer found left out)."""
         unique = sorted(set(ids))
         if not unique:
             return {}
@@ -363,7 +465,12 @@ class ShadowRepository:
         contents, position = {}, 0
         for blob in unique:
             header_end = out.index(b"\n", position)
-            size = int(out[position:header_end].split()[2])
+            header = out[position:header_end].split()
+            if header[1] == b"missing":
+                # Only in the repository's own store, and pruned from it since.
+                position = header_end + 1
+                continue
+            size = int(header[2])
             contents[blob] = out[header_end + 1 : header_end + 1 + size]
             position = header_end + 1 + size + 1
         return contents
@@ -380,10 +487,18 @@ class ShadowRepository:
 
 class WorkspaceCheckpoints:
     """The loop's `Checkpoints`: git runs in a thread, and a failure only costs the
-    checkpoint (logged), never the task."""
+    checkpoint (logged), never the task.
+
+    What a step needs is recorded before it returns, and nothing more: an edit's files (their
+    pre-images) at once, the whole tree for a command or the task's end. The task's own
+    checkpoint and the edits' trees are written in the background, in order."""
 
     def __init__(self, repository: ShadowRepository) -> None:
         self.repository = repository
+        self._pending: list[Pending] = []
+        self._taking = threading.Lock()
+        self._writing = asyncio.Lock()
+        self._background: asyncio.Future[None] | None = None
 
     async def record(
         self,
@@ -394,11 +509,37 @@ class WorkspaceCheckpoints:
         label: str,
         touches: list[str] | None = None,
     ) -> None:
-        record = self.repository.record
+        asked = Pending(kind, session, task, step, label, touches=touches)
         try:
-            await asyncio.to_thread(record, kind, session, task, step, label, None, touches)
+            if kind == "step" and touches is not None:
+                entries = self.repository.entries
+                asked.before, asked.too_large = await asyncio.to_thread(entries, touches)
         except (CheckpointError, OSError) as error:
             log.warning("no checkpoint taken: %s", error)
+            return
+        with self._taking:
+            self._pending.append(asked)
+        if kind == "task" or asked.touches is not None:
+            if self._background is None or self._background.done():
+                self._background = asyncio.ensure_future(self._write())
+            return
+        # Shielded: a cancel while waiting must not lose the checkpoint.
+        await asyncio.shield(self._write())
+
+    async def _write(self) -> None:
+        """Write every pending checkpoint (those added meanwhile too)."""
+        async with self._writing:
+            while self._pending:
+                try:
+                    await asyncio.to_thread(self.repository.record_pending, self._take)
+                except (CheckpointError, OSError) as error:
+                    log.warning("no checkpoint taken: %s", error)
+                    self._take()  # the same failure again and again would never end
+
+    def _take(self) -> list[Pending]:
+        with self._taking:
+            taken, self._pending = self._pending, []
+        return taken
 
     async def changes_in_session(self, session: str) -> list[str]:
         try:
@@ -428,6 +569,13 @@ def _how(difference: Difference) -> str:
     if difference.before is None:
         return "created"
     return "deleted" if difference.after is None else "modified"
+
+
+def _read(path: Path) -> bytes:
+    """A file's bytes, the file itself (not a symlink put there since)."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(descriptor, "rb") as file:
+        return file.read()
 
 
 def _replace(path: Path, data: str | bytes) -> None:

@@ -180,6 +180,9 @@ async def apply(repository: ShadowRepository, undo: UndoPlan, editor: Editor) ->
         if entry is not None and entry.mode not in REGULAR_MODES:
             result.declined.append(name)  # a symlink or submodule is not ours to make
             continue
+        if entry is not None and entry.blob not in blobs:
+            result.declined.append(name)  # its blob is gone (see ShadowRepository.blobs)
+            continue
         content = blobs[entry.blob] if entry is not None else None
         open_text = editor.open_text(target)
         if open_text is None:

@@ -18,14 +18,11 @@ def _initialize(ls: AgentServer, params: types.InitializeParams) -> None:
 
 
 def _initialized(ls: AgentServer, params: types.InitializedParams) -> None:
-    # Imported here, after the initialize answer: the editor waits for that one.
-    from ..models.anthropic import preload
+    # Imported here, after the initialize answer: the editor waits for that one. The
+    # model's SDK is imported by the first task (`load_sdk`), not here: idle, the server
+    # holds only what the editor's requests need.
     from ..shell import sandbox
 
-    options = ls.initialization_options
-    settings = options.get("agentls") if isinstance(options, dict) else None
-    provider = settings.get("provider") if isinstance(settings, dict) else None
-    preload(provider if isinstance(provider, str) else None)
     sandbox.probe_in_background()
     ls.begin_proof()
 

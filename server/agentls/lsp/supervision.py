@@ -15,6 +15,7 @@ from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..interfaces import ModelError
 from ..permissions.modes import SessionMode
+from ..models.anthropic import load_sdk
 from ..wiring import outcome, prepare_task
 from .agent_server import AgentServer, RunningTask
 from .approver import LspApprover
@@ -58,6 +59,7 @@ async def _run(
     params: types.ExecuteCommandParams | None,
 ) -> dict[str, Any]:
     settings = await ls.settings()
+    await load_sdk(settings.provider)
     try:
         setup = prepare_task(root, settings, ls.clients)
     except ModelError as error:

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
 import logging
 import os
 import re
 import socket
-import threading
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
-from ..interfaces import Block, ModelError, PromptTooLong, Turn, Usage
+from ..interfaces import Block, ModelError, PromptTooLong, Turn
 from ..redaction import redact, secret_values
+from .message_stream import MessageAnswer
 from .providers import DEFAULT_PROVIDER, KEYLESS, PROFILES, Endpoint
 
 if TYPE_CHECKING:
@@ -44,12 +46,14 @@ step added, where the API's look-back from the first reaches only 20 blocks. Wit
 prompt's, 3 breakpoints of the API's 4."""
 
 
-def preload(provider: str | None) -> None:
-    """Import the provider's SDK in the background, so the first task does not wait seconds
-    for it (`provider`: the setting from the client's initializationOptions, if any)."""
+async def load_sdk(provider: str | None) -> None:
+    """Import the provider's SDK in a thread, before a task needs it: the editor goes on
+    being served meanwhile, and a server that never runs a task never holds it (the
+    anthropic SDK alone is some 50 MiB). `provider`: the provider setting, if any."""
     profile = PROFILES.get(provider or os.environ.get("AGENTLS_PROVIDER") or DEFAULT_PROVIDER)
     sdk = profile.wire if profile else DEFAULT_PROVIDER  # a wire format is named after its SDK
-    threading.Thread(target=lambda: __import__(sdk), name=f"import-{sdk}", daemon=True).start()
+    if sdk not in sys.modules:
+        await asyncio.to_thread(importlib.import_module, sdk)
 
 
 class ClientCache:
@@ -136,25 +140,6 @@ def with_cache_breakpoints(
         message["content"] = content
         marked[index] = message
     return system_blocks, marked
-
-
-def _block(block: Any) -> Block:
-    """A response block as request-ready JSON (no None fields the API would refuse back)."""
-    if block.type == "text":
-        return {"type": "text", "text": block.text}
-    if block.type == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    dumped: Block = block.model_dump(exclude_none=True)
-    return dumped
-
-
-def _usage(usage: Any) -> Usage:
-    return Usage(
-        input=usage.input_tokens or 0,
-        output=usage.output_tokens or 0,
-        cache_read=getattr(usage, "cache_read_input_tokens", None) or 0,
-        cache_write=getattr(usage, "cache_creation_input_tokens", None) or 0,
-    )
 
 
 _TOO_LONG = re.compile(
@@ -358,24 +343,22 @@ class AnthropicModel(Adapter):
         on_text: Callable[[str], None],
     ) -> Turn:
         # The loop builds the API's JSON without importing the SDK (interfaces.Block); this
-        # is the one place it meets the SDK, whose TypedDicts describe that same JSON.
-        async with self.client.messages.stream(
+        # is the one place it meets the SDK, whose TypedDicts describe that same JSON. The
+        # body's lines, not `messages.stream` or its typed events: see message_stream.
+        answer = MessageAnswer(on_text)
+        async with self.client.messages.with_streaming_response.create(
             model=self.name,
             max_tokens=self.max_tokens,
             system=cast("list[TextBlockParam]", system),
             messages=cast("list[MessageParam]", messages),
             tools=cast("list[ToolParam]", tools),
             timeout=self.timeout,
-        ) as stream:
+            stream=True,
+        ) as response:
             try:
-                async for text in stream.text_stream:
-                    on_text(text)
-                message = await stream.get_final_message()
+                async for line in response.iter_lines():
+                    answer.add_line(line)
+                answer.add_line("")  # a last event without its blank line
+                return answer.turn()
             except Exception as error:
                 raise BrokenAnswer(error) from error
-        if message.stop_reason is None:
-            ended = ConnectionError("the stream ended before the answer did")
-            raise BrokenAnswer(ended) from ended
-        return Turn(
-            [_block(b) for b in message.content], message.stop_reason, _usage(message.usage)
-        )

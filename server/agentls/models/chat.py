@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..interfaces import Block, Turn, Usage
@@ -111,7 +111,9 @@ def chat_messages(system: str, messages: list[dict[str, Any]]) -> list[dict[str,
 class _Call:
     id: str | None
     name: str = ""
-    arguments: str = ""
+    arguments: list[str] = field(default_factory=list)
+    """The pieces as they came, joined once at the end: adding each to a string copies the
+    whole input every time (quadratic for a long write_file)."""
 
     def add_name(self, piece: str) -> None:
         # Most servers send the name once; some send all of it again in every chunk.
@@ -163,7 +165,7 @@ class _Answer:
             if function.name:
                 call.add_name(function.name)
             if function.arguments:
-                call.arguments += function.arguments
+                call.arguments.append(function.arguments)
 
     def turn(self) -> Turn:
         if self.finish is None:
@@ -176,7 +178,7 @@ class _Answer:
             content.append({"type": "text", "text": "".join(self.text)})
         for number, call in enumerate(self.calls):
             try:
-                arguments = json.loads(call.arguments or "{}")
+                arguments = json.loads("".join(call.arguments) or "{}")
             except ValueError as error:
                 raise BrokenAnswer(error) from error
             if not isinstance(arguments, dict) or not call.name:

@@ -19,7 +19,7 @@ from ..interfaces import Change, Landed
 from ..wiring import new_conversation, resumed_conversation, tell_the_model
 
 
-class _Disk:
+class DiskEditor:
     """The undo's editor in a terminal: no file is open, so every file is written here."""
 
     def __init__(self, root: Path) -> None:
@@ -109,7 +109,7 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
         result = asyncio.run(
             undo(
                 repository,
-                _Disk(root),
+                DiskEditor(root),
                 undo_plan.target.id,
                 overwrite,
                 undo_plan.target.session,

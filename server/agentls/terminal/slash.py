@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from .run import TerminalSession
 
 
-
 async def run_command(terminal: TerminalSession, line: str) -> None:
     """Do what `line` (`/name argument`) asks, saying so; an unknown name lists the known."""
     name, _, argument = line.partition(" ")

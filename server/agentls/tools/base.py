@@ -141,7 +141,8 @@ class Tool:
     optional: bool = False
     """Offered only in a task whose front end can serve it (`ToolContext.extra_tools`)."""
     read_only: bool = False
-    """It changes nothing (no file, no process, nothing outside): offered in the plan mode."""
+    """It changes nothing (no file, no process, nothing outside): offered in the plan mode,
+    and the loop may run it at the same time as the turn's other read-only calls."""
     gated: bool = False
     """Its handler puts the call to the user itself (a command, an edit, an MCP tool); a
     read-only tool that an ask rule names is asked by `run_tool`."""

@@ -341,6 +341,7 @@ READ_FILE = Tool(
     },
     required=("path",),
     handler=read_file,
+    read_only=True,
     summary_field="path",
     read_only=True,
     words=_read_words,

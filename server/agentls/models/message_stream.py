@@ -1,0 +1,137 @@
+"""A streamed Messages API answer read from its server-sent events, in time linear in its size.
+
+The SDK's own accumulator (`messages.stream`) parses a tool's whole partial input again at
+every `input_json_delta`, which makes a long `write_file` quadratic (a 2 MB file in small
+deltas never finished), and even its plain event stream builds a typed object per event,
+which costs a long input more than reading it. Here the SDK sends the request (its
+retries, its errors); the answer's lines are read as they come, each event's JSON parsed
+once, each block's pieces kept in a list and joined when the block ends, and a tool's input
+parsed then, and only then.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..interfaces import Block, Turn, Usage
+
+_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+class StreamError(Exception):
+    """The stream said it failed (an `error` event: overloaded, say) or made no sense."""
+
+
+class _Open:
+    """A content block between its start and its stop."""
+
+    def __init__(self, start: dict[str, Any]) -> None:
+        self.start = start
+        self.pieces: list[str] = []
+        self.signature: str | None = None
+        self.citations: list[Any] = []
+
+    def block(self) -> Block:
+        start, joined = self.start, "".join(self.pieces)
+        kind = start.get("type")
+        if kind == "text":
+            text: Block = {"type": "text", "text": start.get("text", "") + joined}
+            if self.citations:
+                text["citations"] = self.citations
+            return text
+        if kind == "tool_use":
+            # A ValueError here is a broken answer, asked again by the caller.
+            arguments = json.loads(joined) if joined else start.get("input", {})
+            return {
+                "type": "tool_use",
+                "id": start["id"],
+                "name": start["name"],
+                "input": arguments,
+            }
+        block: Block = {k: v for k, v in start.items() if v is not None}
+        if kind == "thinking":
+            block["thinking"] = start.get("thinking", "") + joined
+            if self.signature is not None:
+                block["signature"] = self.signature
+        return block
+
+
+class MessageAnswer:
+    """The answer so far: `add_line` each line of the body, then `turn()` at its end."""
+
+    def __init__(self, on_text: Callable[[str], None]) -> None:
+        self.on_text = on_text
+        self.open: dict[int, _Open] = {}
+        self.done: dict[int, Block] = {}
+        self.stop_reason: str | None = None
+        self.usage: dict[str, int] = {}
+        self._data: list[str] = []
+
+    def add_line(self, line: str) -> None:
+        """One line of the event stream: its `data:` lines make an event, a blank line ends
+        it (the `event:` line repeats the data's type; comments and ids are not used)."""
+        if line.startswith("data:"):
+            self._data.append(line[6:] if line.startswith("data: ") else line[5:])
+        elif not line and self._data:
+            data, self._data = "\n".join(self._data), []
+            self.add(json.loads(data))
+
+    def add(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "content_block_delta":
+            self._delta(self.open[event["index"]], event["delta"])
+        elif kind == "content_block_start":
+            self.open[event["index"]] = _Open(event["content_block"])
+        elif kind == "content_block_stop":
+            self.done[event["index"]] = self.open.pop(event["index"]).block()
+        elif kind == "message_start":
+            self._count(event["message"].get("usage") or {})
+        elif kind == "message_delta":
+            self.stop_reason = event["delta"].get("stop_reason")
+            # Counts on a message_delta are running totals: they replace, and one left out
+            # keeps the message_start's.
+            self._count(event.get("usage") or {})
+        elif kind == "error":
+            said = event.get("error") or {}
+            raise StreamError(f"{said.get('type', 'error')}: {said.get('message', '')}")
+
+    def _delta(self, block: _Open, delta: dict[str, Any]) -> None:
+        kind = delta.get("type")
+        if kind == "input_json_delta":
+            block.pieces.append(delta["partial_json"])
+        elif kind == "text_delta":
+            block.pieces.append(delta["text"])
+            self.on_text(delta["text"])
+        elif kind == "thinking_delta":
+            block.pieces.append(delta["thinking"])
+        elif kind == "signature_delta":
+            block.signature = delta["signature"]
+        elif kind == "citations_delta":
+            block.citations.append(delta["citation"])
+
+    def _count(self, usage: dict[str, Any]) -> None:
+        self.usage.update((k, usage[k]) for k in _COUNTS if usage.get(k) is not None)
+
+    def turn(self) -> Turn:
+        """The whole answer; StreamError when the stream ended before it did (no stop
+        reason yet, or a block never closed)."""
+        if self.stop_reason is None or self.open:
+            raise StreamError("the stream ended before the answer did")
+        usage = self.usage
+        return Turn(
+            [self.done[index] for index in sorted(self.done)],
+            self.stop_reason,
+            Usage(
+                input=usage.get("input_tokens", 0),
+                output=usage.get("output_tokens", 0),
+                cache_read=usage.get("cache_read_input_tokens", 0),
+                cache_write=usage.get("cache_creation_input_tokens", 0),
+            ),
+        )
