@@ -352,6 +352,8 @@ def _line_edit_rows(cost: HunkCost, edit: BigEdit) -> list[Row]:
             "difflib, whole file",
         ),
     ]
+
+
 def big_repository_rows(results: Results) -> list[Row]:
     small, big = results.first_edits
     rounds, mib = results.plan.rounds, 1024

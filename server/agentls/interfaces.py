@@ -72,13 +72,17 @@ class PromptTooLong(ModelError):
         self.tokens = tokens
 
 
+Messages = list[dict[str, Any]]
+"""A conversation as the Messages API has it: role and content blocks, oldest first."""
+Schemas = list[dict[str, Any]]
+"""The tools offered, each its name, description and input schema."""
+OnText = Callable[[str], None]
+"""Where a turn's text goes as it streams."""
+
+
 class Model(Protocol):
     async def respond(
-        self,
-        system: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        on_text: Callable[[str], None],
+        self, system: str, messages: Messages, tools: Schemas, on_text: OnText
     ) -> Turn:
         """Ask for the next turn, streaming its text to `on_text`. Raises ModelError."""
         ...

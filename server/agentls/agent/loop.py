@@ -29,7 +29,7 @@ from ..tools import ToolContext, offered, run_tool
 from .calls import in_model_order
 from .compaction import compact
 from .context import prompt_chars
-from .conversation import Conversation, text_of
+from .conversation import Conversation, text_of, tool_result
 from .prompt import system_prompt
 from .task_result import CANCELLED_BY_USER, Status, TaskResult
 

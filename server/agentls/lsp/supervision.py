@@ -14,8 +14,8 @@ from ..agent.loop import Agent
 from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..interfaces import ModelError
-from ..permissions.modes import SessionMode
 from ..models.anthropic import load_sdk
+from ..permissions.modes import SessionMode
 from ..wiring import outcome, prepare_task
 from .agent_server import AgentServer, RunningTask
 from .approver import LspApprover

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
-from ..interfaces import Block, ModelError, PromptTooLong, Turn
+from ..interfaces import Block, Messages, ModelError, OnText, PromptTooLong, Schemas, Turn
 from ..redaction import redact, secret_values
 from .message_stream import MessageAnswer
 from .providers import DEFAULT_PROVIDER, KEYLESS, PROFILES, Endpoint
@@ -316,11 +316,7 @@ class AnthropicModel(Adapter):
     client: AsyncAnthropic
 
     async def respond(
-        self,
-        system: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        on_text: Callable[[str], None],
+        self, system: str, messages: Messages, tools: Schemas, on_text: OnText
     ) -> Turn:
         import anthropic
 

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..interfaces import Block, Turn, Usage
+from ..interfaces import Block, Messages, OnText, Schemas, Turn, Usage
 from .anthropic import Adapter, BrokenAnswer, Failure, with_retries
 
 if TYPE_CHECKING:
@@ -213,11 +213,7 @@ class ChatModel(Adapter):
     client: AsyncOpenAI
 
     async def respond(
-        self,
-        system: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        on_text: Callable[[str], None],
+        self, system: str, messages: Messages, tools: Schemas, on_text: OnText
     ) -> Turn:
         import openai
 

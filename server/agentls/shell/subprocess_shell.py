@@ -161,14 +161,7 @@ class RefusingShell:
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    async def run(
-        self,
-        command: str,
-        timeout: float,
-        output_limit: int,
-        sandboxed: bool = True,
-        on_output: OutputSink | None = None,
-    ) -> ShellResult:
+    async def run(self, command: str, *_: object, **__: object) -> ShellResult:
         raise ShellRefused(
             f'bash is off: the setting sandbox is "required" and there is no sandbox here '
             f"({self.reason}). Do not retry; tell the user."

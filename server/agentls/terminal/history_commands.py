@@ -137,7 +137,9 @@ async def undo_last_task(
         if await ask("Undo these changes? [y/N] ") != "y":
             return
         target = undo_plan.target
-        result = await undo(repository, _Disk(root), target.id, [], target.session, target.task)
+        result = await undo(
+            repository, DiskEditor(root), target.id, [], target.session, target.task
+        )
     except (CheckpointError, OSError) as error:
         print(f"agentls: {error}")
         return

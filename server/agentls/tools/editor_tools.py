@@ -186,7 +186,6 @@ DIAGNOSTICS = Tool(
     read_only=True,
     summary_field="path",
     optional=True,
-    read_only=True,
 )
 
 
@@ -200,7 +199,6 @@ def _navigation(name: str, what: str, handler: Handler) -> Tool:
         read_only=True,
         summary_field="symbol",
         optional=True,
-        read_only=True,
     )
 
 
@@ -216,5 +214,4 @@ SYMBOLS = Tool(
     read_only=True,
     summary_field="query",
     optional=True,
-    read_only=True,
 )

@@ -343,7 +343,6 @@ READ_FILE = Tool(
     handler=read_file,
     read_only=True,
     summary_field="path",
-    read_only=True,
     words=_read_words,
 )
 

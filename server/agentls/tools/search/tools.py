@@ -471,7 +471,6 @@ LIST_FILES = Tool(
     handler=list_files,
     read_only=True,
     summary_field="path",
-    read_only=True,
     words=_listed_words,
 )
 
@@ -497,6 +496,5 @@ GREP = Tool(
     handler=grep,
     read_only=True,
     summary_field="pattern",
-    read_only=True,
     words=_grep_words,
 )
