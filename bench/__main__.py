@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .api import FakeAnthropic
+from .big_file_edit import HunkCost, hunk_cost
 from .checkpoints import CheckpointCost, checkpoint_cost
 from .editor import BenchEditor, server_command
 from .report import (
@@ -22,6 +23,7 @@ from .report import (
     at_most,
     info,
     markdown,
+    number,
     ratio_at_most,
     scaled_at_most,
 )
@@ -60,6 +62,8 @@ class Plan:
     """The big edits in a fresh server; in quick mode, in the one the other tasks ran in."""
     tree_files: int = 20_000
     big_tree_files: int = 200_000
+    edit_lines: int = 30_000
+    """The file of the one-line edit whose hunks are set against difflib's."""
 
 
 QUICK = Plan(
@@ -75,6 +79,7 @@ QUICK = Plan(
     edit_server_of_its_own=False,
     tree_files=1_000,
     big_tree_files=2_000,
+    edit_lines=3_000,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -94,6 +99,8 @@ class Results:
     search: list[SearchStep]
     big_tree_files: int
     big_search: list[SearchStep]
+    hunks: HunkCost
+    lines_edit: BigEdit
 
 
 async def measure(plan: Plan) -> Results:
@@ -114,6 +121,11 @@ async def measure(plan: Plan) -> Results:
         finally:
             await editor.close()
         edit = shared or await big_edits_in_own_server(fake, env, root, plan.edit_bytes, plan.edits)
+        hunks = hunk_cost(plan.edit_lines, 3 * plan.edits)
+        # A file of that many lines, of about the bytes they take in source code.
+        lines_edit = await big_edits_in_own_server(
+            fake, env, root, plan.edit_lines * 70, plan.edits
+        )
         openai = await openai_reads(env, root, paths)
         cost = await sandbox_cost(root, plan.sandbox_runs)
         checkpoint = checkpoint_cost(home, plan.checkpoint_files, plan.checkpoints)
@@ -138,6 +150,8 @@ async def measure(plan: Plan) -> Results:
         search,
         big_files,
         big_search,
+        hunks,
+        lines_edit,
     )
 
 
@@ -214,6 +228,7 @@ def rows(results: Results) -> list[Row]:
             "ms",
             100,
         ),
+        *_line_edit_rows(results.hunks, results.lines_edit),
         info(
             "resident memory after initialize (median)",
             startup["agentls"].resident_kib / mib,
@@ -252,8 +267,34 @@ def rows(results: Results) -> list[Row]:
     ]
 
 
+def _line_edit_rows(cost: HunkCost, edit: BigEdit) -> list[Row]:
+    """A one-line edit_file in a file of many lines, against difflib over the whole file."""
+    difflib_ms = cost.difflib_seconds * 1000
+    return [
+        ratio_at_most(
+            f"one-line edit_file, {cost.lines:,}-line file: hunks and LSP positions (min)",
+            cost.agentls_seconds * 1000,
+            "ms",
+            difflib_ms,
+            "difflib, whole file",
+            0.25,
+        ),
+        at_most(
+            f"the same, {edit.file_bytes / 1024 / 1024:.1f} MB file open: server time, "
+            "tool_use reply to applyEdit read (median)",
+            statistics.median(edit.server_seconds) * 1000,
+            "ms",
+            50,
+            difflib_ms,
+            "difflib, whole file",
+        ),
+    ]
+
+
 def _sandbox_row(cost: SandboxCost, runs: int) -> Row:
     measure = f"bash `true` in the sandbox, side by side with none (median of {runs})"
+    if cost.bwrap_ms is not None:
+        measure += f"; a bare `bwrap … true` takes {number(cost.bwrap_ms)} ms ({cost.program})"
     if cost.unavailable:
         measure += f": no sandbox here ({cost.unavailable})"
         return info(measure, cost.bare_ms, "ms", None, "")

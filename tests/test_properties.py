@@ -83,9 +83,28 @@ def denying(root: Path, editor: MemoryEditor) -> ToolContext:
     return tool_context(root, workspace=editor, approve_commands="ask")
 
 
-def _with_file_endings(document: str, snippet: str) -> str:
-    """The tools' rule: a file with CRLF endings gets them in new text too."""
-    return snippet.replace("\r\n", "\n").replace("\n", "\r\n") if "\r\n" in document else snippet
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n")
+
+
+async def _edit(document: str, arguments: dict[str, Any]) -> tuple[str, bool, EncodingsEditor]:
+    """Run a tool on doc.txt holding `document`; the result, and the editor it proposed to."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "doc.txt").write_bytes(document.encode())
+        editor = EncodingsEditor(root)
+        name = "edit_file" if "old_text" in arguments else "write_file"
+        text, is_error = await run_tool(
+            denying(root, editor), name, {"path": "doc.txt", **arguments}
+        )
+        if not is_error and editor.proposals:
+            landed = (root / "doc.txt").read_bytes().decode()
+            assert editor.applied == dict.fromkeys(ENCODINGS, landed)
+        return text, is_error, editor
+
+
+def _landed(editor: EncodingsEditor) -> str:
+    return editor.applied[ENCODINGS[0]]
 
 
 @examples(150)
@@ -100,38 +119,96 @@ async def test_edit_file_lands_exactly_in_every_encoding(
         start = data.draw(st.integers(0, max(len(document) - 1, 0)))
         end = data.draw(st.integers(start + 1, max(len(document), start + 1)))
     old_text = document[start:end]
-    if not old_text or old_text == _with_file_endings(document, new_text):
+    if not old_text or old_text == new_text:
         return
-    expected = document.replace(old_text, _with_file_endings(document, new_text))
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        (root / "doc.txt").write_bytes(document.encode())
-        editor = EncodingsEditor(root)
-        arguments = {"path": "doc.txt", "old_text": old_text, "new_text": new_text}
-        text, is_error = await run_tool(
-            denying(root, editor), "edit_file", {**arguments, "replace_all": True}
-        )
-        assert not is_error, text
-        assert editor.applied == dict.fromkeys(ENCODINGS, expected)
-        assert (root / "doc.txt").read_bytes() == expected.encode()
+    # What the model asked for, but for the line endings the file keeps.
+    asked = _lf(document.replace(old_text, new_text))
+    arguments = {"old_text": old_text, "new_text": new_text, "replace_all": True}
+    text, is_error, editor = await _edit(document, arguments)
+    if is_error:
+        assert "nothing to change" in text and asked == _lf(document), text
+        return
+    assert _lf(_landed(editor)) == asked
+    if "\r" not in document:
+        assert _landed(editor) == document.replace(old_text, new_text)
 
 
 @examples(100)
 @given(document=texts, content=texts)
 async def test_write_file_lands_exactly_in_every_encoding(document: str, content: str) -> None:
-    expected = _with_file_endings(document, content)
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        (root / "doc.txt").write_bytes(document.encode())
-        editor = EncodingsEditor(root)
-        text, is_error = await run_tool(
-            denying(root, editor), "write_file", {"path": "doc.txt", "content": content}
-        )
-        if expected == document:
-            assert "already has exactly this content" in text
-            return
+    text, is_error, editor = await _edit(document, {"content": content})
+    assert not is_error, text
+    if not editor.proposals:
+        assert "already has" in text and _lf(document) == _lf(content)
+        return
+    assert _lf(_landed(editor)) == _lf(content)
+    if "\r" not in document:
+        assert _landed(editor) == content
+
+
+# Files whose lines end in LF or CRLF, mixed, the last maybe without an ending; each line
+# starts with its number in brackets, so that any run of whole lines occurs once.
+line_texts = st.text(st.sampled_from("ab 中😀\t\x0c"), max_size=4)
+mixed_files = st.lists(
+    st.tuples(line_texts, st.sampled_from(["\n", "\r\n"])), min_size=1, max_size=8
+).map(lambda lines: [(f"<{i}>{text}", end) for i, (text, end) in enumerate(lines)])
+
+
+@st.composite
+def line_edits(draw: st.DrawFn) -> tuple[list[tuple[str, str]], int, int, int]:
+    """A file's lines, the run i..j (inclusive) the model's old_text covers, and a line m
+    in that run."""
+    lines = draw(mixed_files)
+    if draw(st.booleans()):
+        lines[-1] = (lines[-1][0], "")
+    i = draw(st.integers(0, len(lines) - 1))
+    j = draw(st.integers(i, len(lines) - 1))
+    return lines, i, j, draw(st.integers(i, j))
+
+
+@examples(150)
+@given(edit=line_edits(), new_line=line_texts, inserted=st.lists(line_texts, max_size=3))
+async def test_an_edit_changes_only_the_bytes_of_the_lines_it_replaces(
+    edit: tuple[list[tuple[str, str]], int, int, int], new_line: str, inserted: list[str]
+) -> None:
+    """The model writes what read_file showed it (LF, no CR): the line it changes keeps its
+    ending, lines it adds below it take that ending, every other byte stays."""
+    lines, i, j, m = edit
+    shown = [text for text, _ in lines]
+    changed = f"{shown[m]}!{new_line}"
+    new = [*shown[i:m], changed, *(f"+{t}" for t in inserted), *shown[m + 1 : j + 1]]
+    arguments = {"old_text": "\n".join(shown[i : j + 1]), "new_text": "\n".join(new)}
+    text, is_error, editor = await _edit("".join(t + e for t, e in lines), arguments)
+    assert not is_error, text
+    ending = lines[m][1] or (lines[m - 1][1] if m else "") or "\n"
+    added = "".join(f"+{t}{ending}" for t in inserted)
+    if inserted and not lines[m][1]:  # the last line, without an ending: it stays so
+        added = "".join(f"{ending}+{t}" for t in inserted)
+    expected = [t + e for t, e in lines]
+    expected[m] = changed + (lines[m][1] if not inserted or lines[m][1] else "") + added
+    assert _landed(editor) == "".join(expected)
+
+
+@examples(100)
+@given(edit=line_edits(), new_line=line_texts)
+async def test_write_file_keeps_or_converts_the_line_endings(
+    edit: tuple[list[tuple[str, str]], int, int, int], new_line: str
+) -> None:
+    lines, _, _, m = edit
+    document = "".join(t + e for t, e in lines)
+    shown = [text for text, _ in lines]
+    shown[m] += f"!{new_line}"
+    content = "\n".join(shown) + ("\n" if lines[-1][1] else "")
+    text, is_error, editor = await _edit(document, {"content": content})
+    assert not is_error, text
+    expected = [t + e for t, e in lines]
+    expected[m] = shown[m] + lines[m][1]
+    assert _landed(editor) == "".join(expected)
+    assert ("Line endings kept" in text) == ("\r\n" in document)
+    for choice, ending in [("lf", "\n"), ("crlf", "\r\n")]:
+        text, is_error, editor = await _edit(document, {"content": content, "line_endings": choice})
         assert not is_error, text
-        assert editor.applied == dict.fromkeys(ENCODINGS, expected)
+        assert _landed(editor) == content.replace("\n", ending)
 
 
 OUTSIDE = "outside-the-root-7f3a"

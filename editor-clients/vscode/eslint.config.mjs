@@ -4,7 +4,8 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["out/", "node_modules/", "*.vsix"] },
+  { ignores: ["out/", "dist/", "server/", "node_modules/", "*.vsix"] },
+  { files: ["scripts/*.mjs"], languageOptions: { globals: { process: "readonly", console: "readonly" } } },
   js.configs.recommended,
   ...tseslint.configs.recommended,
 );

@@ -64,7 +64,8 @@ quadratic in lines that repeat (blank lines, braces), and in the number of match
 Opcode = tuple[str, int, int, int, int]
 
 
-def _opcodes(a: list[str], b: list[str]) -> Sequence[Opcode]:
+def line_opcodes(a: list[str], b: list[str]) -> Sequence[Opcode]:
+    """difflib's opcodes from lines `a` to lines `b`; anchored when they are many."""
     if len(a) + len(b) <= _EXACT_DIFF_LINES:
         return difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     return _anchored_opcodes(a, b)
@@ -132,7 +133,7 @@ def line_hunks(old: str, new: str) -> list[Hunk]:
     a_off, b_off = _offsets(a_mid), _offsets(b_mid)
     b_text = "".join(b_mid)
     hunks = []
-    for tag, i1, i2, j1, j2 in _opcodes(a_mid, b_mid):
+    for tag, i1, i2, j1, j2 in line_opcodes(a_mid, b_mid):
         if tag == "equal":
             continue
         hunks.append(

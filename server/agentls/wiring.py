@@ -3,6 +3,7 @@ every front end; each brings its own workspace, approver and progress."""
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,9 +16,9 @@ from .agent.task_result import TaskResult
 from .config import environment
 from .config.settings import Settings
 from .counts import counted
-from .history.checkpoints import checkpoints_for
-from .history.sessions import SessionStore
-from .history.undo import UndoResult
+from .history.checkpoints import ShadowRepository, checkpoints_for
+from .history.sessions import SessionInfo, SessionStore
+from .history.undo import Editor, UndoResult, undo
 from .interfaces import Approver, LanguageServers, Progress, Shell, Workspace
 from .models import providers
 from .models.anthropic import AnthropicModel, ClientCache
@@ -26,6 +27,8 @@ from .models.costs import Price, describe, price_of
 from .shell import sandbox
 from .shell.subprocess_shell import RefusingShell, SubprocessShell
 from .tools import ToolContext
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -138,21 +141,54 @@ def _shell(root: Path, settings: Settings, secrets: tuple[str, ...]) -> tuple[Sh
     )
 
 
-def tell_the_model(result: UndoResult, current: Conversation | None, store: SessionStore) -> None:
+def new_conversation(root: Path) -> Conversation:
+    """A conversation saved as it goes in the folder's store, which every door shares (so
+    any door lists and resumes it); unsaved when the store cannot be written."""
+    try:
+        return Conversation(journal=SessionStore(root).create())
+    except OSError as error:  # the tasks run, unsaved
+        log.warning("the session cannot be saved: %s", error)
+        return Conversation()
+
+
+def resumed_conversation(store: SessionStore, session_id: str) -> tuple[Conversation, SessionInfo]:
+    """The saved conversation `session_id` of the store, to go on with. Raises KeyError
+    for an unknown id."""
+    journal, stored = store.open(session_id)
+    conversation = Conversation.resumed(
+        stored.messages, journal, stored.info.tasks, stored.last_request
+    )
+    return conversation, stored.info
+
+
+async def undo_and_tell(
+    root: Path, editor: Editor, target: int | None, overwrite: list[str], current: Conversation
+) -> UndoResult:
+    """Undo to a checkpoint (the last task's with None) and tell the model what was undone
+    (`tell_the_model`). Raises CheckpointError, or OSError when files cannot be put back."""
+    repository = ShadowRepository(root)
+    result = await undo(repository, editor, target, overwrite, current.id, current.tasks)
+    try:
+        tell_the_model(result, current, SessionStore(root))
+    except OSError as error:  # the files are back; only the note is lost
+        log.warning("the undo could not be noted in the session: %s", error)
+    return result
+
+
+def tell_the_model(result: UndoResult, current: Conversation, store: SessionStore) -> None:
     """The model hears what was undone at its next task: in the conversation going on, or,
     when none is (a restarted editor, the terminal), in the saved session of the undone
     task, which a resume picks up."""
     if not (result.restored or result.removed):
         return
     note = [{"type": "text", "text": result.note()}]
-    if current is not None and (current.messages or current.journal is not None):
+    if current.messages or current.journal is not None:
         current.add_user(note)
         current.save()
         return
     try:
-        journal, stored = store.open(result.target.session or store.latest() or "")
+        saved, _ = resumed_conversation(store, result.target.session or store.latest() or "")
     except KeyError:
         return
-    saved = Conversation.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
     saved.add_user(note)
     saved.save()

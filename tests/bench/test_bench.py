@@ -23,7 +23,7 @@ def test_quick_bench_prints_every_measure() -> None:
         for line in done.stdout.splitlines()
         if line.startswith("| ") and not line.startswith(("| measure", "| ---"))
     }
-    assert len(rows) == 24, done.stdout
+    assert len(rows) == 26, done.stdout
     overhead = rows["fixed overhead: input tokens of the first request, one-word task"]
     assert overhead[-1].strip(" |") == "pass"
     billed = next(cells for name, cells in rows.items() if name.startswith("billed input"))
@@ -32,6 +32,8 @@ def test_quick_bench_prints_every_measure() -> None:
     assert wire[-1].strip(" |") == "pass"
     sandbox = next(cells for name, cells in rows.items() if "in the sandbox" in name)
     assert "(no sandbox)" in sandbox[2] and sandbox[4] == "≤ +20 ms"
+    hunks = next(cells for name, cells in rows.items() if "hunks and LSP positions" in name)
+    assert "(difflib, whole file)" in hunks[2] and hunks[-1].strip(" |") == "pass"
     searches = [cells for name, cells in rows.items() if "files of real source" in name]
     assert len(searches) == 5 and all("counts as rg's" in cells[0] for cells in searches)
     assert "`python -m bench --quick`" in done.stdout and "cores" in done.stdout

@@ -92,3 +92,40 @@ def test_safe_git_reads_no_global_config_and_overrides_programs(tmp_path: Path) 
     _git(tmp_path, "config", "core.pager", "/bin/echo")
     found = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert found.stdout.strip() == "false"
+
+
+PLANTS = {
+    "a filter in its config": "config",
+    "its settings moved by commondir": "commondir",
+    "a filter turned on in its attributes": "info/attributes",
+}
+
+
+@pytest.mark.parametrize("plant", PLANTS)
+def test_the_checkpoints_git_reads_only_settings_agentls_wrote(
+    root: Path, tmp_path: Path, plant: str
+) -> None:
+    """What a command wrote into the checkpoints' own repository (its state folder inside
+    the workspace, or a command run unsandboxed) is not what agentls's git runs."""
+    from agentls.history.checkpoints import ShadowRepository
+
+    script, mark = _hostile_hook(root)
+    hostile = f'[core]\n\tfsmonitor = {script}\n[filter "x"]\n\tclean = {script}\n'
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "config").write_text(hostile)
+    (root / ".gitattributes").write_text("* filter=x\n")
+    (root / "a.txt").write_text("one\n")
+    repository = ShadowRepository(root, tmp_path / "shadow")
+    repository.record("task", "s", 1, None, "first")
+    planted = {
+        "config": hostile,
+        "commondir": str(elsewhere),
+        "info/attributes": "* filter=x\n",
+    }[PLANTS[plant]]
+    (repository.git_dir / PLANTS[plant]).write_text(planted)
+    with open(repository.git_dir / "config", "a") as config:
+        config.write(hostile)  # the filter, for attributes that turn it on
+    (root / "a.txt").write_text("two\n")
+    repository.record("step", "s", 1, 1, "second")
+    assert not mark.exists()

@@ -119,3 +119,31 @@ async def test_a_session_resumes_after_the_server_was_killed_mid_step(
 
 def _task(task: str) -> dict[str, Any]:
     return {"command": "agent.runTask", "arguments": [{"task": task}]}
+
+
+LINKS = {
+    "a link made": ("ln -s keep.txt link", "link", {"removed": ["link"]}),
+    "a file swapped for a link": (
+        "rm a.txt && ln -s keep.txt a.txt",
+        "a.txt",
+        {"restored": ["a.txt"]},
+    ),
+}
+
+
+@pytest.mark.parametrize("change", LINKS)
+async def test_undo_acts_on_a_link_never_through_it(
+    fake: FakeAnthropic, root: Path, change: str
+) -> None:
+    command, name, outcome = LINKS[change]
+    (root / "keep.txt").write_text("the user's\n")
+    (root / "a.txt").write_text("a's old text\n")
+    fake.script(reply(tool_use("bash", {"command": command})), reply(text("Done.")))
+    async with editor(root, fake.url) as client:
+        await client.run_task("make a link")
+        assert (root / name).is_symlink()
+        result = await client.command("agent.undo")
+    assert {k: v for k, v in result.items() if v and k != "checkpoint"} == outcome
+    assert (root / "keep.txt").read_text() == "the user's\n"
+    assert not (root / "link").exists() and not (root / "link").is_symlink()
+    assert not (root / "a.txt").is_symlink() and (root / "a.txt").read_text() == "a's old text\n"

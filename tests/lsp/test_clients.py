@@ -121,6 +121,25 @@ async def test_a_new_file_comes_out_exactly(
     ]
 
 
+async def test_a_new_file_opened_as_one_empty_line_during_the_edit(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    """Neovim 0.7 with every buffer attached (nvim-lspconfig): the buffer it makes for the new
+    file is opened with the text "\n" before it answers, the edit comes in a late didChange."""
+    content = "first = 1\nsecond = 2\n"
+    fake.script(reply(tool_use("write_file", {"path": "c.py", "content": content})), text("ok"))
+    async with editor(root, fake.url, flavour="emacs", capabilities=vim_lsp) as client:
+        client.defer_changes = True
+        client.save = False
+        client.on_edit = lambda: client.open(root / "c.py", "\n") and None
+        await client.run_task("write c.py")
+        assert told(fake)[0].startswith("Created c.py: 1 hunk accepted.\n")
+        client.send_deferred_changes()
+        fake.script(reply(tool_use("read_file", {"path": "c.py"})), text("read it"))
+        await client.run_task("read it")
+    assert told(fake)[1] == "1\tfirst = 1\n2\tsecond = 2"
+
+
 async def test_an_edit_answered_with_an_error_counts_as_rejected(
     fake: FakeAnthropic, root: Path
 ) -> None:

@@ -429,16 +429,42 @@ async def test_allow_for_this_task_and_allowed_commands(fake: FakeAnthropic, roo
         reply(text("done")),
     )
     settings = {"approveCommands": "ask", "allowedCommands": ["ls"]}
-    async with editor(root, fake.url, settings=settings, initialization={}) as client:
+    async with editor(root, fake.url, initialization=settings) as client:
         client.approvals = ["Allow for this task"]
         await client.run_task("go")
         assert client.approval_requests == ["The agent wants to run:\ntouch a"]
     assert (root / "a").exists() and (root / "b").exists()
 
 
+async def test_user_only_settings_come_from_the_editors_own_options_only(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    """workspace/configuration is what clients fill from a folder's files (eglot's
+    .dir-locals.el): it cannot turn approval or the sandbox off."""
+    fake.script(reply(tool_use("bash", {"command": "touch made"})), echo_result)
+    chosen = {"approveCommands": "always", "sandbox": "off", "allowedCommands": ["touch"]}
+    initialization = {"approveCommands": "ask", "sandbox": "off"}
+    async with editor(root, fake.url, settings=chosen, initialization=initialization) as client:
+        client.approvals = ["Deny"]
+        await client.run_task("make it")
+        assert client.approval_requests == ["The agent wants to run:\ntouch made"]
+        warnings = [m.message for m in client.messages if m.type == types.MessageType.Warning]
+    assert not (root / "made").exists()
+    assert warnings == [
+        "agentls: agentls.allowedCommands, agentls.approveCommands from this client ignored: "
+        "user-only settings, they come from the editor's own settings (initializationOptions) "
+        "only"
+    ]
+
+
+# The settings tests say "no sandbox": whether the host has one is not theirs to show.
+NO_SANDBOX = {"approveCommands": "always", "sandbox": "off"}
+
+
 async def test_invalid_settings_warn_and_fall_back(fake: FakeAnthropic, root: Path) -> None:
     fake.script(reply(text("ok")))
-    async with editor(root, fake.url, settings={"maxSteps": "many"}) as client:
+    settings = {"maxSteps": "many"}
+    async with editor(root, fake.url, settings=settings, initialization=NO_SANDBOX) as client:
         result = await client.run_task("go")
         assert result["status"] == "done"
         (warning,) = [m for m in client.messages if m.type == types.MessageType.Warning]
@@ -598,7 +624,7 @@ async def _already_shut() -> None:
 async def test_client_only_settings_are_ignored(fake: FakeAnthropic, root: Path) -> None:
     fake.script(reply(text("ok")))
     settings = {"trace": {"server": "verbose"}, "server": {"command": ["agentls"]}}
-    async with editor(root, fake.url, settings=settings) as client:
+    async with editor(root, fake.url, settings=settings, initialization=NO_SANDBOX) as client:
         await client.run_task("go")
         assert [m for m in client.messages if m.type == types.MessageType.Warning] == []
 

@@ -4,6 +4,8 @@ refused. The real server process on a real port, clients speaking JSON-RPC thems
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import os
 import re
 import socket
@@ -24,12 +26,17 @@ pytestmark = pytest.mark.skipif(not tcp.can_check_peers(), reason="needs /proc/n
 
 
 @asynccontextmanager
-async def tcp_server(root: Path, api_url: str) -> AsyncIterator[tuple[int, asyncio.StreamReader]]:
+async def tcp_server(
+    root: Path, api_url: str
+) -> AsyncIterator[tuple[int, asyncio.StreamReader, str]]:
+    """The server, the port it took, its stderr and the token it wrote."""
+    (root / "run").mkdir(mode=0o700)
     env = {
         **os.environ,
         "ANTHROPIC_BASE_URL": api_url,
         "ANTHROPIC_API_KEY": "test-key-123",
         "XDG_CONFIG_HOME": str(root / "config"),
+        "XDG_RUNTIME_DIR": str(root / "run"),
     }
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -45,14 +52,19 @@ async def tcp_server(root: Path, api_url: str) -> AsyncIterator[tuple[int, async
     assert process.stderr is not None
     try:
         line = (await asyncio.wait_for(process.stderr.readline(), 60)).decode()
-        found = re.search(r"serving LSP on 127\.0\.0\.1:(\d+)", line)
+        found = re.search(r"serving LSP on 127\.0\.0\.1:(\d+).* the token in (\S+) ", line)
         assert found, line
-        yield int(found.group(1)), process.stderr
+        token = Path(found.group(2)).read_text().strip()
+        assert Path(found.group(2)).stat().st_mode & 0o777 == 0o600
+        yield int(found.group(1)), process.stderr, token
         assert process.returncode is None, "the server ended"
     finally:
         if process.returncode is None:
             process.terminate()
         await process.wait()
+
+
+serve_connection = functools.partial(tcp._serve_connection, token="the-token")
 
 
 async def connect(port: int) -> JsonRpcPeer:
@@ -78,7 +90,7 @@ def reads_who(body: dict[str, Any]) -> Any:
 async def test_the_server_answers_initialize_with_its_commands(
     fake: FakeAnthropic, tmp_path: Path
 ) -> None:
-    async with tcp_server(tmp_path, fake.url) as (port, _):
+    async with tcp_server(tmp_path, fake.url) as (port, _, _):
         peer = await connect(port)
         answer = await peer.request("initialize", {"capabilities": {}, "processId": None})
         peer.writer.close()
@@ -107,7 +119,7 @@ async def test_each_connection_is_its_own_session_and_probes_do_not_end_it(
         (tmp_path / name / "who.txt").write_text(f"{name}\n")
         roots.append(tmp_path / name)
     fake.script(*[reads_who] * 4)
-    async with tcp_server(tmp_path, fake.url) as (port, _):
+    async with tcp_server(tmp_path, fake.url) as (port, _, token):
         # A port scanner's connect-and-close, and a web page's request to localhost.
         _, probe = await asyncio.open_connection("127.0.0.1", port)
         probe.close()
@@ -120,8 +132,8 @@ async def test_each_connection_is_its_own_session_and_probes_do_not_end_it(
         await closed_unanswered(reader)
 
         first, second = await connect(port), await connect(port)
-        await first.initialize(roots[0])
-        await second.initialize(roots[1])
+        await first.initialize(roots[0], settings={"token": token})
+        await second.initialize(roots[1], settings={"token": token})
         tasks = [
             peer.send_request(
                 "workspace/executeCommand",
@@ -160,7 +172,7 @@ async def test_a_connection_from_another_user_is_refused(
     monkeypatch.setattr(tcp, "peer_uid", lambda connection: os.getuid() + 1)
     made: list[object] = []
     monkeypatch.setattr(tcp, "make_server", lambda: made.append(1))
-    server = await asyncio.start_server(tcp._serve_connection, "127.0.0.1", 0)
+    server = await asyncio.start_server(serve_connection, "127.0.0.1", 0)
     async with server:
         reader, writer = await asyncio.open_connection(*server.sockets[0].getsockname()[:2])
         writer.write(b"Content-Length: 2\r\n\r\n{}")
@@ -171,8 +183,77 @@ async def test_a_connection_from_another_user_is_refused(
 
 async def test_a_silent_connection_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tcp, "FIRST_LINE_SECONDS", 0.2)
-    server = await asyncio.start_server(tcp._serve_connection, "127.0.0.1", 0)
+    server = await asyncio.start_server(serve_connection, "127.0.0.1", 0)
     async with server:
         reader, writer = await asyncio.open_connection(*server.sockets[0].getsockname()[:2])
         await closed_unanswered(reader)
         writer.close()
+
+
+async def run_task(peer: JsonRpcPeer) -> dict[str, Any]:
+    request = peer.send_request(
+        "workspace/executeCommand", {"command": "agent.runTask", "arguments": [{"task": "go"}]}
+    )
+    answer: dict[str, Any] = await peer.wait_for(answer_to=request)
+    return answer
+
+
+@pytest.mark.parametrize("shown", [None, "a guess", "token in configuration"])
+async def test_a_connection_without_the_token_runs_nothing(
+    fake: FakeAnthropic, tmp_path: Path, shown: str | None
+) -> None:
+    """A sandboxed command with sandboxNetwork shares the loopback: the port alone is no
+    proof of being the user's editor."""
+    (tmp_path / "ws").mkdir()
+    fake.script(reply(text("ran")))
+    async with tcp_server(tmp_path, fake.url) as (port, _, token):
+        peer = await connect(port)
+        if shown == "token in configuration":
+            # eglot over TCP sends no initializationOptions: the token comes when asked.
+            peer.configuration = {"agentls": {"token": token}}
+            await peer.initialize(
+                tmp_path / "ws", capabilities={"workspace": {"configuration": True}}
+            )
+            assert (await run_task(peer))["result"]["status"] == "done"
+            return
+        await peer.initialize(tmp_path / "ws", settings={"token": shown} if shown else {})
+        with suppress(ConnectionError, asyncio.IncompleteReadError, EOFError):
+            answer = await run_task(peer)
+            assert "did not show the token" in answer["error"]["message"]
+        assert await asyncio.wait_for(peer.reader.read(), 30) == b""
+    assert fake.requests == []
+
+
+async def test_a_tcp_client_cannot_set_user_only_settings(
+    fake: FakeAnthropic, tmp_path: Path
+) -> None:
+    """They come from the user's settings file: a client's "always", "off" and endpoint are
+    ignored, and said to be."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "config" / "agentls").mkdir(parents=True)
+    (tmp_path / "config" / "agentls" / "settings.json").write_text(
+        json.dumps({"approveCommands": "always", "maxSteps": 3})
+    )
+    with socket.create_server(("127.0.0.1", 0)) as attacker:
+        chosen = {
+            "sandbox": "off",
+            "approveCommands": "ask",
+            "baseUrl": f"http://127.0.0.1:{attacker.getsockname()[1]}",
+            "allowedCommands": ["touch"],
+        }
+        fake.script(reply(tool_use("bash", {"command": "touch ran"})), reply(text("ok")))
+        async with tcp_server(tmp_path, fake.url) as (port, _, token):
+            peer = await connect(port)
+            await peer.initialize(tmp_path / "ws", settings={**chosen, "token": token})
+            answer = await run_task(peer)
+        assert answer["result"]["status"] == "done"
+        assert len(fake.requests) == 2  # the key went where the user's settings send it
+        assert (tmp_path / "ws" / "ran").exists()  # unasked, as the user's file says
+        shown = [
+            m["params"]["message"] for m in peer.received if m.get("method") == "window/showMessage"
+        ]
+        assert any(
+            "agentls.allowedCommands, agentls.approveCommands, agentls.baseUrl, agentls.sandbox"
+            " from this client ignored" in message
+            for message in shown
+        ), shown

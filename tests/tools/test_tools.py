@@ -14,11 +14,12 @@ import pytest
 from agentls import redaction
 from agentls.disk import files
 from agentls.disk.files import write_atomic
+from agentls.interfaces import Change, Landed
 from agentls.shell import subprocess_shell as shell
 from agentls.shell.bounded_output import BoundedOutput
 from agentls.shell.command_rules import is_allowed
 from agentls.tools import run_tool
-from doubles import Approver, is_running, running_argv, unique_seconds
+from doubles import Approver, MemoryEditor, is_running, running_argv, unique_seconds
 from doubles import tool_context as context
 
 
@@ -132,6 +133,60 @@ async def test_edit_file_keeps_crlf_line_endings(tmp_path: Path) -> None:
     )
     assert not error, text
     assert (tmp_path / "w.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"
+
+
+async def test_one_crlf_elsewhere_does_not_turn_the_edited_lines_crlf(tmp_path: Path) -> None:
+    (tmp_path / "m.txt").write_bytes(b"alpha\nbeta\r\ngamma\ndelta\n")
+    text, error = await run_tool(
+        context(tmp_path),
+        "edit_file",
+        {"path": "m.txt", "old_text": "gamma\n", "new_text": "gamma\nGAMMA2\n"},
+    )
+    assert (text, error) == ("Edited m.txt: 1 hunk accepted.", False)
+    assert (tmp_path / "m.txt").read_bytes() == b"alpha\nbeta\r\ngamma\nGAMMA2\ndelta\n"
+
+
+async def test_write_file_keeps_line_endings_says_so_and_converts_them(tmp_path: Path) -> None:
+    path = tmp_path / "README.md"
+    path.write_bytes(b"# Title\r\n\r\nText\r\n")
+    ctx = context(tmp_path)
+    same, error = await run_tool(
+        ctx, "write_file", {"path": "README.md", "content": "# Title\n\nText\n"}
+    )
+    assert not error and ctx.workspace.proposals == []  # type: ignore[attr-defined]
+    assert same.startswith("README.md already has this content but for line endings, which")
+    assert 'line_endings "lf"' in same
+    content = "# Title\n\nMore text\n"
+    text, error = await run_tool(ctx, "write_file", {"path": "README.md", "content": content})
+    assert not error and text.startswith("Edited README.md: 1 hunk accepted.\nLine endings kept: 3")
+    assert path.read_bytes() == b"# Title\r\n\r\nMore text\r\n"
+    arguments = {"path": "README.md", "content": content, "line_endings": "lf"}
+    text, error = await run_tool(ctx, "write_file", arguments)
+    assert (text, error) == ("Edited README.md: 1 hunk accepted.", False)
+    assert path.read_text() == content
+    arguments = {"path": "new.txt", "content": "a\nb\n", "line_endings": "crlf"}
+    text, error = await run_tool(ctx, "write_file", arguments)
+    assert (text, error) == ("Created new.txt: 1 hunk accepted.", False)
+    assert (tmp_path / "new.txt").read_bytes() == b"a\r\nb\r\n"
+    text, error = await run_tool(ctx, "write_file", {**arguments, "line_endings": "cr"})
+    assert error and text == "write_file: line_endings must be one of keep, lf, crlf"
+
+
+async def test_an_editor_that_changes_line_endings_is_reported(tmp_path: Path) -> None:
+    class LfEditor(MemoryEditor):
+        async def propose(self, change: Change) -> Landed:  # as Neovim 0.7 applies newText
+            return Landed(True, change.new_text.replace("\r\n", "\n"), on_disk=False)
+
+    (tmp_path / "w.txt").write_bytes(b"one\r\ntwo\r\n")
+    ctx = replace(context(tmp_path), workspace=LfEditor(tmp_path))
+    text, error = await run_tool(
+        ctx, "edit_file", {"path": "w.txt", "old_text": "two", "new_text": "2"}
+    )
+    assert not error
+    assert text.startswith(
+        "Edited w.txt: 1 hunk accepted, but the editor ended its lines with LF, not with CRLF "
+        "as proposed."
+    )
 
 
 # A form feed is no line break for read_file (str.splitlines would make it one): the

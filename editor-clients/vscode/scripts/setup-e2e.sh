@@ -14,7 +14,8 @@ mkdir -p "$cache"
 started=$SECONDS
 
 missing=()
-for pkg in chromium libkrb5-dev libxkbfile-dev libsecret-1-dev; do
+# python3-venv: the fresh-profile scenario makes the extension's own environment with it.
+for pkg in chromium libkrb5-dev libxkbfile-dev libsecret-1-dev python3-venv; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if ((${#missing[@]})); then

@@ -3,7 +3,9 @@ import * as vscode from 'vscode';
 import { resumeSession, undo, undoToCheckpoint, type Pick, type ServerCommand } from './history';
 import { Plan } from './plan';
 import { PlanView } from './planView';
-import { TaskProgress } from './progress';
+import { ChatParticipant } from './chatParticipant';
+import { AgentModelProvider, VENDOR } from './languageModel';
+import { taskArguments, TaskProgress } from './progress';
 import { Reviewer } from './review';
 import { AgentServer } from './server';
 import { SECTION } from './settings';
@@ -11,15 +13,6 @@ import { Transcript } from './transcript';
 import { realEditorApi } from './vscodeApi';
 
 let server: AgentServer | undefined;
-
-function taskArguments(task: string) {
-  const editor = vscode.window.activeTextEditor;
-  if (!editor || editor.document.uri.scheme !== 'file') {
-    return { task };
-  }
-  const { start, end } = editor.selection;
-  return { task, uri: editor.document.uri.toString(), selection: { start, end } };
-}
 
 async function runTask(progress: TaskProgress): Promise<void> {
   if (progress.running) {
@@ -93,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const reviewer = new Reviewer();
   const plan = new Plan();
   const planView = new PlanView(plan);
-  const agent = new AgentServer(context.extensionUri, realEditorApi(), reviewer, transcript, plan);
+  const agent = new AgentServer(context, realEditorApi(), reviewer, transcript, plan);
   const progress = new TaskProgress(agent, transcript, channel, plan);
   const api = realEditorApi();
   const send: ServerCommand = async (command, argument) =>
@@ -102,6 +95,7 @@ export function activate(context: vscode.ExtensionContext): void {
       arguments: argument === undefined ? [] : [argument],
     });
   const line = (text: string) => transcript.line(text);
+  const models = new AgentModelProvider(agent, String(context.extension.packageJSON.version));
   server = agent;
   // Commands first, so the palette has them while the server starts (or fails to).
   context.subscriptions.push(
@@ -132,7 +126,12 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('agentls.resumeSession', () =>
       historyCommand(progress, () => resumeSession(api, pick, send, line)),
     ),
+    vscode.commands.registerCommand('agentls.undoTask', (id: number) =>
+      historyCommand(progress, () => undo(api, send, line, id)),
+    ),
     vscode.commands.registerCommand('agentls.showLog', () => channel.show()),
+    new ChatParticipant(progress, reviewer, send).register(context.extensionUri),
+    vscode.lm.registerLanguageModelChatProvider(VENDOR, models),
     vscode.commands.registerCommand('agentls.restartServer', () => agent.restart()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration(SECTION)) {
@@ -140,6 +139,8 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
   );
+  // The Chat view lists a vendor's models only once someone asked for them.
+  void vscode.lm.selectChatModels({ vendor: VENDOR });
   void agent.start();
 }
 

@@ -13,12 +13,29 @@ import {
 } from 'vscode-languageclient/node';
 import type { Plan } from './plan';
 import type { AgentServer } from './server';
+import type { TaskListener } from './taskEvents';
 import type { TaskResult, Transcript } from './transcript';
 
 export interface TaskArguments {
   task: string;
   uri?: string;
   selection?: { start: vscode.Position; end: vscode.Position };
+}
+
+/** The task with the active file and its selection, when the editor shows a file. */
+export function taskArguments(task: string): TaskArguments {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.document.uri.scheme !== 'file') {
+    return { task };
+  }
+  const { start, end } = editor.selection;
+  return { task, uri: editor.document.uri.toString(), selection: { start, end } };
+}
+
+/** A task started from a chat request. */
+export interface ChatTask {
+  listener: TaskListener;
+  cancel: vscode.CancellationToken;
 }
 
 export class TaskProgress implements vscode.Disposable {
@@ -40,16 +57,25 @@ export class TaskProgress implements vscode.Disposable {
     return this.taskRunning;
   }
 
-  async run(args: TaskArguments): Promise<TaskResult | undefined> {
+  /**
+   * Runs a task; from the palette with a progress notification (its Cancel stops the task),
+   * from a chat request with `chat`: its listener hears the task, its token cancels it, and
+   * an error is thrown to it instead of shown.
+   */
+  async run(args: TaskArguments, chat?: ChatTask): Promise<TaskResult | undefined> {
     // One token for the request and for the Cancel button, so Cancel stops this task.
     const token = `agentls-vscode-${randomUUID()}`;
     this.taskRunning = true;
     this.plan.update([]); // a plan belongs to its task
     this.transcript.started(args.task, args.uri && vscode.workspace.asRelativePath(vscode.Uri.parse(args.uri)));
-    this.channel.show(true);
     this.showStatus('$(sync~spin)', 'starting');
+    const listening = chat && this.server.events.listen(token, chat.listener);
     try {
       const client = await this.server.ready();
+      if (chat) {
+        return await this.request(client, args, token, undefined, chat.cancel);
+      }
+      this.channel.show(true);
       return await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Agent', cancellable: true },
         (progress, cancel) => this.request(client, args, token, progress, cancel),
@@ -58,9 +84,13 @@ export class TaskProgress implements vscode.Disposable {
       const message = error instanceof Error ? error.message : String(error);
       this.transcript.line(`■ error: ${message}`);
       this.showStatus('$(error)', 'error');
+      if (chat) {
+        throw error;
+      }
       void vscode.window.showErrorMessage(`Agent: ${message}`);
       return undefined;
     } finally {
+      listening?.dispose();
       this.taskRunning = false;
     }
   }
@@ -69,7 +99,7 @@ export class TaskProgress implements vscode.Disposable {
     client: LanguageClient,
     args: TaskArguments,
     token: string,
-    progress: vscode.Progress<{ message?: string }>,
+    progress: vscode.Progress<{ message?: string }> | undefined,
     cancel: vscode.CancellationToken,
   ): Promise<TaskResult> {
     const onProgress = client.onProgress(WorkDoneProgress.type, token, (value) => this.reported(value, progress));
@@ -93,10 +123,10 @@ export class TaskProgress implements vscode.Disposable {
 
   private reported(
     value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd,
-    progress: vscode.Progress<{ message?: string }>,
+    progress: vscode.Progress<{ message?: string }> | undefined,
   ): void {
     if (value.message) {
-      progress.report({ message: value.message });
+      progress?.report({ message: value.message });
       if (value.kind !== 'end') {
         this.showStatus('$(sync~spin)', value.message);
       }

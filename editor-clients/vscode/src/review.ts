@@ -80,8 +80,16 @@ async function currentText(uri: vscode.Uri): Promise<string | undefined> {
   }
 }
 
+/** What the chat view is told of a review that starts. */
+export interface PendingReview {
+  key: string;
+  uri: vscode.Uri;
+  hunks: number;
+}
+
 class FileReview {
   readonly decisions: HunkDecisions;
+  title = '';
   readonly original: vscode.Uri;
   readonly proposal: vscode.Uri;
   readonly finished: Promise<void>;
@@ -141,8 +149,11 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
   private nextId = 1;
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   private readonly lensesChanged = new vscode.EventEmitter<void>();
+  private readonly reviewStarted = new vscode.EventEmitter<PendingReview>();
   readonly onDidChange = this.changed.event;
   readonly onDidChangeCodeLenses = this.lensesChanged.event;
+  /** An edit is waiting for the user's review (its diff is opening). */
+  readonly onDidStartReview = this.reviewStarted.event;
 
   register(): vscode.Disposable {
     const decide = (decision: Decision) => (key: string, index: number) =>
@@ -157,6 +168,7 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
       vscode.commands.registerCommand('agentls.review.undoHunk', decide('pending')),
       vscode.commands.registerCommand('agentls.review.acceptAll', decideAll('accepted')),
       vscode.commands.registerCommand('agentls.review.rejectAll', decideAll('rejected')),
+      vscode.commands.registerCommand('agentls.review.show', (key?: string) => this.showAgain(key)),
       vscode.window.tabGroups.onDidChangeTabs((event) => {
         for (const tab of event.closed) {
           const input = tab.input;
@@ -167,6 +179,7 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
       }),
       this.changed,
       this.lensesChanged,
+      this.reviewStarted,
     );
   }
 
@@ -262,12 +275,11 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
     this.reviews.set(key, review);
     await vscode.commands.executeCommand('setContext', 'agentls.reviewing', true);
     const count = review.hunks.length === 1 ? '1 hunk' : `${review.hunks.length} hunks`;
-    const title = `Review ${label ?? vscode.workspace.asRelativePath(review.change.uri)} (${count})`;
+    review.title = `Review ${label ?? vscode.workspace.asRelativePath(review.change.uri)} (${count})`;
     const withdrawn = token.onCancellationRequested(() => review.close());
     try {
-      await vscode.commands.executeCommand('vscode.diff', review.original, review.proposal, title, {
-        preview: false,
-      });
+      this.reviewStarted.fire({ key, uri: review.change.uri, hunks: review.hunks.length });
+      await this.openDiff(review);
       await review.finished;
     } finally {
       withdrawn.dispose();
@@ -275,6 +287,22 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
       await this.closeTabs(review);
       await vscode.commands.executeCommand('setContext', 'agentls.reviewing', this.reviews.size > 0);
     }
+  }
+
+  private async openDiff(review: FileReview): Promise<void> {
+    await vscode.commands.executeCommand('vscode.diff', review.original, review.proposal, review.title, {
+      preview: false,
+    });
+  }
+
+  /** The diff of a pending review brought back to the front: `key`'s, else the latest. */
+  private async showAgain(key: string | undefined): Promise<void> {
+    const review = (key && this.reviews.get(key)) || [...this.reviews.values()].pop();
+    if (!review) {
+      void vscode.window.showInformationMessage('No agent edit is waiting for review.');
+      return;
+    }
+    await this.openDiff(review);
   }
 
   private async closeTabs(review: FileReview): Promise<void> {

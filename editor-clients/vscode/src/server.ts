@@ -19,7 +19,10 @@ import {
 import { CAPABILITIES, Eyes } from './eyes';
 import type { Plan, PlanParams } from './plan';
 import type { Reviewer } from './review';
-import { BadServerCommand, findProgram, SECTION, serverCommand, serverSettings } from './settings';
+import { bundledWheel, existingEnvironment, makeEnvironment, NoPython } from './environment';
+import { pythonExtensionInterpreter } from './pythonExtension';
+import { BadServerCommand, findProgram, SECTION, SERVER_PROGRAM, serverCommand, serverSettings } from './settings';
+import { TaskEvents } from './taskEvents';
 import type { StepParams, Transcript } from './transcript';
 import type { EditorApi } from './vscodeApi';
 
@@ -47,9 +50,11 @@ export class AgentServer implements vscode.Disposable {
   private starting: Promise<void> = Promise.resolve();
   private readonly log: vscode.LogOutputChannel;
   private readonly eyes = new Eyes();
+  /** Listeners for the streamed text, steps and plan of one task or chat, by token. */
+  readonly events = new TaskEvents();
 
   constructor(
-    private readonly extensionUri: vscode.Uri,
+    private readonly context: vscode.ExtensionContext,
     private readonly api: EditorApi,
     private readonly reviewer: Reviewer,
     private readonly transcript: Transcript,
@@ -79,15 +84,20 @@ export class AgentServer implements vscode.Disposable {
   }
 
   private async launch(): Promise<void> {
-    let command: string[];
+    let command: string[] | undefined;
     try {
-      command = serverCommand(setting);
+      command = serverCommand(setting) ?? (await this.defaultCommand());
     } catch (error) {
-      if (error instanceof BadServerCommand) {
-        void this.api.showMessage('error', error.message, []);
+      if (error instanceof BadServerCommand || error instanceof NoPython) {
+        void this.offerSettings(error.message);
         return;
       }
-      throw error;
+      this.log.error(`agentls's environment could not be made: ${String(error)}`);
+      void this.offerSettings(`agentls could not set up its Python environment: ${String(error)}`);
+      return;
+    }
+    if (!command) {
+      return;
     }
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!findProgram(command[0], process.env, cwd)) {
@@ -106,13 +116,23 @@ export class AgentServer implements vscode.Disposable {
     client.onRequest(APPROVE_COMMAND, (params: ApproveCommandParams) =>
       answerApproveCommand(this.api, this.transcript, params),
     );
-    client.onNotification('agent/text', (params: { text: string }) => this.transcript.text(params.text));
-    client.onNotification('agent/step', (params: StepParams) => this.transcript.step(params));
+    client.onNotification('agent/text', (params: { token?: unknown; text: string }) => {
+      const listener = this.events.of(params.token);
+      listener?.text?.(params.text);
+      if (!listener?.quiet) {
+        this.transcript.text(params.text);
+      }
+    });
+    client.onNotification('agent/step', (params: StepParams) => {
+      this.events.of(params.token)?.step?.(params);
+      this.transcript.step(params);
+    });
     client.onRequest('agent/diagnostics', (params: { uris?: string[] }) => this.eyes.diagnostics(params));
     client.onRequest('agent/definition', (params) => this.eyes.locations('vscode.executeDefinitionProvider', params));
     client.onRequest('agent/references', (params) => this.eyes.locations('vscode.executeReferenceProvider', params));
     client.onRequest('agent/symbols', (params: { query: string }) => this.eyes.symbols(params));
     client.onNotification('agent/plan', (params: PlanParams) => {
+      this.events.of(params.token)?.plan?.(params.items);
       this.plan.update(params.items);
       this.transcript.plan(params.items);
     });
@@ -147,6 +167,42 @@ export class AgentServer implements vscode.Disposable {
     };
   }
 
+  /** `agentls` from PATH, else the extension's own environment (made on first start);
+   * undefined, with the user told, when there is neither. */
+  private async defaultCommand(): Promise<string[] | undefined> {
+    if (findProgram(SERVER_PROGRAM)) {
+      return [SERVER_PROGRAM];
+    }
+    const wheel = bundledWheel(this.context.extensionPath);
+    if (!wheel) {
+      void this.reportMissing(SERVER_PROGRAM);
+      return undefined;
+    }
+    const storage = this.context.globalStorageUri.fsPath;
+    const existing = existingEnvironment(storage, wheel);
+    if (existing) {
+      return existing;
+    }
+    const pythons = [...(await pythonExtensionInterpreter()), 'python3', 'python'];
+    return vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: 'agentls: setting up its Python environment (first start)',
+      },
+      (progress) =>
+        makeEnvironment(storage, wheel, pythons, (text) => {
+          this.log.info(text);
+          progress.report({ message: text });
+        }),
+    );
+  }
+
+  private async offerSettings(message: string): Promise<void> {
+    if (await this.api.showMessage('error', message, ['Open Settings'])) {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'agentls.server.command');
+    }
+  }
+
   private async reportMissing(program: string): Promise<void> {
     const howTo = 'How to install';
     const chosen = await this.api.showMessage(
@@ -156,7 +212,7 @@ export class AgentServer implements vscode.Disposable {
       [howTo, 'Open Settings'],
     );
     if (chosen === howTo) {
-      const readme = vscode.Uri.file(path.join(this.extensionUri.fsPath, 'README.md'));
+      const readme = vscode.Uri.file(path.join(this.context.extensionPath, 'README.md'));
       await vscode.commands.executeCommand('markdown.showPreview', readme);
     } else if (chosen) {
       await vscode.commands.executeCommand('workbench.action.openSettings', 'agentls.server.command');

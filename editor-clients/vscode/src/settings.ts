@@ -2,27 +2,23 @@
 // No `vscode` import: a getter stands in for WorkspaceConfiguration.get in the unit tests.
 import * as fs from 'fs';
 import * as path from 'path';
+import manifest from '../package.json';
 
 export const SECTION = 'agentls';
 
 /** The extension's own settings under the same section; the server ignores them. */
 const CLIENT_ONLY = ['server.command', 'trace.server'];
 
-interface Manifest {
-  contributes: { configuration: { properties: Record<string, unknown> } };
-}
-
 /** The server's settings, by the names the server reads: every contributed agentls.*
- * setting but the extension's own. package.json is held to server/agentls/settings.py by
+ * setting but the extension's own (package.json is bundled in). It is held to
+ * server/agentls/config/settings.py by
  * tests/config/test_settings_contract.py, so the names are written nowhere else. */
-export const SERVER_SETTINGS: readonly string[] = Object.keys(
-  (JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as Manifest).contributes
-    .configuration.properties,
-)
+export const SERVER_SETTINGS: readonly string[] = Object.keys(manifest.contributes.configuration.properties)
   .map((name) => name.slice(SECTION.length + 1))
   .filter((name) => !CLIENT_ONLY.includes(name));
 
-export const DEFAULT_SERVER_COMMAND = ['agentls'];
+/** The program found on PATH when agentls.server.command is unset. */
+export const SERVER_PROGRAM = 'agentls';
 
 export type SettingGetter = (name: string) => unknown;
 
@@ -40,9 +36,13 @@ export function serverSettings(get: SettingGetter): Record<string, unknown> {
 
 export class BadServerCommand extends Error {}
 
-/** agentls.server.command as [program, ...args]; a clear error for anything else. */
-export function serverCommand(get: SettingGetter): string[] {
-  const value = get('server.command') ?? DEFAULT_SERVER_COMMAND;
+/** agentls.server.command as [program, ...args], undefined when unset; a clear error for
+ * anything else. */
+export function serverCommand(get: SettingGetter): string[] | undefined {
+  const value = get('server.command');
+  if (value === undefined || value === null) {
+    return undefined;
+  }
   if (
     !Array.isArray(value) ||
     value.length === 0 ||

@@ -8,6 +8,8 @@ export interface StepParams {
   summary: string;
   state: 'started' | 'succeeded' | 'failed';
   detail?: string;
+  /** A command's last lines of output (bash steps). */
+  outputTail?: string;
 }
 
 export interface TaskResult {
@@ -18,6 +20,8 @@ export interface TaskResult {
   usage?: Record<string, unknown>;
   /** The server's line for how the task ended, as every front end shows it. */
   outcome: string;
+  /** The saved session the task went into. */
+  session?: string;
 }
 
 /** "inputTokens" -> "input tokens": usage fields are shown as the server names them. */

@@ -45,7 +45,7 @@ from ..config.user_settings import load as load_user_settings
 from ..history.sessions import SessionStore
 from ..interfaces import ModelError
 from ..models.anthropic import ClientCache
-from ..wiring import prepare_task
+from ..wiring import new_conversation, prepare_task, resumed_conversation
 from .approver import AcpApprover
 from .progress import AcpProgress
 from .replay import replay
@@ -136,9 +136,7 @@ class AcpAgent:
         **kwargs: Any,
     ) -> NewSessionResponse:
         root = _root(cwd)
-        # Saved as it goes, in the store every door shares: session/list finds it later.
-        conversation = Conversation(journal=_store(root).create())
-        session = self._open(root, conversation, mcp_servers)
+        session = self._open(root, new_conversation(root), mcp_servers)
         return NewSessionResponse(session_id=session.id, modes=MODES)
 
     async def load_session(
@@ -192,14 +190,11 @@ class AcpAgent:
                 {"message": "that session is running a prompt; cancel it first"}
             )
         try:
-            journal, stored = _store(root).open(session_id)
+            conversation, _ = resumed_conversation(_store(root), session_id)
         except (KeyError, ValueError):
             raise acp.RequestError.invalid_params(
                 {"sessionId": f"no saved session {session_id} in {root}"}
             ) from None
-        conversation = Conversation.resumed(
-            stored.messages, journal, stored.info.tasks, stored.last_request
-        )
         return self._open(root, conversation, mcp_servers)
 
     def _open(

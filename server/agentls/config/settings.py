@@ -328,6 +328,16 @@ SETTINGS: tuple[Setting, ...] = (
 
 _BY_KEY = {setting.key: setting for setting in SETTINGS}
 
+USER_ONLY = frozenset(setting.key for setting in SETTINGS if setting.user_only)
+"""What only the user sets: taken from the user's settings file or the editor's user
+settings, never from a folder's settings nor from a client that could be anyone's."""
+
+
+def with_user_only(settings: Settings, source: Settings) -> Settings:
+    """`settings` with every user-only setting as `source` has it."""
+    fields = [_BY_KEY[key].field for key in USER_ONLY]
+    return replace(settings, **{name: getattr(source, name) for name in fields})
+
 
 CLIENT_ONLY = {"trace", "server"}
 """Settings of the editor clients under the same section (`agentls.trace.server`, the

@@ -52,6 +52,23 @@ GIT_TIMEOUT = 120
 """Seconds a git call may take (a hung network file system) before the checkpoint is given
 up; the task goes on."""
 _IDENTITY = ("-c", "user.name=agentls", "-c", "user.email=agentls@localhost")
+_CONFIG = """[core]
+\trepositoryformatversion = 0
+\tbare = false
+\tautocrlf = false
+\tsymlinks = true
+\tfilemode = true
+\tsplitIndex = true
+[gc]
+\tauto = 0
+[commit]
+\tgpgSign = false
+[index]
+\tversion = 4
+"""
+"""The shadow repository's whole config, written by agentls (see `_own_files`). Each
+checkpoint rewrites the index twice: a split index in version 4 makes that a few kilobytes
+instead of the whole index (400 KB for 5,000 files)."""
 _ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge\n"
 """$GIT_DIR/info/attributes outranks the workspace's .gitattributes: files are recorded
 byte for byte, with no line-ending conversion, re-encoding, keyword expansion or filter."""
@@ -144,32 +161,40 @@ class ShadowRepository:
 
     def _ensure(self) -> None:
         ready = self.git_dir / "agentls-ready"
-        if ready.exists():
-            return  # set up whole (an interrupted set-up is done again)
-        self.git("init", "--quiet", "--bare", "--template=", work_tree=False)
-        config = {
-            "core.bare": "false",
-            "core.autocrlf": "false",
-            "core.symlinks": "true",
-            "gc.auto": "0",
-            "commit.gpgSign": "false",
-            # Each checkpoint rewrites the index twice: a split index in version 4 makes
-            # that a few kilobytes instead of the whole index (400 KB for 5,000 files).
-            "core.splitIndex": "true",
-            "index.version": "4",
-        }
-        for name, value in config.items():
-            self.git("config", name, value)
+        if not ready.exists():  # set up whole (an interrupted set-up is done again)
+            self.git("init", "--quiet", "--bare", "--template=", work_tree=False)
+        self._own_files()
+        ready.touch()
+
+    def _own_files(self) -> None:
+        """Put back the repository's config, attributes and excludes as agentls writes them,
+        before each use: a command that got to write this folder (run unsandboxed, or the
+        state folder inside a workspace) could have named a filter or an fsmonitor there,
+        which this very process would run. Nothing else in the folder is read as settings;
+        hooks never run (`core.hooksPath` is overridden)."""
         info = self.git_dir / "info"
         info.mkdir(exist_ok=True)
-        (info / "attributes").write_text(_ATTRIBUTES)
+        exclude = ""
         # A workspace holding agentls's own state (a home folder opened as the workspace)
         # must not record the checkpoints themselves.
         state = self.git_dir.resolve().parent.parent
         if state.is_relative_to(self.root):
-            relative = state.relative_to(self.root).as_posix()
-            (info / "exclude").write_text(f"/{_glob_escaped(relative)}/\n")
-        ready.touch()
+            exclude = f"/{_glob_escaped(state.relative_to(self.root).as_posix())}/\n"
+        for path, text in (
+            (self.git_dir / "config", _CONFIG),
+            (info / "attributes", _ATTRIBUTES),
+            (info / "exclude", exclude),
+        ):
+            try:
+                current = path.read_bytes() if not path.is_symlink() else None
+            except FileNotFoundError:
+                current = None
+            if current != text.encode():
+                _replace(path, text)
+        for stray in ("commondir", "config.worktree"):
+            # commondir would move every setting to a folder it names.
+            with contextlib.suppress(FileNotFoundError):
+                (self.git_dir / stray).unlink()
 
     def record(
         self,

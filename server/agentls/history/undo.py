@@ -162,7 +162,7 @@ async def apply(repository: ShadowRepository, undo: UndoPlan, editor: Editor) ->
     for restore in undo.restores:
         entry, name = restore.entry, restore.path
         try:
-            target = resolve(editor.root, name)
+            target = _link_itself(editor.root, name)
             refuse_git_metadata(editor.root, target)
         except PathError:
             result.declined.append(name)  # the path leads out of the root now
@@ -203,10 +203,19 @@ async def _through_editor(
     return landed.applied and landed.text in (text, None)
 
 
+def _link_itself(root: Path, name: str) -> Path:
+    """`name` (a path git recorded) under the root, its folders resolved but not the file
+    itself: undo removes or replaces a symlink the agent made, never what it points to."""
+    path = Path(name)
+    folder = resolve(root, str(path.parent)) if path.parent != Path(".") else root
+    return folder / path.name
+
+
 def _write(root: Path, target: Path, content: bytes | None, entry: Entry | None) -> None:
-    if content is None:
+    if content is None or target.is_symlink():
+        # The link the agent left in place of a file goes, and the file comes back.
         files.remove(root, target)
-    else:
+    if content is not None:
         executable = entry is not None and entry.mode == "100755"
         files.write_atomic(root, target, content, executable=executable)
 

@@ -17,14 +17,18 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..agent.conversation import Conversation
-from ..config.settings import Settings, parse
+from ..config import user_settings
+from ..config.settings import USER_ONLY, Settings, parse, with_user_only
 from ..lifetime import exit_now
 from ..models.anthropic import ClientCache
+from . import tcp_token
 from .protocol import AgentProtocol
 
 log = logging.getLogger(__name__)
 
 REQUEST_FAILED = -32803
+TOKEN = "token"
+"""`agentls.token`: what a TCP connection shows to prove it is the user's editor."""
 
 
 @dataclass
@@ -43,10 +47,16 @@ class AgentServer(LanguageServer):
         self.clients = ClientCache()
         self.initialization_options: Any = None
         self.cancelled_requests: deque[Any] = deque(maxlen=32)
+        self.chats: dict[Any, asyncio.Future[Any]] = {}
+        """The `agent.chat` answers being streamed, by request id (they run beside a task)."""
         self.warned: set[str] = set()
         """Warnings already shown, each shown once per server (one editor session)."""
         self.on_exit: Callable[[int], None] = exit_now
         """What the client's `exit` ends: the process on stdio, the connection on TCP."""
+        self.token: str | None = None
+        """On TCP, the token the client must show before any command; None on stdio, where
+        the client is the editor that started the server."""
+        self._proof: asyncio.Future[bool] | None = None
 
     def leave(self, code: int) -> None:
         self.on_exit(code)
@@ -58,7 +68,10 @@ class AgentServer(LanguageServer):
         return True
 
     def cancel_request(self, request_id: Any) -> None:
-        if self.running is not None and self.running.request_id == request_id:
+        chat = self.chats.get(request_id)
+        if chat is not None:
+            chat.cancel()
+        elif self.running is not None and self.running.request_id == request_id:
             self.cancel()
         else:
             # It may be an agent.runTask whose handler has not started yet.
@@ -72,25 +85,88 @@ class AgentServer(LanguageServer):
             return Path(self.workspace.root_path)
         raise JsonRpcException("agentls needs a workspace folder (open a folder).", REQUEST_FAILED)
 
-    async def settings(self) -> Settings:
-        """Settings from initializationOptions, overridden by workspace/configuration."""
+    def _initial(self) -> dict[str, Any]:
         options = self.initialization_options
-        raw: dict[str, Any] = {}
         if isinstance(options, dict) and isinstance(options.get("agentls"), dict):
-            raw.update(options["agentls"])
+            return dict(options["agentls"])
+        return {}
+
+    async def _configuration(self) -> dict[str, Any]:
+        """The client's answer to workspace/configuration for `agentls`, if it answers."""
         workspace = self.client_capabilities.workspace
-        if workspace and workspace.configuration:
-            try:
-                pulled = await self.workspace_configuration_async(
-                    types.ConfigurationParams(items=[types.ConfigurationItem(section="agentls")])
-                )
-                if pulled and isinstance(pulled[0], dict):
-                    raw.update(pulled[0])
-            except Exception as error:  # a client that fails here still gets a working task
-                log.warning("workspace/configuration failed: %s", error)
-        settings, problems = parse(raw)
+        if not (workspace and workspace.configuration):
+            return {}
+        try:
+            pulled = await self.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="agentls")])
+            )
+        except Exception as error:  # a client that fails here still gets a working task
+            log.warning("workspace/configuration failed: %s", error)
+            return {}
+        return dict(pulled[0]) if pulled and isinstance(pulled[0], dict) else {}
+
+    def begin_proof(self) -> None:
+        """On TCP, check the client's token now (a client without one is closed at once)."""
+        if self.token is not None and self._proof is None:
+            self._proof = asyncio.ensure_future(self._check_token())
+
+    async def prove(self) -> None:
+        """Return once the client has shown the token (at once on stdio); raise, with the
+        connection closed, if it has not."""
+        if self.token is None:
+            return
+        self.begin_proof()
+        assert self._proof is not None
+        if not await asyncio.shield(self._proof):
+            raise JsonRpcException("this connection did not show the token", REQUEST_FAILED)
+
+    async def _check_token(self) -> bool:
+        assert self.token is not None
+        sent = self._initial().get(TOKEN)
+        if sent is None:
+            sent = (await self._configuration()).get(TOKEN)
+        if tcp_token.shown(self.token, sent):
+            return True
+        log.warning("closed a connection that did not show the token")
+        self.show(
+            types.MessageType.Error,
+            "this connection did not show the token that `agentls --tcp` wrote to "
+            f"{tcp_token.folder()} (setting agentls.token); closing it",
+        )
+        self.leave(1)
+        return False
+
+    async def settings(self) -> Settings:
+        """Settings from initializationOptions, overridden by workspace/configuration; the
+        user-only ones (docs/security.md, "Settings from a client") only from the editor's
+        initializationOptions on stdio, and on TCP from the user's settings file."""
+        initial, pulled = self._initial(), await self._configuration()
+        trusted = {k: v for k, v in initial.items() if k in USER_ONLY} if self.token is None else {}
+        raw = {k: v for k, v in {**initial, **pulled}.items() if k not in USER_ONLY}
+        raw.pop(TOKEN, None)
+        ignored = sorted(
+            {
+                key
+                for source in (initial, pulled)
+                for key, value in source.items()
+                if key in USER_ONLY and (key not in trusted or trusted[key] != value)
+            }
+        )
+        settings, problems = parse({**raw, **trusted})
+        if self.token is not None:
+            own, invalid = user_settings.load()
+            settings = with_user_only(settings, own)
+            problems += invalid
+            where = f"on TCP they come from {user_settings.settings_path()} only"
+        else:
+            where = "they come from the editor's own settings (initializationOptions) only"
+        if ignored:
+            names = ", ".join(f"agentls.{key}" for key in ignored)
+            problems.append(f"{names} from this client ignored: user-only settings, {where}")
         for problem in problems:
-            self.show(types.MessageType.Warning, problem)
+            if problem not in self.warned:
+                self.warned.add(problem)
+                self.show(types.MessageType.Warning, problem)
         return settings
 
     def show(self, kind: types.MessageType, message: str) -> None:

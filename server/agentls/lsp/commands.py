@@ -14,10 +14,11 @@ from ..agent.loop import Agent
 from ..agent.prompt import task_message
 from ..history.checkpoints import CheckpointError, ShadowRepository
 from ..history.sessions import SessionStore
-from ..history.undo import listing, undo
-from ..wiring import tell_the_model
+from ..history.undo import listing
+from ..wiring import new_conversation, resumed_conversation, undo_and_tell
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
+from .chat import CHAT, MODEL, chat, model
 from .file_context import file_context
 from .supervision import supervise
 from .workspace import LspWorkspace
@@ -59,13 +60,12 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     root = ls.root()
     file = file_context(ls.workspace, root, uri, arguments[0].get("selection")) if uri else None
     title = task.strip().splitlines()[0][:80]
-    if ls.session.journal is None:
-        try:
-            ls.session.journal = SessionStore(root).create()
-        except OSError as error:  # the task runs, unsaved
-            log.warning("the session cannot be saved: %s", error)
+    if ls.session.journal is None:  # saved from its first task on
+        ls.session.journal = new_conversation(root).journal
     message = task_message(task, file)
-    return await supervise(ls, root, title, lambda agent: agent.run(message, task))
+    result = await supervise(ls, root, title, lambda agent: agent.run(message, task))
+    # Which session the task went into, so a client can come back to it (agent.resumeSession).
+    return {**result, "session": ls.session.id}
 
 
 async def compact(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
@@ -135,19 +135,10 @@ async def undo_to(ls: AgentServer, *arguments: Any) -> dict[str, object]:
     if not isinstance(overwrite, list) or not all(isinstance(p, str) for p in overwrite):
         raise JsonRpcInvalidParams("overwrite must be a list of paths")
     root = ls.root()
-    session = ls.session
     # The approver is for writes the editor cannot make itself (as for a task's edits).
     approver = LspApprover(ls, await ls.settings(), root)
-    job = asyncio.ensure_future(
-        undo(
-            ShadowRepository(root),
-            LspWorkspace(ls, root, approver),
-            target,
-            overwrite,
-            session.id,
-            session.tasks,
-        )
-    )
+    editor = LspWorkspace(ls, root, approver)
+    job = asyncio.ensure_future(undo_and_tell(root, editor, target, overwrite, ls.session))
     # Held as the running task: no task starts while files are put back, and
     # agent.cancel stops an undo whose reviews the user leaves open.
     ls.running = RunningTask(job, ls.protocol.msg_id, steerable=False)
@@ -157,10 +148,6 @@ async def undo_to(ls: AgentServer, *arguments: Any) -> dict[str, object]:
         raise _failed(error) from None
     finally:
         ls.running = None
-    try:
-        tell_the_model(result, session, SessionStore(root))
-    except OSError as error:  # the files are back; only the note is lost
-        log.warning("the undo could not be noted in the session: %s", error)
     return result.as_dict()
 
 
@@ -185,13 +172,9 @@ def resume_session(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     if not isinstance(session_id, str):
         raise JsonRpcInvalidParams('agent.resumeSession takes {"id": "<session id>"}')
     try:
-        journal, stored = _store(ls).open(session_id)
+        ls.session, info = resumed_conversation(_store(ls), session_id)
     except KeyError:
         raise JsonRpcInvalidParams(f"no saved session {session_id!r}") from None
-    ls.session = Conversation.resumed(
-        stored.messages, journal, stored.info.tasks, stored.last_request
-    )
-    info = stored.info
     return {**info.as_dict(), "messages": len(ls.session.messages)}
 
 
@@ -205,4 +188,6 @@ COMMANDS = {
     SESSIONS: sessions,
     RESUME_SESSION: resume_session,
     STEER: steer,
+    CHAT: chat,
+    MODEL: model,
 }

@@ -15,6 +15,17 @@ TEXT = "agent/text"
 STEP = "agent/step"
 PLAN = "agent/plan"
 
+TAIL_LINES = 10
+TAIL_CHARS = 2000
+TAILED_TOOLS = ("bash",)
+"""The steps whose output's end a client shows under the step: a command's."""
+
+
+def output_tail(output: str) -> str:
+    """The last lines of a command's output (already cut to the output limit, redacted)."""
+    tail = "\n".join(output.rstrip("\n").splitlines()[-TAIL_LINES:])
+    return tail[-TAIL_CHARS:]
+
 
 def plan_line(items: list[PlanItem]) -> str:
     """The plan in one progress message: how far it is, and the item at hand."""
@@ -76,16 +87,16 @@ class LspProgress:
         )
 
     def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
-        self.server.protocol.notify(
-            STEP,
-            {
-                "token": self.token,
-                "tool": tool,
-                "summary": summary,
-                "state": "succeeded" if ok else "failed",
-                "detail": detail,
-            },
-        )
+        done = {
+            "token": self.token,
+            "tool": tool,
+            "summary": summary,
+            "state": "succeeded" if ok else "failed",
+            "detail": detail,
+        }
+        if tool in TAILED_TOOLS and output:
+            done["outputTail"] = output_tail(output)
+        self.server.protocol.notify(STEP, done)
 
     def plan(self, items: list[PlanItem]) -> None:
         self._report(plan_line(items))

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
 from lsprotocol import types
 
 from .agent_server import AgentServer
@@ -22,6 +27,7 @@ def _initialized(ls: AgentServer, params: types.InitializedParams) -> None:
     provider = settings.get("provider") if isinstance(settings, dict) else None
     preload(provider if isinstance(provider, str) else None)
     sandbox.probe_in_background()
+    ls.begin_proof()
 
 
 def _did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -35,6 +41,18 @@ def _did_change_configuration(ls: AgentServer, params: types.DidChangeConfigurat
     pygls does not warn of an unknown notification (eglot sends one at every start)."""
 
 
+def _after_proof(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """`handler`, run only once the client has shown the TCP token (at once on stdio)."""
+
+    @functools.wraps(handler)
+    async def proven(ls: AgentServer, *arguments: Any) -> Any:
+        await ls.prove()
+        result = handler(ls, *arguments)
+        return await result if inspect.isawaitable(result) else result
+
+    return proven
+
+
 def make_server() -> AgentServer:
     """A new server, ready to start on any transport (or to be driven in process by tests)."""
     server = AgentServer()
@@ -43,5 +61,5 @@ def make_server() -> AgentServer:
     server.feature(types.TEXT_DOCUMENT_DID_SAVE)(_did_save)
     server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(_did_change_configuration)
     for name, handler in COMMANDS.items():
-        server.command(name)(handler)
+        server.command(name)(_after_proof(handler))
     return server

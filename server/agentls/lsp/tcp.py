@@ -19,6 +19,7 @@ from typing import Any
 
 from pygls.io_ import run_async
 
+from . import tcp_token
 from .server import make_server
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,9 @@ class _Replaying:
         return await self.reader.readexactly(n)
 
 
-async def _serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def _serve_connection(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, token: str
+) -> None:
     name = writer.get_extra_info("peername")
     try:
         connection = writer.get_extra_info("socket")
@@ -106,6 +109,7 @@ async def _serve_connection(reader: asyncio.StreamReader, writer: asyncio.Stream
             log.warning("closed a connection from %s that does not speak LSP", name)
             return
         server = make_server()
+        server.token = token
         stop = threading.Event()
 
         def leave(code: int) -> None:
@@ -133,13 +137,26 @@ async def _serve_connection(reader: asyncio.StreamReader, writer: asyncio.Stream
 
 async def serve(host: str, port: int) -> None:
     """Accept connections until the process is stopped; print where it listens."""
-    listener = await asyncio.start_server(_serve_connection, host, port)
+    token: list[str] = []
+    listener = await asyncio.start_server(
+        lambda reader, writer: _serve_connection(reader, writer, token[0]),
+        host,
+        port,
+        start_serving=False,  # until the token is written
+    )
     where = ", ".join("{}:{}".format(*s.getsockname()[:2]) for s in listener.sockets)
+    secret, path = tcp_token.write(listener.sockets[0].getsockname()[1])
+    token.append(secret)
+    await listener.start_serving()
     print(
         f"agentls: serving LSP on {where} (TCP), a session per connection, "
-        f"for user {os.getuid()} only; Ctrl-C stops",
+        f"for user {os.getuid()} only, each showing the token in {path} as agentls.token; "
+        "Ctrl-C stops",
         file=sys.stderr,
         flush=True,
     )
-    async with listener:
-        await listener.serve_forever()
+    try:
+        async with listener:
+            await listener.serve_forever()
+    finally:
+        path.unlink(missing_ok=True)

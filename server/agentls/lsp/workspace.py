@@ -198,7 +198,7 @@ class LspWorkspace:
             reported = (
                 document.version != version_before
                 if was_open
-                else document.source != (change.old_text or "")
+                else not _opened_before_the_edit(document.source, change)
             )
             if reported:  # the client's didChange came before its answer
                 on_disk = _disk_text(self.root, change.path) == document.source
@@ -246,6 +246,20 @@ def _client_version(document: TextDocument | None) -> int | None:
     if isinstance(document, LspDocument) and document.reported is not None:
         return None
     return document.version
+
+
+def _opened_before_the_edit(opened: str, change: Change) -> bool:
+    """Whether a document the client opened during the review holds the file as it was
+    before the edit, so that the edit's didChange is still to come.
+
+    A client that holds lines reports an empty file as one empty line: Neovim 0.7 opens the
+    buffer it creates for a new file with the text "\n" (its 'eol'), answers `applied:
+    true`, and only then sends the edit as a didChange against that text.
+    """
+    if opened == change.new_text:
+        return False
+    old = change.old_text or ""
+    return opened == old or (not old and opened in ("\n", "\r\n"))
 
 
 def _disk_text(root: Path, path: Path) -> str | None:

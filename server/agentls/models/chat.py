@@ -222,9 +222,10 @@ class ChatModel(Adapter):
         body = {
             "model": self.name,
             "messages": chat_messages(system, messages),
-            "tools": chat_tools(tools),
             self.endpoint.profile.max_tokens_field: self.max_tokens,
         }
+        if tools:  # OpenAI refuses an empty list
+            body["tools"] = chat_tools(tools)
         return await with_retries(
             lambda: self._stream(body, on_text),
             on_text,

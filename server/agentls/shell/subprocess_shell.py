@@ -14,6 +14,7 @@ from ..interfaces import ShellRefused, ShellResult
 from . import sandbox
 from .bounded_output import BoundedOutput
 from .process_groups import GROUPS
+from .sandbox.git_audit import GitAudit
 
 _DRAIN_AFTER_EXIT = 0.5
 """Seconds to keep reading after bash exits: a background child may hold the pipe open."""
@@ -51,6 +52,7 @@ class SubprocessShell:
         self.secrets = secrets
         self.box = box
         self.network = network
+        self.audit = GitAudit(root)
 
     @property
     def sandboxed(self) -> bool:
@@ -61,12 +63,18 @@ class SubprocessShell:
     ) -> ShellResult:
         argv = ["bash", "-c", _GATE, command]
         box = self.box if sandboxed else None
-        if box is not None:
-            # Made again for each command: a `.git` made by the last one is protected too.
-            argv = box.command(argv, sandbox.confinement(self.root, self.network))
-        result = await self._run(argv, timeout, output_limit)
-        if box is not None:
-            result.sandbox_note = sandbox.blocked_note(result.output, self.network)
+        if box is None:
+            return await self._run(argv, timeout, output_limit)
+        # Made again for each command: a `.git` made by the last one is protected too.
+        argv = box.command(argv, sandbox.confinement(self.root, self.network))
+        settings = self.audit.before()
+        try:
+            result = await self._run(argv, timeout, output_limit)
+        finally:
+            # Nothing inside outlives the command (its PID namespace): what it planted is
+            # all there, and disarmed before anything else runs git (cancelled too).
+            planted = self.audit.after(settings)
+        result.sandbox_note = sandbox.blocked_note(result.output, self.network, planted)
         return result
 
     async def _run(self, argv: list[str], timeout: float, output_limit: int) -> ShellResult:

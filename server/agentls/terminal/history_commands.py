@@ -15,7 +15,7 @@ from ..history.checkpoints import CheckpointError, ShadowRepository
 from ..history.sessions import SessionStore
 from ..history.undo import UndoPlan, listing, plan, undo
 from ..interfaces import Change, Landed
-from ..wiring import tell_the_model
+from ..wiring import new_conversation, resumed_conversation, tell_the_model
 
 
 class _Disk:
@@ -42,9 +42,8 @@ def saved_session(root: Path, resume: str | None, continue_last: bool) -> Conver
     store = SessionStore(root)
     chosen = resume or (store.latest() if continue_last else None)
     if chosen is None:
-        return Conversation(journal=store.create())
-    journal, stored = store.open(chosen)
-    return Conversation.resumed(stored.messages, journal, stored.info.tasks, stored.last_request)
+        return new_conversation(root)
+    return resumed_conversation(store, chosen)[0]
 
 
 def _when(stamp: float) -> str:
@@ -118,7 +117,7 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
         print(f"agentls: {error}", file=sys.stderr)
         return 1
     try:
-        tell_the_model(result, None, SessionStore(root))
+        tell_the_model(result, Conversation(), SessionStore(root))
     except OSError as error:  # the files are back; only the note is lost
         print(f"agentls: the undo could not be noted in the session: {error}", file=sys.stderr)
     for path in result.restored:

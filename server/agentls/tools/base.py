@@ -111,6 +111,8 @@ def validate(tool: Tool, arguments: Any) -> dict[str, Any]:
             spec["type"] == "integer" and isinstance(value, bool)
         ):
             raise ToolError(f"{tool.name}: {name} must be a {spec['type']}")
+        if value not in spec.get("enum", [value]):
+            raise ToolError(f"{tool.name}: {name} must be one of {', '.join(spec['enum'])}")
         if spec["type"] == "integer" and value < spec.get("minimum", value):
             raise ToolError(f"{tool.name}: {name} must be at least {spec['minimum']}")
     return arguments

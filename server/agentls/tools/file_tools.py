@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from ..disk.files import NotText, PathChanged
 from ..disk.paths import refuse_git_metadata, relative, resolve
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
 from ..interfaces import Change, Landed
+from ..line_endings import CHOICES, converted, follow
 from ..redaction import REDACTED, Redacted, redact, secret_spans
 from .base import BeforeChange, Tool, ToolContext, ToolError
 from .editor_tools import new_problems, problems_before
@@ -71,14 +73,6 @@ async def read_file(context: ToolContext, arguments: dict[str, Any], _: BeforeCh
     return "\n".join(shown)
 
 
-def _match_line_endings(text: str, snippet: str) -> str:
-    """`snippet` with the file's CRLF endings, since the model reads lines without them."""
-    # Looking for a CR first: on a file without one, a far cheaper scan.
-    if "\r" in text and "\r\n" in text:
-        return snippet.replace("\r\n", "\n").replace("\n", "\r\n")
-    return snippet
-
-
 def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
@@ -98,8 +92,14 @@ def _not_found(text: str, old_text: str, name: str) -> ToolError:
     return ToolError(message + "\nRead the file again and copy old_text exactly.")
 
 
+def _ending_before(text: str, offset: int) -> str:
+    """The line ending just before `offset`, a line's start ("" at the file's start)."""
+    return "\r\n" if text.startswith("\r\n", offset - 2) else "\n" if offset else ""
+
+
 def _replacement_hunks(text: str, spans: list[tuple[int, int]], new_text: str) -> list[Hunk]:
-    """Hunks for replacing each text[start:end] of `spans` (in order, apart) with `new_text`.
+    """Hunks for replacing each text[start:end] of `spans` (in order, apart) with `new_text`,
+    its lines ending as the lines they replace (`line_endings.follow`).
 
     Linear in the file: the lines the replacements touch are grouped (touching lines
     together) and only each group is diffed, so a replace_all over a big file stays cheap.
@@ -123,11 +123,14 @@ def _replacement_hunks(text: str, spans: list[tuple[int, int]], new_text: str) -
     for group_start, group_end, members in groups:
         line += text.count("\n", counted, group_start)
         counted = group_start
-        pieces, position = [], group_start
+        pieces: list[tuple[str, bool]] = []
+        position = group_start
         for start, end in members:
-            pieces += [text[position:start], new_text]
+            pieces += [(text[position:start], False), (new_text, True)]
             position = end
-        pieces.append(text[position:group_end])
+        pieces.append((text[position:group_end], False))
+        old = text[group_start:group_end]
+        new, _ = follow(old, pieces, _ending_before(text, group_start))
         hunks.extend(
             Hunk(
                 h.start + group_start,
@@ -137,22 +140,29 @@ def _replacement_hunks(text: str, spans: list[tuple[int, int]], new_text: str) -
                 h.old_line_count,
                 h.new_line_count,
             )
-            for h in line_hunks(text[group_start:group_end], "".join(pieces))
+            for h in line_hunks(old, new)
         )
     return hunks
 
 
-def _occurrences(text: str, old_text: str) -> list[int]:
-    """Where `old_text` starts in `text`, without overlaps (as str.count and replace see it)."""
+def _occurrences(text: str, old_text: str) -> list[tuple[int, int]]:
+    """Where `old_text` is in `text`, without overlaps (as str.count and replace see it).
+
+    Where it is not found as written, each of its LFs may stand for a CRLF: read_file shows
+    lines without their CR, and a file may mix both.
+    """
     found = []
     at = text.find(old_text)
     while at != -1:
-        found.append(at)
+        found.append((at, at + len(old_text)))
         at = text.find(old_text, at + len(old_text))
-    return found
+    if found or "\n" not in old_text or "\r" not in text:
+        return found
+    pattern = re.compile("\r?\n".join(map(re.escape, old_text.split("\n"))))
+    return [match.span() for match in pattern.finditer(text)]
 
 
-def _planned_edit(
+def planned_edit(
     text: str, arguments: dict[str, Any], secrets: tuple[str, ...], name: str
 ) -> list[Hunk]:
     """The hunks of an edit_file call; CPU work, run off the event loop.
@@ -163,30 +173,30 @@ def _planned_edit(
     """
     view = Redacted.of(text, secrets)
     old_text, new_text = arguments["old_text"], arguments["new_text"]
-    if old_text not in view.shown:
-        old_text = _match_line_endings(text, old_text)
-    new_text = _match_line_endings(text, new_text)
     found = _occurrences(view.shown, old_text)
     if not found:
         raise _not_found(view.shown, arguments["old_text"], name)
     if old_text == new_text:
         raise ToolError("old_text and new_text are the same: nothing to change")
     if len(found) > 1 and not arguments.get("replace_all", False):
-        lines = [str(_line_of(view.shown, at)) for at in found[:20]]
+        lines = [str(_line_of(view.shown, at)) for at, _ in found[:20]]
         raise ToolError(
             f"old_text occurs {len(found)} times in {name} (lines {', '.join(lines)}); include "
             "more surrounding lines to make it unique, or set replace_all to change every one"
         )
     spans = []
-    for at in found:
-        span = view.original(at, at + len(old_text))
+    for at, end in found:
+        span = view.original(at, end)
         if span is None:
             raise ToolError(
                 f"old_text includes {REDACTED}, which stands for a secret: choose old_text "
                 "that leaves it out."
             )
         spans.append(span)
-    return _replacement_hunks(text, spans, new_text)
+    hunks = _replacement_hunks(text, spans, new_text)
+    if not hunks:  # the same text, but for line endings the file keeps
+        raise ToolError("old_text and new_text are the same: nothing to change")
+    return hunks
 
 
 async def edit_file(
@@ -199,7 +209,7 @@ async def edit_file(
     if not arguments["old_text"]:
         raise ToolError("old_text is empty; give the exact text to replace (or use write_file)")
     # Off the loop: on a big file, finding and diffing takes long enough to hold up a cancel.
-    hunks = await asyncio.to_thread(_planned_edit, text, arguments, context.secrets, name)
+    hunks = await asyncio.to_thread(planned_edit, text, arguments, context.secrets, name)
     new_text = await asyncio.to_thread(apply_hunks, text, hunks)
     return await propose(context, Change(target, text, new_text, hunks, "edit_file"), before_change)
 
@@ -208,7 +218,8 @@ async def write_file(
     context: ToolContext, arguments: dict[str, Any], before_change: BeforeChange
 ) -> str:
     target, text = await _current_text(context, arguments["path"], writing=True)
-    content = arguments["content"]
+    choice = arguments.get("line_endings", "keep")
+    content = converted(arguments["content"], choice)
     name = relative(context.workspace.root, target)
     if text is None:
         hunk = Hunk(0, 0, content, 1, 0, len(text_lines(content)))
@@ -223,11 +234,29 @@ async def write_file(
             "the secret, or tell whether a guess at it is right. Edit around those lines "
             "with edit_file instead."
         )
-    content = _match_line_endings(text, content)
+    kept = 0
+    if choice == "keep":
+        content, kept = await asyncio.to_thread(follow, text, [(content, True)])
     if content == text:
+        if kept:
+            return (
+                f"{name} already has this content but for line endings, which were kept: "
+                f"{_kept(kept, name)} {_CONVERT}"
+            )
         return f"{name} already has exactly this content."
     hunks = await asyncio.to_thread(line_hunks, text, content)
-    return await propose(context, Change(target, text, content, hunks, "write_file"), before_change)
+    change = Change(target, text, content, hunks, "write_file")
+    report = await propose(context, change, before_change)
+    if kept:
+        report += f"\nLine endings kept: {_kept(kept, name)} {_CONVERT}"
+    return report
+
+
+_CONVERT = 'To convert a file\'s line endings, write it with line_endings "lf" or "crlf".'
+
+
+def _kept(lines: int, name: str) -> str:
+    return f"{lines} of the lines you wrote end with CRLF, as in {name}, not with LF."
 
 
 def _check_no_redacted_secret_written_back(context: ToolContext, change: Change, name: str) -> None:
@@ -296,11 +325,21 @@ WRITE_FILE = Tool(
     name="write_file",
     description=(
         "Create a file, or replace a whole file's content. The user reviews the change; the "
-        "result says what they accepted. Prefer edit_file for changes to existing files."
+        "result says what they accepted. Prefer edit_file for changes to existing files. "
+        "An existing file keeps its line endings: each line you write ends as the line it "
+        "replaces (CRLF or LF), and the result says so; line_endings converts them."
     ),
     properties={
         "path": _PATH,
         "content": {"type": "string", "description": "The complete new content."},
+        "line_endings": {
+            "type": "string",
+            "enum": list(CHOICES),
+            "description": (
+                "keep (default): the file's own, line by line; lf or crlf: every line of the "
+                "new content ends so."
+            ),
+        },
     },
     required=("path", "content"),
     handler=write_file,
@@ -312,7 +351,10 @@ EDIT_FILE = Tool(
     description=(
         "Replace old_text with new_text in a file. old_text must match the file exactly "
         "(without the line numbers read_file shows) and occur once, unless replace_all is "
-        "true. The user reviews the change; the result says what they accepted."
+        "true. Write lines with LF: each line of new_text ends as the line it replaces (or, "
+        "added, as the line above it), so a CRLF file stays CRLF and lines you leave as they "
+        "were keep their bytes. The user reviews the change; the result says what they "
+        "accepted."
     ),
     properties={
         "path": _PATH,

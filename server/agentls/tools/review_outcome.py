@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..edits import landed, unified_diff
 from ..interfaces import Change, Landed
+from ..line_endings import converted
 from ..shell.bounded_output import cut_middle
 
 
@@ -40,6 +41,13 @@ def _landed(change: Change, outcome: Landed, name: str, secrets: tuple[str, ...]
         )
     if outcome.text == change.new_text:
         return f"{verb} {name}: {'all ' if total > 1 else ''}{total} {plural} accepted."
+    if converted(outcome.text, "lf") == converted(change.new_text, "lf"):
+        # Line-holding editors (Neovim 0.7, Vim) end every line as the buffer's fileformat.
+        return (
+            f"{verb} {name}: {'all ' if total > 1 else ''}{total} {plural} accepted, but the "
+            f"editor ended its lines with {_endings(outcome.text)}, not with "
+            f"{_endings(change.new_text)} as proposed."
+        )
     choices = landed(change.old_text or "", change.hunks, outcome.text)
     if choices is None:
         diff = unified_diff(change.old_text or "", outcome.text, name)
@@ -53,3 +61,8 @@ def _landed(change: Change, outcome: Landed, name: str, secrets: tuple[str, ...]
         proposed = cut_middle(hunk.text, 300, secrets).rstrip("\n") or "(nothing)"
         lines.append(f"- {hunk.describe()}, which proposed:\n{proposed}")
     return "\n".join(lines)
+
+
+def _endings(text: str) -> str:
+    crlf = text.count("\r\n")
+    return "LF" if not crlf else "CRLF" if crlf == text.count("\n") else "LF and CRLF mixed"

@@ -7,6 +7,11 @@
        (out (getenv "AGENTLS_TEST_OUT")))
   (setq eglot-server-programs `((python-mode . (,(getenv "AGENTLS_PYTHON") "-m" "agentls"))))
   (fset 'y-or-n-p (lambda (&rest _) t))
+  ;; Wait for the initialize answer however long a loaded machine takes to start the
+  ;; server: after the default 3 s, eglot connects in the background, with no server yet.
+  (setq eglot-sync-connect 120)
+  ;; And for the task's answer (eglot 1.9's jsonrpc gives up after 10 s by default).
+  (setq jsonrpc-default-request-timeout 120)
   (add-hook 'project-find-functions (lambda (_dir) (cons 'transient root)))
   (find-file (expand-file-name "app.py" root))
   (python-mode)

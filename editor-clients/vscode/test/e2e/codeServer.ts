@@ -128,7 +128,20 @@ export interface Editor {
   close(): Promise<void>;
 }
 
-export async function startVsCode(paths: Paths, root: string, workspace: string, fake: FakeApi): Promise<Editor> {
+/** How a profile differs from the usual one: user settings to leave out or add, and the
+ * PATH code-server (and so the extension's server) starts with. */
+export interface Profile {
+  settings?: Record<string, unknown>;
+  path?: string;
+}
+
+export async function startVsCode(
+  paths: Paths,
+  root: string,
+  workspace: string,
+  fake: FakeApi,
+  profile: Profile = {},
+): Promise<Editor> {
   const dirs = Object.fromEntries(
     ['home', 'user-data', 'extensions', 'xdg-config', 'xdg-data', 'tmp', 'chromium'].map((name) => {
       const dir = path.join(root, name);
@@ -139,19 +152,19 @@ export async function startVsCode(paths: Paths, root: string, workspace: string,
   fs.mkdirSync(path.join(dirs['user-data'], 'User'), { recursive: true });
   fs.writeFileSync(
     path.join(dirs['user-data'], 'User', 'settings.json'),
-    JSON.stringify({
-      // code-server saves after 1 s by default; off, or a missing save would be hidden.
-      'files.autoSave': 'off',
-      'workbench.startupEditor': 'none',
-      // Room for the review in the screenshots: no chat side bar.
-      'chat.disableAIFeatures': true,
-      'agentls.server.command': [paths.python, '-m', 'agentls'],
-      'agentls.allowedCommands': ['sleep'],
-    }),
+    JSON.stringify(
+      profile.settings ?? {
+        // code-server saves after 1 s by default; off, or a missing save would be hidden.
+        'files.autoSave': 'off',
+        'workbench.startupEditor': 'none',
+        'agentls.server.command': [paths.python, '-m', 'agentls'],
+        'agentls.allowedCommands': ['sleep'],
+      },
+    ),
   );
   const env = {
     ...process.env,
-    PATH: `${path.dirname(paths.node24)}${path.delimiter}${process.env.PATH ?? ''}`,
+    PATH: `${path.dirname(paths.node24)}${path.delimiter}${profile.path ?? process.env.PATH ?? ''}`,
     HOME: dirs.home,
     XDG_CONFIG_HOME: dirs['xdg-config'],
     XDG_DATA_HOME: dirs['xdg-data'],
@@ -195,7 +208,8 @@ export async function startVsCode(paths: Paths, root: string, workspace: string,
       ],
     });
     const page = context.pages()[0] ?? (await context.newPage());
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    // A loaded machine (CI runs tiers side by side) takes longer than playwright's 30 s.
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`, { timeout: 90000 });
     await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
     const browser = context;
     return {

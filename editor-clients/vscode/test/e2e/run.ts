@@ -58,10 +58,28 @@ async function runCommand(page: Page, title: string): Promise<void> {
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
 }
 
+// From the Explorer, not Quick Open: its file search can take longer than a minute to
+// answer on a loaded machine.
 async function openFile(page: Page, name: string): Promise<void> {
-  await palette(page, name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first().click();
   await page.locator('.tab.active', { hasText: name }).waitFor();
+}
+
+/** Waits until the palette offers `title`: a fresh profile scans its extensions first. */
+async function untilListed(page: Page, title: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await palette(page, `>${title}`);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    const listed = await row.waitFor({ timeout: 10000 }).then(() => true, () => false);
+    await page.keyboard.press('Escape');
+    if (listed) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`the palette never offered ${title}`);
+    }
+  }
 }
 
 /** Agent: Run Task from the palette; returns when the task text has been entered. */
@@ -189,6 +207,122 @@ async function editorsEyes(editor: Editor, fake: FakeApi) {
   assert.match(toolResult(requests[2]), /lib\.ts:1: export function greet\(name: string\): string \{/);
 }
 
+/** The Chat view's reply text so far (every part, folded ones included). */
+async function chatText(page: Page): Promise<string> {
+  return (await page.locator('.interactive-session').first().textContent()) ?? '';
+}
+
+async function waitForChat(page: Page, pattern: RegExp, timeout = 30000): Promise<string> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const text = await chatText(page);
+    if (pattern.test(text)) {
+      return text;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`the Chat view never showed ${pattern}; it shows:\n${text.slice(-2000)}`);
+    }
+    await sleep(250);
+  }
+}
+
+/** Types into the Chat view's input and sends it; typed again while the input, busy with
+ * its @-completion on a loaded machine, dropped keys. */
+async function askChat(page: Page, text: string): Promise<void> {
+  const input = page.locator('.interactive-input-part .monaco-editor').first();
+  const words = text.replace(/\s+/g, ' ');
+  for (let attempt = 0; ; attempt++) {
+    await input.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type(text, { delay: 20 });
+    await sleep(500);
+    const typed = ((await input.locator('.view-lines').textContent()) ?? '').replace(/\s+/g, ' ');
+    if (typed.trim() === words || attempt === 2) {
+      break;
+    }
+  }
+  await page.keyboard.press('Enter');
+}
+
+const SIGN_IN = /sign in/i;
+
+/** @agentls in VS Code's Chat view: a task on the open file, reviewed from the reply's
+ * Review button; then a follow-up in the same chat continues the same agentls session. */
+async function chatTask(editor: Editor, fake: FakeApi, workspace: string, shots: string) {
+  const { page } = editor;
+  await fake.post('/_fake/script', [
+    { content: [{ text: 'Adding the annotations now.' }, toolUse('write_file', { path: 'app.py', content: APP_PROPOSED })] },
+    { text: 'Annotated greet() from the chat.' },
+    { text: 'Still the same conversation.' },
+  ]);
+  await openFile(page, 'app.py');
+  // The Chat view picks agentls's model once the extension has offered it.
+  await page.locator('.interactive-input-part', { hasText: 'agentls' }).waitFor({ timeout: 120000 });
+  const asked = Date.now();
+  await askChat(page, '@agentls annotate greet');
+  const review = page.locator('.interactive-session').getByRole('button', { name: 'Review app.py' });
+  await review.waitFor({ timeout: 60000 });
+  console.log(`chat request -> Review button: ${Date.now() - asked} ms`);
+  await waitForChat(page, /Adding the annotations now\./);
+  await page.screenshot({ path: path.join(shots, 'chat-review.png') });
+  await review.click();
+  const accept = page.getByRole('button', { name: 'Accept Whole Edit' });
+  await accept.waitFor({ timeout: 30000 });
+  await accept.click();
+  const reply = await waitForChat(page, /done: 2 steps, 1 edit applied/);
+  await page.screenshot({ path: path.join(shots, 'chat-done.png') });
+  assert.match(reply, /✓ write_file: app\.py/);
+  assert.match(reply, /Annotated greet\(\) from the chat\./);
+  assert.strictEqual(fs.readFileSync(path.join(workspace, 'app.py'), 'utf8'), APP_PROPOSED, 'the edit landed, saved');
+  await page.locator('.interactive-session').getByRole('button', { name: 'Undo this task' }).waitFor();
+
+  await askChat(page, '@agentls anything else?');
+  await waitForChat(page, /Still the same conversation\./);
+  const requests = await fake.requests();
+  assert.strictEqual(requests.length, 3);
+  assert.ok(requests[2].messages.length > 3, 'the follow-up continued the first task\'s conversation');
+  assert.match(JSON.stringify(requests[2].messages[0]), /annotate greet/);
+  assert.strictEqual(await page.locator('.monaco-dialog-box', { hasText: SIGN_IN }).count(), 0, 'no sign-in dialog');
+  fs.writeFileSync(path.join(workspace, 'app.py'), APP); // as the next scenario expects it
+}
+
+/** A fresh profile on a PATH without agentls: the .vsix alone, its first start making the
+ * extension's own environment from the bundled wheel, then Agent: Run Task. */
+async function freshProfile(paths: ReturnType<typeof pathsFromEnv>, fake: FakeApi, root: string, shots: string) {
+  const workspace = path.join(root, 'workspace');
+  fs.mkdirSync(workspace, { recursive: true });
+  fs.writeFileSync(path.join(workspace, 'hello.py'), 'print("hello")\n');
+  const withoutAgentls = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => dir && !fs.existsSync(path.join(dir, 'agentls')))
+    .join(path.delimiter);
+  await fake.post('/_fake/reset', {});
+  await fake.post('/_fake/script', [{ text: 'Hello from the bundled agentls.' }]);
+  const started = Date.now();
+  const editor = await startVsCode(paths, root, workspace, fake, {
+    settings: { 'files.autoSave': 'off', 'workbench.startupEditor': 'none' },
+    path: withoutAgentls,
+  });
+  try {
+    const { page } = editor;
+    await untilListed(page, 'Agent: Run Task', 180000);
+    await runTask(page, 'say hello');
+    await page.locator('.notification-toast', { hasText: 'setting up its Python environment' }).waitFor({ timeout: 120000 });
+    await page.screenshot({ path: path.join(shots, 'first-start.png') });
+    await page.locator('.statusbar-item', { hasText: 'Agent: done' }).waitFor({ timeout: 480000 });
+    console.log(`fresh profile: VS Code opened -> first task done ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const env = path.join(root, 'user-data', 'User', 'globalStorage', 'agentls.agentls', 'env');
+    assert.match(fs.readFileSync(path.join(env, 'agentls-wheel.txt'), 'utf8'), /^agentls-.*\.whl [0-9a-f]{64}\n$/);
+    assert.strictEqual((await fake.requests()).length, 1);
+  } catch (error) {
+    await editor.page.screenshot({ path: path.join(shots, 'fresh-failure.png') }).catch(() => undefined);
+    throw error;
+  } finally {
+    await editor.close();
+  }
+}
+
 function running(command: string): boolean {
   const found = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
   return found.split('\n').some((line) => line.trim() === command);
@@ -240,14 +374,21 @@ async function main(): Promise<void> {
   try {
     editor = await startVsCode(paths, root, workspace, fake);
     console.log(`code-server and the workbench up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    await chatTask(editor, fake, workspace, shots);
+    console.log('@agentls in the Chat view: streamed, reviewed from its Review button, saved, continued');
+    await fake.post('/_fake/reset', {});
+    await runCommand(editor.page, 'Agent: New Session');
     const cold = await acceptOneHunkRejectAnother(editor, fake, workspace, shots);
-    console.log(`Run Task -> review showing, first task after VS Code opened: ${cold} ms`);
+    console.log(`Run Task -> review showing, first palette task: ${cold} ms`);
     const warm = await wholeEdits(editor, fake, workspace);
     console.log(`Run Task -> review showing, server already running: ${warm} ms`);
     await editorsEyes(editor, fake);
     console.log('the editor\'s eyes: a new TypeScript error told, a definition found');
     await cancelLongStep(editor, fake, shots, 'button');
     await cancelLongStep(editor, fake, shots, 'command');
+    await editor.close();
+    editor = undefined;
+    await freshProfile(paths, fake, path.join(root, 'fresh'), shots);
     console.log(`all scenarios passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } catch (error) {
     await editor?.page.screenshot({ path: path.join(shots, 'failure.png') }).catch(() => undefined);

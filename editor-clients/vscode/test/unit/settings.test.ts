@@ -13,7 +13,7 @@ describe('settings', () => {
     assert.ok(SERVER_SETTINGS.includes('maxSteps') && SERVER_SETTINGS.includes('prices'));
     assert.ok(!SERVER_SETTINGS.includes('server.command') && !SERVER_SETTINGS.includes('trace.server'));
     assert.strictEqual(SERVER_SETTINGS.length, Object.keys(contributed).length - 2);
-    assert.deepStrictEqual(contributed['agentls.server.command'].default, ['agentls']);
+    assert.strictEqual(contributed['agentls.server.command'].default, null);
   });
 
   it('sends the server only its own settings', () => {
@@ -22,8 +22,9 @@ describe('settings', () => {
     assert.deepStrictEqual(sent, { maxSteps: 7 });
   });
 
-  it('reads the server command, defaulting to agentls and refusing a bad one', () => {
-    assert.deepStrictEqual(serverCommand(() => undefined), ['agentls']);
+  it('reads the server command, unset by default, refusing a bad one', () => {
+    assert.strictEqual(serverCommand(() => undefined), undefined);
+    assert.strictEqual(serverCommand(() => null), undefined);
     assert.deepStrictEqual(serverCommand(() => ['/v/bin/python', '-m', 'agentls']), ['/v/bin/python', '-m', 'agentls']);
     for (const bad of ['agentls', [], [''], [1]]) {
       assert.throws(() => serverCommand(() => bad), BadServerCommand);

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...config import environment
-from ...history.state import state_base
+from ...history.state import private_dir, state_base
+from . import bubblewrap
 from .base import Confinement, Sandbox
-from .bubblewrap import Bubblewrap
 
 __all__ = [
     "Confinement",
@@ -36,7 +36,11 @@ class Unavailable:
 
 
 def _backends() -> list[Sandbox]:
-    return [Bubblewrap()] if sys.platform == "linux" else []
+    if sys.platform != "linux":
+        return []
+    return [bubblewrap.Bubblewrap(path) for path in bubblewrap.programs()] or [
+        bubblewrap.Bubblewrap()
+    ]
 
 
 def find() -> Sandbox | Unavailable:
@@ -61,30 +65,40 @@ def _find() -> Sandbox | Unavailable:
         reason = backend.probe()
         if reason is None:
             return backend
-        reasons.append(reason)
+        if reason not in reasons:  # the system's bwrap and the wheel's, refused alike
+            reasons.append(reason)
     return Unavailable("; ".join(reasons) or f"no sandbox backend for {sys.platform} yet")
 
 
 def confinement(root: Path, network: bool) -> Confinement:
     """Writable `root`, but not what would let a command run code later outside the sandbox:
     git's hooks and config (an editor, the user or agentls's own git runs them), and
-    agentls's own settings and state (its checkpoints' git config)."""
+    agentls's own settings and state (its checkpoints' git config).
+
+    Each of those, and each folder between it and `root`, is a mount point in the sandbox,
+    so none can be renamed, removed or replaced: `mv .git .git_old` fails (EBUSY) instead of
+    taking the read-only binds along and leaving a writable copy at `.git`."""
     root = root.resolve()
     hooks = root / ".git" / "hooks"
     if hooks.parent.is_dir() and not hooks.exists():
         # As `git init` makes it: else a command could create it, and put a hook in it.
         hooks.mkdir()
-    protected = [
-        root / ".git" / "hooks",
-        root / ".git" / "config",
-        environment.config_dir(),
-        state_base(),
-    ]
-    return Confinement(root, network, tuple(_inside(root, protected)))
+    for own in (environment.config_dir(), state_base()):
+        if own.resolve().is_relative_to(root) and not own.exists():
+            # A command could make it, settings.json and all; agentls would read that.
+            private_dir(own)
+    protected = _inside(
+        root, [hooks, root / ".git" / "config", environment.config_dir(), state_base()]
+    )
+    between = {
+        p for path in protected for p in path.parents if p != root and p.is_relative_to(root)
+    }
+    mount_points = sorted(between - set(protected), key=lambda p: len(p.parts))
+    return Confinement(root, network, tuple(protected), tuple(mount_points))
 
 
 def _inside(root: Path, paths: list[Path]) -> list[Path]:
-    resolved = [path.resolve() for path in paths]
+    resolved = dict.fromkeys(path.resolve() for path in paths)
     return [path for path in resolved if path.is_relative_to(root) and path.exists()]
 
 
@@ -101,9 +115,16 @@ _OFFLINE = re.compile(
 )
 
 
-def blocked_note(output: str, network: bool) -> str | None:
+def blocked_note(output: str, network: bool, planted: list[str] | None = None) -> str | None:
     """One line for the model when a command's output shows the sandbox stopped it, so that
-    it asks the user instead of trying other ways around."""
+    it asks the user instead of trying other ways around; or when the command left a git
+    setting that runs a program (`planted`, disarmed by `git_audit`)."""
+    if planted:
+        return (
+            "[sandbox] The command left git settings that would run a program outside the "
+            f"sandbox; agentls disarmed them: {'; '.join(planted)}. Tell the user; do not "
+            "retry or work around it."
+        )
     if _READ_ONLY.search(output):
         return (
             "[sandbox] The sandbox refused a write: only the workspace is writable (and not "

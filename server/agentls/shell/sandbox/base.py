@@ -11,11 +11,13 @@ from typing import Protocol
 @dataclass(frozen=True)
 class Confinement:
     """What a confined command may do: write under `root` only (except `read_only`), reach
-    the network only if `network`."""
+    the network only if `network`. `mount_points` are folders under `root`, writable, that
+    must not be renamed or removed: those on the way from `root` to a `read_only` path."""
 
     root: Path
     network: bool
     read_only: tuple[Path, ...]
+    mount_points: tuple[Path, ...] = ()
 
 
 class Sandbox(Protocol):

