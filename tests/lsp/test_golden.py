@@ -91,6 +91,7 @@ def script_a_task_that_sends_everything(fake: FakeAnthropic) -> None:
         reply(tool_use("symbols", {"query": "greet"})),
         reply(text("Done.")),
         reply(text("The summary.")),  # agent.compact
+        reply(text("Hello.")),  # agent.chat
     )
 
 
@@ -123,6 +124,9 @@ async def test_the_agent_messages_keep_their_golden_shapes(fake: FakeAnthropic, 
         seen["agent.resumeSession"] = await client.command(
             "agent.resumeSession", {"id": sessions[0]["id"]}
         )
+        chat = {"messages": [{"role": "user", "text": "hi"}]}
+        seen["agent.chat"] = await client.command("agent.chat", chat)
+        seen["agent.model"] = await client.command("agent.model")
         sent = list(client.received)
     for message in sent:
         method = message.get("method", "")
