@@ -52,6 +52,8 @@ class EditorClient(LanguageClient):
         self.deferred: dict[str, list[types.TextDocumentContentChangePartial]] = {}
         self.create_files = True
         """Whether a CreateFile is applied; eglot 1.9 cannot destructure one and fails."""
+        self.received: list[dict[str, Any]] = []
+        """Every message the server sent, as the JSON on the wire (in process only)."""
 
     def uri(self, path: Path) -> str:
         return from_fs_path(str(path)) or path.as_uri()
@@ -317,7 +319,7 @@ async def editor(
             stack.push_async_callback(lambda: client.shutdown_session())
         else:
             stack.enter_context(server_environment(server_env))
-            connection = InProcessServer(client)
+            connection = InProcessServer(client, client.received)
             stack.push_async_callback(client.stop)
             stack.push_async_callback(connection.close)
             stack.push_async_callback(client.shutdown_async, None)

@@ -7,11 +7,13 @@ command line) start the real process instead (`editor(..., process=True)`, `lsp_
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 from unittest import mock
 
 from agentls.lsp.agent_server import AgentServer
@@ -23,12 +25,16 @@ log = logging.getLogger(__name__)
 
 
 class _Direction:
-    """One direction of the connection: what one side writes, the other side reads."""
+    """One direction of the connection: what one side writes, the other side reads; each
+    message decoded into `seen` too, when given."""
 
-    def __init__(self) -> None:
+    def __init__(self, seen: list[dict[str, Any]] | None = None) -> None:
         self.reader = asyncio.StreamReader()
+        self.seen = seen
 
     def write(self, data: bytes) -> None:
+        if self.seen is not None:  # pygls writes each message whole: its headers, then JSON
+            self.seen.append(json.loads(data.partition(b"\r\n\r\n")[2]))
         if not self.reader.at_eof():
             self.reader.feed_data(data)
 
@@ -38,12 +44,13 @@ class _Direction:
 
 
 class InProcessServer:
-    """A server connected to `client` in this event loop; `close()` ends the connection."""
+    """A server connected to `client` in this event loop; `close()` ends the connection.
+    `received` gets every message the server sends, as the JSON on the wire."""
 
-    def __init__(self, client: JsonRPCClient) -> None:
+    def __init__(self, client: JsonRPCClient, received: list[dict[str, Any]] | None = None) -> None:
         self.server: AgentServer = make_server()
         self._to_server = _Direction()
-        self._to_client = _Direction()
+        self._to_client = _Direction(received)
         # pygls's server loop reads until this is set (start_io makes it; we do not call it).
         self.server._stop_event = threading.Event()
         self.server.protocol.set_writer(self._to_client)
