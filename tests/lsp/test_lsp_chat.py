@@ -52,9 +52,11 @@ async def test_chat_streams_the_answer_and_sends_no_tools(
 async def test_chat_with_an_openai_format_provider(root: Path) -> None:
     with FakeOpenAI() as api:
         api.script(reply(text("Hi there.")))
+        # provider and baseUrl are user-only: the editor's initializationOptions, never
+        # workspace/configuration.
         settings = {"provider": "openai", "baseUrl": api.url, "model": "gpt-test"}
         env = {"OPENAI_API_KEY": "sk-openai-test-0123456789"}
-        async with editor(root, api.url, settings=settings, env=env) as client:
+        async with editor(root, api.url, initialization=settings, env=env) as client:
             answer = await client.command(
                 "agent.chat", {"messages": [{"role": "user", "text": "hi"}]}
             )

@@ -105,6 +105,10 @@ async def test_the_server_answers_initialize_with_its_commands(
         "agent.sessions",
         "agent.resumeSession",
         "agent.steer",
+        "agent.chat",
+        "agent.model",
+        "agent.setMode",
+        "agent.mcpServers",
     }
     # Asking for saves makes Neovim send its held-back didChange with each save.
     assert answer["capabilities"]["textDocumentSync"]["save"] is True
