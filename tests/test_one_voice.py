@@ -9,7 +9,7 @@ from pathlib import Path
 
 from editor_client import editor
 from fake_api import FakeAnthropic, reply, text, tool_use
-from test_terminal import run
+from terminal.test_terminal import run
 
 DETAILS = ["read app.py (3 lines)", "1 file matches", "exit code 1", "plan: 1 of 2 done"]
 
