@@ -80,8 +80,10 @@ def answer_the_eyes(client: EditorClient, root: Path) -> None:
 def script_a_task_that_sends_everything(fake: FakeAnthropic) -> None:
     at = {"path": "app.py", "line": 1, "symbol": "greet"}
     edit = {"path": "app.py", "old_text": "return x", "new_text": "return y"}
-    # bash waits for the file the test makes once it has steered the running task.
-    wait = "while [ ! -e go ]; do sleep 0.02; done; echo went"
+    # bash waits for the file the test makes once it has steered the running task, and
+    # takes it away again: whether the task's checkpoint saw it (it is recorded in the
+    # background) must not change what the undo answers.
+    wait = "while [ ! -e go ]; do sleep 0.02; done; rm go; echo went"
     fake.script(
         reply(tool_use("todo_write", {"todos": [{"content": "Greet", "status": "in_progress"}]})),
         reply(tool_use("bash", {"command": wait})),
