@@ -270,7 +270,7 @@ async function chatTask(editor: Editor, fake: FakeApi, workspace: string, shots:
   const accept = page.getByRole('button', { name: 'Accept Whole Edit' });
   await accept.waitFor({ timeout: 30000 });
   await accept.click();
-  const reply = await waitForChat(page, /done: 2 steps, 1 edit applied/);
+  const reply = await waitForChat(page, /done · 2 steps · 1 edit/);
   await page.screenshot({ path: path.join(shots, 'chat-done.png') });
   assert.match(reply, /✓ write_file: app\.py/);
   assert.match(reply, /Annotated greet\(\) from the chat\./);
