@@ -62,8 +62,9 @@ async def test_lsp_calls_both_reference_servers_and_lists_them(
     tmp_path: Path, fake: FakeAnthropic
 ) -> None:
     _script_calls(fake)
+    # mcpServers and approveCommands are user-only: the editor's initializationOptions.
     settings = {**SETTINGS, "approveCommands": "always"}
-    async with editor(tmp_path, fake.url, settings=settings) as client:
+    async with editor(tmp_path, fake.url, initialization=settings) as client:
         result = await client.run_task("what time is it?")
         listed = await client.command("agent.mcpServers")
     assert result["status"] == "done"
