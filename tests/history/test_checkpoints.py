@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from agentls.disk.files import TEMPORARY_NAME
 from agentls.history import checkpoints
 from agentls.history.checkpoints import CheckpointError, ShadowRepository
 from agentls.history.undo import apply, default_target, listing, plan, undo
@@ -304,6 +305,16 @@ def test_state_kept_inside_the_workspace_is_not_recorded(
     repository.record("task", "s1", 1, None, "t")
     repository.record("step", "s1", 1, 1, "t")
     assert repository.git("ls-files").decode().split() == ["a.py"]
+
+
+def test_a_file_half_written_by_an_edit_is_never_recorded(repository: ShadowRepository) -> None:
+    # The task's whole-tree record runs in the background while the first edit lands: it
+    # may see the edit's temporary file, which undo would then bring back.
+    (repository.root / "app.py").write_text("x = 1\n")
+    temporary = TEMPORARY_NAME.format(name="app.py", token="41580c01516e")
+    (repository.root / temporary).write_text("x = 2\n")
+    repository.record("task", "s1", 1, None, "t")
+    assert repository.git("ls-files").decode().split() == ["app.py"]
 
 
 def test_a_git_that_hangs_costs_the_checkpoint_not_the_task(

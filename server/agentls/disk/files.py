@@ -21,6 +21,11 @@ from typing import BinaryIO
 from .paths import refuse_git_metadata
 
 MAX_TEXT_BYTES = 50 * 1024 * 1024
+TEMPORARY_NAME = ".{name}.agentls-{token}.tmp"
+TEMPORARY_GLOB = ".*.agentls-*.tmp"
+"""A file being written, renamed over the real one once whole. Checkpoints never record
+one: a whole-tree record taken in the background while an edit lands would otherwise see it,
+and undo would bring it back."""
 _SNIFF = 8192
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -153,7 +158,7 @@ def write_atomic(root: Path, path: Path, text: str | bytes, executable: bool = F
             if not stat.S_ISREG(existing.st_mode):
                 raise PathChanged(f"{path} is no longer a regular file; nothing was written")
             mode = existing.st_mode & 0o7777
-        temporary = f".{name}.{secrets.token_hex(6)}.tmp"
+        temporary = TEMPORARY_NAME.format(name=name, token=secrets.token_hex(6))
         # os.open applies the umask to a new file's mode, without reading or changing it.
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         handle = os.open(temporary, flags, 0o666, dir_fd=folder)

@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..disk.files import TEMPORARY_GLOB
 from ..disk.safe_git import safe_git_command, safe_git_env
 from ..interfaces import CheckpointKind
 from .git_seed import seed_index
@@ -215,12 +216,12 @@ class ShadowRepository:
         hooks never run (`core.hooksPath` is overridden)."""
         info = self.git_dir / "info"
         info.mkdir(exist_ok=True)
-        exclude = ""
+        exclude = f"{TEMPORARY_GLOB}\n"
         # A workspace holding agentls's own state (a home folder opened as the workspace)
         # must not record the checkpoints themselves.
         state = self.git_dir.resolve().parent.parent
         if state.is_relative_to(self.root):
-            exclude = f"/{_glob_escaped(state.relative_to(self.root).as_posix())}/\n"
+            exclude += f"/{_glob_escaped(state.relative_to(self.root).as_posix())}/\n"
         for path, text in (
             (self.git_dir / "config", _CONFIG),
             (info / "attributes", _ATTRIBUTES),
