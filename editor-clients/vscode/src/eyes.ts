@@ -2,6 +2,7 @@
 // and workspace symbols of VS Code's own language features, answered to agentls's requests
 // agent/diagnostics, agent/definition, agent/references and agent/symbols.
 import * as vscode from 'vscode';
+import { DiagnosticsSettle } from './diagnosticsSettle';
 
 /** How long a diagnostics answer waits for the language features to catch up (ms). */
 export const SETTLE_MS = 2000;
@@ -51,56 +52,36 @@ function lspDiagnostic(diagnostic: vscode.Diagnostic) {
   };
 }
 
-/**
- * Which documents changed after their diagnostics last did: their language features have not
- * caught up with them yet.
- */
+/** A document's diagnostics as one comparable value. */
+function reportOf(uri: vscode.Uri): string {
+  return JSON.stringify(vscode.languages.getDiagnostics(uri).map(lspDiagnostic));
+}
+
+/** The diagnostics of documents changed, and whether they have caught up with the change. */
 export class Eyes implements vscode.Disposable {
-  private readonly pending = new Set<string>();
-  private readonly waiters = new Set<() => void>();
+  private readonly settle = new DiagnosticsSettle();
   private readonly subscriptions: vscode.Disposable[];
 
   constructor() {
     this.subscriptions = [
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (event.contentChanges.length > 0) {
-          this.pending.add(event.document.uri.toString());
+          const uri = event.document.uri;
+          this.settle.changed(uri.toString(), reportOf(uri));
         }
       }),
       vscode.languages.onDidChangeDiagnostics((event) => {
         for (const uri of event.uris) {
-          this.pending.delete(uri.toString());
-        }
-        for (const wake of [...this.waiters]) {
-          wake();
+          this.settle.reported(uri.toString(), reportOf(uri));
         }
       }),
     ];
   }
 
-  /** Resolves once none of `uris` is pending, or after SETTLE_MS. */
-  private settled(uris: string[]): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => {
-        if (uris.every((uri) => !this.pending.has(uri))) {
-          finish();
-        }
-      };
-      const finish = () => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve();
-      };
-      const timer = setTimeout(finish, SETTLE_MS);
-      this.waiters.add(check);
-      check();
-    });
-  }
-
   /** agent/diagnostics {uris}: those documents' diagnostics (none named: every one's). */
   async diagnostics(params: { uris?: string[] }) {
     const uris = params.uris ?? [];
-    await this.settled(uris);
+    await this.settle.settled(uris, SETTLE_MS);
     // A document VS Code has not opened and has no diagnostics for is left out: what its
     // problems were cannot be told.
     const open = new Set(vscode.workspace.textDocuments.map((document) => document.uri.toString()));
