@@ -382,15 +382,8 @@ async function main(): Promise<void> {
     console.log(`Run Task -> review showing, first palette task: ${cold} ms`);
     const warm = await wholeEdits(editor, fake, workspace);
     console.log(`Run Task -> review showing, server already running: ${warm} ms`);
-    if (process.env.AGENTLS_E2E_EYES === '1') {
-      await editorsEyes(editor, fake);
-      console.log('the editor\'s eyes: a new TypeScript error told, a definition found');
-    } else {
-      // Known failure since this turn's merges: the edit's result carries no new TypeScript
-      // problem in code-server (the server-side tests with pylsp pass). Run it with
-      // AGENTLS_E2E_EYES=1 while it is fixed; issue 22's closing note says more.
-      console.log('the editor\'s eyes: SKIPPED (known failure; AGENTLS_E2E_EYES=1 runs it)');
-    }
+    await editorsEyes(editor, fake);
+    console.log('the editor\'s eyes: a new TypeScript error told, a definition found');
     await cancelLongStep(editor, fake, shots, 'button');
     await cancelLongStep(editor, fake, shots, 'command');
     await editor.close();
