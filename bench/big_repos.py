@@ -16,6 +16,7 @@ from typing import Any
 
 from agentls.history.checkpoints import ShadowRepository
 from agentls.history.undo import undo
+from agentls.interfaces import CheckpointMark
 from agentls.terminal.history_commands import DiskEditor
 
 from .api import FakeAnthropic, reply, text, tool_use
@@ -83,7 +84,7 @@ def first_checkpoint(home: Path, files: int) -> FirstCheckpoint:
     make_workspace(root, files)
     plain = _timed(
         lambda: ShadowRepository(root, home / f"shadow-plain-{files}").record(
-            "task", "bench", 1, None, "first"
+            CheckpointMark("task", "bench", 1, None, "first")
         )
     )
     identity = ["-c", "user.name=bench", "-c", "user.email=bench@localhost"]
@@ -95,7 +96,7 @@ def first_checkpoint(home: Path, files: int) -> FirstCheckpoint:
     git_seconds = _timed(commit)
     seeded = _timed(
         lambda: ShadowRepository(root, home / f"shadow-git-{files}").record(
-            "task", "bench", 1, None, "first"
+            CheckpointMark("task", "bench", 1, None, "first")
         )
     )
     shutil.rmtree(root)
@@ -118,11 +119,11 @@ async def undo_on(root: Path, shadow: Path, files: int) -> BigUndo:
     target = root / "edited.py"
     before = b"VALUE = 1\n" * 40
     target.write_bytes(before)
-    first = _timed(lambda: repository.record("task", "bench", 1, None, "first"))
+    first = _timed(lambda: repository.record(CheckpointMark("task", "bench", 1, None, "first")))
     relative = target.relative_to(root).as_posix()
-    repository.record("step", "bench", 1, 1, "edit_file", touches=[relative])
+    repository.record(CheckpointMark("step", "bench", 1, 1, "edit_file", touches=[relative]))
     target.write_bytes(before + b"# edited\n")
-    repository.record("end", "bench", 1, None, "first")
+    repository.record(CheckpointMark("end", "bench", 1, None, "first"))
     started = time.perf_counter()
     result = await undo(repository, DiskEditor(root), None, (), "bench", 2)
     seconds = time.perf_counter() - started
