@@ -10,13 +10,16 @@ import statistics
 import subprocess
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentls.history.checkpoints import ShadowRepository
 from agentls.history.undo import undo
+from agentls.interfaces import CheckpointMark
 from agentls.terminal.history_commands import DiskEditor
+from agentls.tools.search import ripgrep
 
 from .api import FakeAnthropic, reply, text, tool_use
 from .checkpoints import make_workspace
@@ -83,7 +86,7 @@ def first_checkpoint(home: Path, files: int) -> FirstCheckpoint:
     make_workspace(root, files)
     plain = _timed(
         lambda: ShadowRepository(root, home / f"shadow-plain-{files}").record(
-            "task", "bench", 1, None, "first"
+            CheckpointMark("task", "bench", 1, None, "first")
         )
     )
     identity = ["-c", "user.name=bench", "-c", "user.email=bench@localhost"]
@@ -95,7 +98,7 @@ def first_checkpoint(home: Path, files: int) -> FirstCheckpoint:
     git_seconds = _timed(commit)
     seeded = _timed(
         lambda: ShadowRepository(root, home / f"shadow-git-{files}").record(
-            "task", "bench", 1, None, "first"
+            CheckpointMark("task", "bench", 1, None, "first")
         )
     )
     shutil.rmtree(root)
@@ -118,11 +121,11 @@ async def undo_on(root: Path, shadow: Path, files: int) -> BigUndo:
     target = root / "edited.py"
     before = b"VALUE = 1\n" * 40
     target.write_bytes(before)
-    first = _timed(lambda: repository.record("task", "bench", 1, None, "first"))
+    first = _timed(lambda: repository.record(CheckpointMark("task", "bench", 1, None, "first")))
     relative = target.relative_to(root).as_posix()
-    repository.record("step", "bench", 1, 1, "edit_file", touches=[relative])
+    repository.record(CheckpointMark("step", "bench", 1, 1, "edit_file", touches=[relative]))
     target.write_bytes(before + b"# edited\n")
-    repository.record("end", "bench", 1, None, "first")
+    repository.record(CheckpointMark("end", "bench", 1, None, "first"))
     started = time.perf_counter()
     result = await undo(repository, DiskEditor(root), None, (), "bench", 2)
     seconds = time.perf_counter() - started
@@ -135,6 +138,10 @@ async def undo_on(root: Path, shadow: Path, files: int) -> BigUndo:
 class ParallelReads:
     together_seconds: float
     slowest_alone_seconds: float
+    rg_together_seconds: float
+    """The two greps run by rg alone, side by side: on 2 cores they share the CPUs, so
+    this bounds how well any agent can overlap them."""
+    rg_slower_alone_seconds: float
 
 
 READS: list[tuple[str, dict[str, Any]]] = [
@@ -163,15 +170,37 @@ async def parallel_reads(
 ) -> ParallelReads:
     editor = BenchEditor(SETTINGS)
     await editor.start(server_command("agentls"), env, root)
-    together, alone = [], []
+    together, alone, rg_together, rg_alone = [], [], [], []
+    patterns = [arguments["pattern"] for name, arguments in READS if name == "grep"]
     try:
         await _step(editor, fake, READS[:1])  # the SDK's one-time set-up
         for _ in range(rounds):
             together.append(await _step(editor, fake, READS))
             alone.append(max([await _step(editor, fake, [call]) for call in READS]))
+            rg_together.append(_side_by_side(root, patterns))
+            rg_alone.append(max(_side_by_side(root, [pattern]) for pattern in patterns))
     finally:
         await editor.close()
-    return ParallelReads(statistics.median(together), statistics.median(alone))
+    return ParallelReads(
+        statistics.median(together),
+        statistics.median(alone),
+        statistics.median(rg_together),
+        statistics.median(rg_alone),
+    )
+
+
+def _side_by_side(root: Path, patterns: list[str]) -> float:
+    """Seconds for rg to search `root` for each pattern, all at once, each output read from
+    a pipe as it comes (not /dev/null, where rg stops at the first match)."""
+
+    def search(pattern: str) -> None:
+        argv = [ripgrep.binary() or "rg", "--no-config", "-n", pattern]
+        subprocess.run(argv, cwd=root, capture_output=True, check=False)
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(len(patterns)) as pool:
+        list(pool.map(search, patterns))
+    return time.monotonic() - started
 
 
 async def idle_memory(env: dict[str, str], root: Path, seconds: float) -> int:

@@ -167,6 +167,12 @@ class BenchEditor(LanguageClient):
             raise RuntimeError(f"the task did not finish: {result!r} {self.errors}")
         return result
 
+    async def command(self, name: str) -> Any:
+        """The answer to `agent.<name>` with no argument."""
+        return await self.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=name, arguments=[])
+        )
+
     async def new_session(self) -> None:
         await self.workspace_execute_command_async(
             types.ExecuteCommandParams(command="agent.newSession", arguments=[])

@@ -12,7 +12,7 @@ from .runs import SETTINGS, Trajectory, agentls_task
 from .trajectory import ONE_WORD_TASK, greeting_turns
 
 MCP_TOOLS = 100
-SERVER = Path(__file__).resolve().parents[1] / "tests" / "mcp_servers" / "slow_server.py"
+SERVER = Path(__file__).resolve().parents[1] / "tests/extensions/mcp_servers/slow_server.py"
 
 
 async def with_mcp_tools(fake: FakeAnthropic, env: dict[str, str], root: Path) -> Trajectory:
@@ -23,6 +23,11 @@ async def with_mcp_tools(fake: FakeAnthropic, env: dict[str, str], root: Path) -
     editor = BenchEditor(settings)
     await editor.start(server_command("agentls"), env, root)
     try:
-        return await agentls_task(editor, fake, ONE_WORD_TASK, greeting_turns())
+        trajectory = await agentls_task(editor, fake, ONE_WORD_TASK, greeting_turns())
+        # A server that failed to start offers no tool: the row would measure nothing.
+        [server] = await editor.command("agent.mcpServers")
+        if server["state"] != "ready" or len(server["tools"]) < MCP_TOOLS:
+            raise RuntimeError(f"the MCP server is {server['state']}: {server['error']}")
+        return trajectory
     finally:
         await editor.close()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentls import redaction
+from agentls.interfaces import Command
 from agentls.shell import sandbox
 from agentls.shell.sandbox.bubblewrap import Bubblewrap
 from agentls.shell.subprocess_shell import SubprocessShell
@@ -47,7 +48,7 @@ async def sandbox_cost(root: Path, rounds: int) -> SandboxCost:
     bare = SubprocessShell(root, env)
 
     async def shell_true(shell: SubprocessShell) -> None:
-        result = await shell.run("true", 30, 1000)
+        result = await shell.run(Command("true", 30, 1000))
         assert result.exit_code == 0, result.output
 
     runs: dict[str, Callable[[], Awaitable[None]]] = {"bare": lambda: shell_true(bare)}

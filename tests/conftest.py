@@ -59,9 +59,12 @@ TIERS = {
     "emacs": "needs Emacs with eglot (apt: emacs-nox elpa-eglot)",
     "debian_nvim": "needs Debian's Neovim (apt: neovim), not the one pip installs",
     "acp": "needs Node and the ACP TypeScript SDK (npm ci in tests/acp/acp_client)",
+    "nvim": "Neovim 0.11 (from the test extras) drives the plugin: a minute of editor sessions",
+    "bench": "the benchmarks' quick run (python -m bench --quick): a minute of CPU",
 }
-"""Tests that need system packages. `pytest` alone deselects them (pyproject's addopts);
-`.ci/run` installs each tier's packages and runs it with `pytest -m <tier>`."""
+"""Tests that need system packages, or take a minute of CPU each (the fast suite stays within
+3 minutes on 2 cores). `pytest` alone deselects them (pyproject's addopts); `.ci/run`
+installs each tier's packages and runs it with `pytest -m <tier>`."""
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -163,23 +163,28 @@ OutputSink = Callable[[str], None]
 """Where a running command's output goes as it comes: whole lines, secrets redacted."""
 
 
+@dataclass(frozen=True)
+class Command:
+    """A command for the `Shell`: what runs, for how long, and what of its output is kept."""
+
+    text: str
+    timeout: float
+    output_limit: int
+    """At most about this many characters of the output are kept."""
+    sandboxed: bool = True
+    """False: outside the sandbox (only a command the user saw and allowed so)."""
+    on_output: OutputSink | None = None
+    """Each line of output as it comes."""
+
+
 class Shell(Protocol):
     @property
     def sandboxed(self) -> bool:
         """Whether commands run confined (unless run with `sandboxed=False`)."""
         ...
 
-    async def run(
-        self,
-        command: str,
-        timeout: float,
-        output_limit: int,
-        sandboxed: bool = True,
-        on_output: OutputSink | None = None,
-    ) -> ShellResult:
-        """Run `command`, keeping at most about `output_limit` characters of its output;
-        outside the sandbox if `sandboxed` is False; each line as it comes to `on_output`.
-        Raises ShellRefused.
+    async def run(self, command: Command) -> ShellResult:
+        """Run `command`. Raises ShellRefused.
 
         Cancelling the awaiting task kills it, and raises CommandCancelled.
         """
@@ -306,22 +311,25 @@ class Memory(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class CheckpointMark:
+    """Where in a session a checkpoint stands, and what it may have to cover."""
+
+    kind: CheckpointKind
+    session: str
+    task: int
+    step: int | None
+    label: str
+    touches: list[str] | None = None
+    """For a step, the only files it may change (relative to the root), when known; None:
+    any."""
+
+
 class Checkpoints(Protocol):
     """Recording the workspace's files so a task can be undone (`checkpoints.py`)."""
 
-    async def record(
-        self,
-        kind: CheckpointKind,
-        session: str,
-        task: int,
-        step: int | None,
-        label: str,
-        touches: list[str] | None = None,
-    ) -> None:
-        """Record the files now. Never raises: a failure is logged and the task goes on.
-
-        `touches`: for a step, the only files it may change (relative to the root), when
-        known; None: any."""
+    async def record(self, mark: CheckpointMark) -> None:
+        """Record the files now. Never raises: a failure is logged and the task goes on."""
         ...
 
     async def changes_in_session(self, session: str) -> list[str]:

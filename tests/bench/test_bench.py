@@ -6,7 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.bench
 
 
 def test_quick_bench_prints_every_measure() -> None:
@@ -23,7 +27,7 @@ def test_quick_bench_prints_every_measure() -> None:
         for line in done.stdout.splitlines()
         if line.startswith("| ") and not line.startswith(("| measure", "| ---"))
     }
-    assert len(rows) == 36, done.stdout
+    assert len(rows) == 37, done.stdout
     overhead = rows["fixed overhead: input tokens of the first request, one-word task"]
     assert overhead[-1].strip(" |") == "pass"
     with_mcp = rows["fixed overhead with 100 MCP tools configured (tool_search)"]

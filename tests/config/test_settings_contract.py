@@ -1,5 +1,5 @@
 """The settings are defined once, in agentls.settings.SETTINGS; every other place that names
-them (VS Code's contribution, the vimdoc, the README, the protocol) is held to it here.
+them (VS Code's contribution, the vimdoc, docs/settings.md, the protocol) is held to it here.
 
 Adding a setting: one `Setting` entry, then what these tests ask for (their messages show the
 expected text).
@@ -63,9 +63,9 @@ def _section(text: str, start: str, end: str) -> str:
     return text[begin : text.index(end, begin)]
 
 
-def test_the_readme_has_one_heading_per_setting_in_order() -> None:
-    settings = _section((REPO / "README.md").read_text(), "\n## Settings\n", "\n## ")
-    headings = re.findall(r"^### `(\w+)`$", settings, re.MULTILINE)
+def test_the_settings_reference_has_one_heading_per_setting_in_order() -> None:
+    reference = (REPO / "docs" / "settings.md").read_text()
+    headings = re.findall(r"^## `(\w+)`$", reference, re.MULTILINE)
     assert headings == KEYS
 
 

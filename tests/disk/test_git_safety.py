@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from agentls.disk.safe_git import safe_git_command, safe_git_env
+from agentls.interfaces import CheckpointMark
 from agentls.tools import run_tool
 from doubles import tool_context as context
 
@@ -117,7 +118,7 @@ def test_the_checkpoints_git_reads_only_settings_agentls_wrote(
     (root / ".gitattributes").write_text("* filter=x\n")
     (root / "a.txt").write_text("one\n")
     repository = ShadowRepository(root, tmp_path / "shadow")
-    repository.record("task", "s", 1, None, "first")
+    repository.record(CheckpointMark("task", "s", 1, None, "first"))
     planted = {
         "config": hostile,
         "commondir": str(elsewhere),
@@ -127,5 +128,5 @@ def test_the_checkpoints_git_reads_only_settings_agentls_wrote(
     with open(repository.git_dir / "config", "a") as config:
         config.write(hostile)  # the filter, for attributes that turn it on
     (root / "a.txt").write_text("two\n")
-    repository.record("step", "s", 1, 1, "second")
+    repository.record(CheckpointMark("step", "s", 1, 1, "second"))
     assert not mark.exists()

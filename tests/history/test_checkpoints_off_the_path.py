@@ -13,6 +13,7 @@ from pathlib import Path
 
 from agentls.history.checkpoints import ShadowRepository, WorkspaceCheckpoints
 from agentls.history.undo import undo
+from agentls.interfaces import CheckpointMark
 from doubles import MemoryEditor, ScriptedModel, call, make_agent, say
 
 OLD_LIMIT = 50_000
@@ -116,7 +117,7 @@ async def test_a_git_workspace_starts_from_its_index_and_trusts_no_more_than_git
     git(root, "update-index", "--assume-unchanged", "f2.txt")
     (root / "new.txt").write_text("untracked\n")
     repository = ShadowRepository(root, tmp_path / "shadow")
-    first = repository.record("task", "s", 1, None, "first")
+    first = repository.record(CheckpointMark("task", "s", 1, None, "first"))
 
     listed = subprocess.run(
         ["git", f"--git-dir={repository.git_dir}", "ls-tree", "-r", first.tree],
@@ -134,9 +135,9 @@ async def test_a_git_workspace_starts_from_its_index_and_trusts_no_more_than_git
 
     # A command changes a tracked file nobody edited: undo brings it back from the
     # repository's own store.
-    repository.record("step", "s", 1, 1, "bash: x")
+    repository.record(CheckpointMark("step", "s", 1, 1, "bash: x"))
     (root / "f150.txt").write_text("overwritten\n")
-    repository.record("end", "s", 1, None, "first")
+    repository.record(CheckpointMark("end", "s", 1, None, "first"))
     undone = await undo(repository, MemoryEditor(root), None, (), "s", 2)
     assert undone.restored == ["f150.txt"]
     assert (root / "f150.txt").read_text() == "file 150\n"

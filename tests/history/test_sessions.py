@@ -14,7 +14,7 @@ from agentls.agent.conversation import Conversation
 from agentls.history.checkpoints import ShadowRepository, WorkspaceCheckpoints
 from agentls.history.sessions import SessionStore
 from agentls.history.undo import undo
-from agentls.interfaces import Decision
+from agentls.interfaces import CheckpointMark, Decision
 from doubles import Approver, MemoryEditor, ScriptedModel, call, make_agent, say
 from hypothesis import given
 from hypothesis import strategies as st
@@ -146,18 +146,10 @@ class SlowCheckpoints:
         self.model = model
         self.events: list[str] = []
 
-    async def record(
-        self,
-        kind: str,
-        session: str,
-        task: int,
-        step: int | None,
-        label: str,
-        touches: list[str] | None = None,
-    ) -> None:
-        self.events.append(f"{kind} started")
-        await asyncio.sleep(0.2 if kind == "task" else 0)
-        self.events.append(f"{kind} done, {len(self.model.requests)} requests")
+    async def record(self, mark: CheckpointMark) -> None:
+        self.events.append(f"{mark.kind} started")
+        await asyncio.sleep(0.2 if mark.kind == "task" else 0)
+        self.events.append(f"{mark.kind} done, {len(self.model.requests)} requests")
 
     async def changes_in_session(self, session: str) -> list[str]:
         return []

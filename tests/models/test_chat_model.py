@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -298,7 +299,10 @@ def test_the_translation_is_byte_stable_across_steps() -> None:
         )
 
 
-async def test_a_refused_connection_names_the_endpoint() -> None:
+async def test_a_refused_connection_names_the_endpoint_at_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="openai")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
@@ -309,6 +313,8 @@ async def test_a_refused_connection_names_the_endpoint() -> None:
         await chat.respond("system", HELLO, TOOLS, lambda piece: None)
     assert str(caught.value) == f"Could not reach {closed}: nothing accepts connections there."
     assert "agentls.baseUrl" in caught.value.hint
+    # Retrying only makes the user wait for the same answer.
+    assert not [r for r in caplog.records if "Retrying request" in r.getMessage()]
 
 
 async def test_a_refused_request_says_what_the_api_said(chat: FakeOpenAI) -> None:

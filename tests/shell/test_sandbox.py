@@ -173,6 +173,10 @@ NESTED = {
         " && git update-index --add --cacheinfo 160000,$(git -C nested rev-parse HEAD),nested",
         "nested/.git/config",
     ),
+    "a nested repository an editor finds on its own": (
+        "git init -q found && git -C found config core.fsmonitor 'touch ../pwned'",
+        "found/.git/config",
+    ),
     "a .git made where there was none": (
         "git init -q && git config core.fsmonitor 'touch pwned'",
         ".git/config",
@@ -224,7 +228,7 @@ async def test_a_git_setting_planted_in_another_git_folder_is_disarmed(
     assert f"{planted} (" in text and "Tell the user" in text, text
     assert not (root / planted).exists() or "fsmonitor" not in (root / planted).read_text()
     # The user's own git, in the root and in each repository, runs nothing.
-    for where in (root, root / "sub", root / "nested"):
+    for where in (root, root / "sub", root / "nested", root / "found"):
         if where.exists():
             subprocess.run(["git", "status"], cwd=where, capture_output=True)
             subprocess.run(["git", "checkout", "-q", "HEAD"], cwd=where, capture_output=True)

@@ -1,7 +1,8 @@
 // What the server keeps of the workspace: checkpoints to undo to, and saved sessions to
 // resume (docs/protocol.md: agent.checkpoints, agent.undo, agent.sessions,
-// agent.resumeSession). The server decides what is restored and what is a conflict; this
-// asks the user and passes the answers on.
+// agent.resumeSession). The server decides what is restored and what is a conflict, and
+// words each outcome (`outcome`, `description`) as every door shows it; this asks the user
+// and passes the answers on.
 import type { EditorApi } from './vscodeApi';
 
 /** Sends one workspace/executeCommand to the server and resolves to its answer. */
@@ -24,6 +25,8 @@ export interface Checkpoint {
   label: string;
   time: number;
   files: string[];
+  /** The checkpoint in the user's words: `fix the bug (step 2: bash: make; 2 files differ)`. */
+  description: string;
 }
 
 export interface UndoResult {
@@ -33,6 +36,8 @@ export interface UndoResult {
   conflicts: string[];
   declined: string[];
   unrecorded: string[];
+  /** What the undo did, in the user's words: `undone: 1 file put back, 1 removed`. */
+  outcome: string;
 }
 
 export interface SavedSession {
@@ -41,6 +46,8 @@ export interface SavedSession {
   updated: number;
   tasks: number;
   current: boolean;
+  /** The session in the user's words: `“fix the bug” (2 tasks, 5 minutes ago)`. */
+  description: string;
 }
 
 const OVERWRITE = 'Overwrite Them';
@@ -55,22 +62,19 @@ function listed(paths: string[]): string {
 }
 
 export function checkpointItem(checkpoint: Checkpoint): PickItem & { id: number } {
-  const where =
-    checkpoint.kind === 'step' ? `step ${checkpoint.step}: ${checkpoint.label}` : `before ${checkpoint.kind}`;
-  const files = checkpoint.files.length;
   return {
     id: checkpoint.id,
-    label: checkpoint.task,
-    description: `${where} · ${when(checkpoint.time)}`,
-    detail: files ? `${files} files differ now: ${listed(checkpoint.files)}` : 'no file differs now',
+    label: checkpoint.description,
+    description: when(checkpoint.time),
+    detail: checkpoint.files.length ? listed(checkpoint.files) : undefined,
   };
 }
 
 export function sessionItem(session: SavedSession): PickItem & { id: string } {
   return {
     id: session.id,
-    label: session.title || '(no task yet)',
-    description: `${session.tasks} tasks · ${when(session.updated)}${session.current ? ' · current' : ''}`,
+    label: session.description,
+    description: session.current ? 'current' : undefined,
   };
 }
 
@@ -86,8 +90,7 @@ export async function undo(
   id?: number,
 ): Promise<UndoResult> {
   let result = (await send('agent.undo', id === undefined ? undefined : { id })) as UndoResult;
-  const undone = `put back ${listed(result.restored)}; removed ${listed(result.removed)}`;
-  line(`Undo to checkpoint ${result.checkpoint}: ${undone}.`);
+  line(`Undo to checkpoint ${result.checkpoint}: ${result.outcome}`);
   if (result.conflicts.length) {
     const choice = await api.showMessage(
       'warning',
@@ -96,16 +99,10 @@ export async function undo(
     );
     if (choice === OVERWRITE) {
       result = (await send('agent.undo', { id: result.checkpoint, overwrite: result.conflicts })) as UndoResult;
-      line(`Undo to checkpoint ${result.checkpoint}, overwriting: put back ${listed(result.restored)}.`);
+      line(`Undo to checkpoint ${result.checkpoint}, overwriting: ${result.outcome}`);
     }
   }
-  const left = [...result.conflicts, ...result.declined, ...result.unrecorded];
-  void api.showMessage(
-    'info',
-    `Agent: undone (${result.restored.length} files put back, ${result.removed.length} removed)` +
-      (left.length ? `; not undone: ${listed(left)}` : ''),
-    [],
-  );
+  void api.showMessage('info', `Agent: ${result.outcome}`, []);
   return result;
 }
 
@@ -142,7 +139,7 @@ export async function resumeSession(
     return undefined;
   }
   const resumed = (await send('agent.resumeSession', { id: chosen.id })) as SavedSession;
-  line(`Resumed the session "${resumed.title}" (${resumed.tasks} tasks).`);
-  void api.showMessage('info', `Agent: resumed "${resumed.title}"; the next task continues it.`, []);
+  line(`Resumed ${resumed.description}.`);
+  void api.showMessage('info', `Agent: resumed ${resumed.description}; the next task continues it.`, []);
   return resumed;
 }

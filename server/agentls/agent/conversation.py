@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..interfaces import Block, Journal
+from ..interfaces import Block, CheckpointKind, CheckpointMark, Journal
 from .context import ContextBudget
 
 log = logging.getLogger(__name__)
@@ -80,6 +80,12 @@ class Conversation:
             except OSError as error:
                 log.warning("the session could not be saved: %s", error)
         return title
+
+    def mark(
+        self, kind: CheckpointKind, step: int | None, label: str, touches: list[str] | None = None
+    ) -> CheckpointMark:
+        """Where a checkpoint of the files taken now stands: this session, its current task."""
+        return CheckpointMark(kind, self.id, self.tasks, step, label, touches)
 
     def add_user(self, blocks: list[Block]) -> None:
         # A task cancelled before the model answered leaves a user message last; the API

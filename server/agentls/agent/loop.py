@@ -90,9 +90,7 @@ class Agent:
         if self.checkpoints is not None:
             # Recorded while the model thinks; awaited before the first step that may change
             # files (a first checkpoint of a big workspace takes seconds).
-            record = self.checkpoints.record(
-                "task", self.conversation.id, self.conversation.tasks, None, title
-            )
+            record = self.checkpoints.record(self.conversation.mark("task", None, title))
             self._recording = asyncio.ensure_future(record)
         try:
             return await self._run(task)
@@ -117,8 +115,7 @@ class Agent:
             # Shielded: a cancel while waiting must not lose the task's checkpoint.
             await asyncio.shield(self._recording)
             self._recording = None
-        conversation, task = self.conversation.id, self.conversation.tasks
-        await self.checkpoints.record(kind, conversation, task, step, label, touches)
+        await self.checkpoints.record(self.conversation.mark(kind, step, label, touches))
 
     async def _run(self, task: str) -> TaskResult:
         usage = Usage()

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from ..disk.files import TEMPORARY_GLOB
 from ..disk.safe_git import safe_git_command, safe_git_env
-from ..interfaces import CheckpointKind
+from ..interfaces import CheckpointKind, CheckpointMark
 from .git_seed import seed_index
 from .state import append_line, private_dir, state_dir
 
@@ -129,13 +129,8 @@ class Difference:
 class Pending:
     """A checkpoint asked for, its tree not yet written."""
 
-    kind: Kind
-    session: str
-    task: int
-    step: int | None
-    label: str
+    mark: CheckpointMark
     target: int | None = None
-    touches: list[str] | None = None
     before: dict[str, Entry | None] = field(default_factory=dict)
     """The touched files as they were when it was asked for (None: absent): the tree is
     written later, when they may have changed already."""
@@ -238,18 +233,10 @@ class ShadowRepository:
             with contextlib.suppress(FileNotFoundError):
                 (self.git_dir / stray).unlink()
 
-    def record(
-        self,
-        kind: Kind,
-        session: str,
-        task: int,
-        step: int | None,
-        label: str,
-        target: int | None = None,
-        touches: list[str] | None = None,
-    ) -> Checkpoint:
-        """Record the workspace's files now. Raises CheckpointError."""
-        pending = [Pending(kind, session, task, step, label, target, touches)]
+    def record(self, mark: CheckpointMark, target: int | None = None) -> Checkpoint:
+        """Record the workspace's files now (`target`: for an undo, the checkpoint it goes
+        back to). Raises CheckpointError."""
+        pending = [Pending(mark, target)]
         [checkpoint] = self.record_pending(lambda: pending)
         return checkpoint
 
@@ -271,18 +258,19 @@ class ShadowRepository:
                     put_back.update(later.before)  # the earliest edit's pre-image wins
                 tree = self._overlaid(put_back) if put_back else now
                 skipped = sorted(set(too_large) | {p for a in pending[index:] for p in a.too_large})
+                mark = asked.mark
                 checkpoint = Checkpoint(
                     (previous.id + 1) if previous else 1,
-                    asked.kind,
-                    asked.session,
-                    asked.task,
-                    asked.step,
-                    asked.label,
+                    mark.kind,
+                    mark.session,
+                    mark.task,
+                    mark.step,
+                    mark.label,
                     time.time(),
                     tree,
                     skipped,
                     asked.target,
-                    asked.touches,
+                    mark.touches,
                 )
                 if previous is None or previous.tree != tree:
                     self._commit(tree, checkpoint)
@@ -501,26 +489,18 @@ class WorkspaceCheckpoints:
         self._writing = asyncio.Lock()
         self._background: asyncio.Future[None] | None = None
 
-    async def record(
-        self,
-        kind: Kind,
-        session: str,
-        task: int,
-        step: int | None,
-        label: str,
-        touches: list[str] | None = None,
-    ) -> None:
-        asked = Pending(kind, session, task, step, label, touches=touches)
+    async def record(self, mark: CheckpointMark) -> None:
+        asked = Pending(mark)
         try:
-            if kind == "step" and touches is not None:
+            if mark.kind == "step" and mark.touches is not None:
                 entries = self.repository.entries
-                asked.before, asked.too_large = await asyncio.to_thread(entries, touches)
+                asked.before, asked.too_large = await asyncio.to_thread(entries, mark.touches)
         except (CheckpointError, OSError) as error:
             log.warning("no checkpoint taken: %s", error)
             return
         with self._taking:
             self._pending.append(asked)
-        if kind == "task" or asked.touches is not None:
+        if mark.kind == "task" or mark.touches is not None:
             if self._background is None or self._background.done():
                 self._background = asyncio.ensure_future(self._write())
             return

@@ -22,7 +22,7 @@ from ..counts import counted
 from ..disk import files
 from ..disk.paths import PathError, refuse_git_metadata, resolve
 from ..edits import line_hunks
-from ..interfaces import Change, Landed
+from ..interfaces import Change, CheckpointMark, Landed
 from .checkpoints import Checkpoint, CheckpointError, Entry, ShadowRepository
 
 REGULAR_MODES = ("100644", "100755")
@@ -289,9 +289,8 @@ async def undo(
     Raises CheckpointError."""
     undo_plan = await asyncio.to_thread(plan, repository, target_id, overwrite)
     label = f"before undoing to checkpoint {undo_plan.target.id}"
-    await asyncio.to_thread(
-        repository.record, "undo", session, task, None, label, undo_plan.target.id
-    )
+    mark = CheckpointMark("undo", session, task, None, label)
+    await asyncio.to_thread(repository.record, mark, undo_plan.target.id)
     result = await apply(repository, undo_plan, editor)
     if any(Path(p).name == ".gitignore" for p in result.restored + result.removed):
         result.unrecorded = await asyncio.to_thread(_unrecorded, repository, undo_plan)

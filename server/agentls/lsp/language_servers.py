@@ -19,9 +19,12 @@ from .workspace import uri_of
 
 log = logging.getLogger(__name__)
 
+SETTLE_MS = 2000
+"""Sent with each request as `settleMs`: how long the editor may wait for its language servers
+(to catch up with a change, to attach to a file just opened, to answer) before it answers
+with what it has. One figure for every client, so they wait alike."""
 ANSWER_SECONDS = 5.0
-"""How long an answer may take: the client's own bound (2 s for diagnostics to settle) and
-the round trip."""
+"""How long an answer may take: the editor's own wait (`SETTLE_MS`) and the round trip."""
 OPTIONAL = ("diagnostics", "definition", "references", "symbols")
 """The optional tools a client can serve, named as its capabilities name them."""
 _SEVERITIES: dict[Any, Literal["error", "warning", "information", "hint"]] = {
@@ -112,7 +115,8 @@ class ClientLanguageServers:
         self.server = server
 
     async def _ask(self, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
-        pending = self.server.protocol.send_request_async(method, params)
+        asked = {**params, "settleMs": SETTLE_MS}
+        pending = self.server.protocol.send_request_async(method, asked)
         try:
             # Shielded: a late answer must still find its future.
             answer = await asyncio.wait_for(asyncio.shield(pending), ANSWER_SECONDS)

@@ -81,16 +81,26 @@ def _client(endpoint: Endpoint) -> Any:
     # Every argument is given, so neither SDK reads a key or an endpoint from the process
     # environment behind providers.endpoint's back.
     key = endpoint.key or KEYLESS
+    # Nothing listens there, or no such host: retrying only makes the user wait 10 s for the
+    # same answer, so both clients fail fast on it.
     if endpoint.profile.wire == "openai":
-        from openai import AsyncOpenAI
+        from openai import APIConnectionError, AsyncOpenAI
 
-        return AsyncOpenAI(api_key=key, base_url=endpoint.base_url, max_retries=MAX_RETRIES)
+        class FailingFastChat(AsyncOpenAI):
+            async def _send_request(self, request: Any, **arguments: Any) -> Any:
+                try:
+                    return await super()._send_request(request, **arguments)
+                except Exception as error:
+                    if unreachable(error) is None:
+                        raise
+                    # The SDK raises its own errors as they are, without a retry.
+                    raise APIConnectionError(request=request) from error
+
+        return FailingFastChat(api_key=key, base_url=endpoint.base_url, max_retries=MAX_RETRIES)
     from anthropic import AsyncAnthropic
 
     class FailingFast(AsyncAnthropic):
         def _should_retry_exception(self, err: BaseException) -> Any:
-            # Nothing listens there, or no such host: retrying only makes the user wait
-            # 10 s for the same answer. (The openai SDK has no such hook: it retries.)
             if unreachable(err) is not None:
                 return False, None
             return super()._should_retry_exception(err)

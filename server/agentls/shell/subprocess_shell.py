@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..interfaces import CommandCancelled, OutputSink, ShellRefused, ShellResult
+from ..interfaces import Command, CommandCancelled, ShellRefused, ShellResult
 from . import sandbox
 from .bounded_output import BoundedOutput, LiveLines
 from .process_groups import GROUPS
@@ -58,17 +58,12 @@ class SubprocessShell:
     def sandboxed(self) -> bool:
         return self.box is not None
 
-    async def run(
-        self,
-        command: str,
-        timeout: float,
-        output_limit: int,
-        sandboxed: bool = True,
-        on_output: OutputSink | None = None,
-    ) -> ShellResult:
-        argv = ["bash", "-c", _GATE, command]
-        box = self.box if sandboxed else None
-        live = LiveLines(on_output, self.secrets) if on_output else None
+    async def run(self, command: Command) -> ShellResult:
+        argv = ["bash", "-c", _GATE, command.text]
+        box = self.box if command.sandboxed else None
+        output = command.on_output
+        live = LiveLines(output, self.secrets) if output else None
+        timeout, output_limit = command.timeout, command.output_limit
         if box is None:
             return await self._run(argv, timeout, output_limit, live)
         # Made again for each command: a `.git` made by the last one is protected too.
@@ -161,7 +156,7 @@ class RefusingShell:
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    async def run(self, command: str, *_: object, **__: object) -> ShellResult:
+    async def run(self, command: Command) -> ShellResult:
         raise ShellRefused(
             f'bash is off: the setting sandbox is "required" and there is no sandbox here '
             f"({self.reason}). Do not retry; tell the user."

@@ -17,6 +17,7 @@ from ..history.sessions import SessionStore
 from ..history.undo import UndoPlan, UndoResult, listing, plan, undo
 from ..interfaces import Change, Landed
 from ..wiring import new_conversation, resumed_conversation, tell_the_model
+from .answers import Answers
 
 
 class DiskEditor:
@@ -97,14 +98,11 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
             return 1 if undo_plan.conflicts else 0
         if not yes:
             try:
-                answer = input("Undo these changes? [y/N] ")
-            except EOFError:  # no one to answer: no
-                answer = ""
-                print()
+                answer = asyncio.run(_answer("Undo these changes? [y/N] "))
             except KeyboardInterrupt:
                 print()
                 return 130
-            if answer.strip().lower() != "y":
+            if answer != "y":
                 return 1
         result = asyncio.run(
             undo(
@@ -120,6 +118,16 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
         print(f"agentls: {error}", file=sys.stderr)
         return 1
     return _report(root, result, None)
+
+
+async def _answer(question: str) -> str:
+    """The answer typed to `question`, "" when no one can answer. Read by the event loop, not
+    `input()`: a Ctrl-C that comes between the question and the read would wait for Enter."""
+    print(question, end="", flush=True)
+    typed = await Answers(sys.stdin.fileno() if sys.stdin else None).text()
+    if typed is None:
+        print()  # the input ended: a no, and the next line starts on a line of its own
+    return (typed or "").strip().lower()
 
 
 async def undo_last_task(

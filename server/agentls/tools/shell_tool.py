@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..interfaces import CommandCancelled, ShellRefused
+from ..interfaces import Command, CommandCancelled, ShellRefused
 from .base import BeforeChange, Tool, ToolContext, ToolError
 
 
@@ -37,7 +37,7 @@ async def bash(context: ToolContext, arguments: dict[str, Any], before_change: B
     try:
         # Room for the exit code line and the cut note, so the result fits outputLimit whole.
         limit = settings.output_limit - 200
-        result = await context.shell.run(command, timeout, limit, sandboxed, live)
+        result = await context.shell.run(Command(command, timeout, limit, sandboxed, live))
     except ShellRefused as error:
         raise ToolError(str(error)) from None
     except CommandCancelled as cancel:

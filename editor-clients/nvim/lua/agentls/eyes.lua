@@ -4,9 +4,6 @@
 -- runs in the coroutine Neovim gives a server request, and yields while it waits.
 local M = {}
 
----How long an answer waits for the language servers to catch up with a change (ms).
-M.SETTLE_MS = 2000
-
 ---What the client advertises in capabilities.experimental.agentls.
 M.capabilities = { diagnostics = true, definition = true, references = true, symbols = true }
 
@@ -72,8 +69,9 @@ local function as_lsp(item)
   }
 end
 
----agent/diagnostics {uris}: the diagnostics of those files (none named: of every buffer that
----has some), once their servers have caught up with the latest change, or after SETTLE_MS.
+---agent/diagnostics {uris, settleMs}: the diagnostics of those files (none named: of every
+---buffer that has some), once their servers have caught up with the latest change, or after
+---settleMs (the server's figure, so every client waits alike).
 function M.diagnostics(_, params)
   local buffers = {}
   if #(params.uris or {}) == 0 then
@@ -92,7 +90,7 @@ function M.diagnostics(_, params)
   end
   wait(function()
     return vim.iter(buffers):all(settled)
-  end, M.SETTLE_MS)
+  end, params.settleMs or 0)
   local items = {}
   for _, bufnr in ipairs(buffers) do
     table.insert(items, {
@@ -118,12 +116,13 @@ local function loaded(uri)
 end
 
 ---Send `method` to every other server of `bufnr` that supports it; their results, once all
----have answered or SETTLE_MS have passed.
+---have answered or `ms` have passed.
 ---@param bufnr integer?
 ---@param method string
 ---@param params fun(client: vim.lsp.Client): table
+---@param ms integer
 ---@return any[]
-local function ask_all(bufnr, method, params)
+local function ask_all(bufnr, method, params, ms)
   local asked, results = 0, {}
   local answered = 0
   for _, client in ipairs(others(bufnr)) do
@@ -139,7 +138,7 @@ local function ask_all(bufnr, method, params)
   end
   wait(function()
     return answered == asked
-  end, M.SETTLE_MS)
+  end, ms)
   return results
 end
 
@@ -196,25 +195,27 @@ end
 local function navigate(method)
   return function(_, params, ctx)
     local bufnr = loaded(params.textDocument.uri)
+    local ms = params.settleMs or 0
     wait(function()
       return #others(bufnr) > 0
-    end, M.SETTLE_MS)
-    return { locations = locations(ask_all(bufnr, method, at_position(ctx, params, bufnr))) }
+    end, ms)
+    return { locations = locations(ask_all(bufnr, method, at_position(ctx, params, bufnr), ms)) }
   end
 end
 
----agent/definition {textDocument, position}: {locations}.
+---agent/definition {textDocument, position, settleMs}: {locations}.
 M.definition = navigate('textDocument/definition')
----agent/references {textDocument, position}: {locations}.
+---agent/references {textDocument, position, settleMs}: {locations}.
 M.references = navigate('textDocument/references')
 
----agent/symbols {query}: {symbols}, from every other server that has workspace symbols.
+---agent/symbols {query, settleMs}: {symbols}, from every other server that has workspace
+---symbols.
 function M.symbols(_, params)
   local symbols = {}
   for _, result in
     ipairs(ask_all(nil, 'workspace/symbol', function()
       return { query = params.query }
-    end))
+    end, params.settleMs or 0))
   do
     for _, symbol in ipairs(result) do
       local location = symbol.location or {}

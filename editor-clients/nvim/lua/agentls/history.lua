@@ -49,13 +49,7 @@ end
 ---@param bufnr integer
 ---@param result agentls.UndoResult
 local function undone(bufnr, result)
-  transcript.note(
-    ('Undo to checkpoint %d: put back %s; removed %s.'):format(
-      result.checkpoint,
-      listed(result.restored),
-      listed(result.removed)
-    )
-  )
+  transcript.note(('Undo to checkpoint %d: %s'):format(result.checkpoint, result.outcome))
   vim.cmd.checktime() -- buffers of files written on disk reload
   fire('AgentlsUndoDone', { result = result })
   if #result.conflicts == 0 then

@@ -41,6 +41,7 @@ const UNDONE = {
   conflicts: [],
   declined: [],
   unrecorded: [],
+  outcome: 'undone: 1 file put back, 1 removed',
 };
 const CHECKPOINT: Checkpoint = {
   id: 4,
@@ -50,21 +51,22 @@ const CHECKPOINT: Checkpoint = {
   label: 'bash: make',
   time: 0,
   files: ['a.py', 'b.py'],
+  description: 'fix the bug (step 2: bash: make; 2 files differ)',
 };
 
 describe('undo and resume', () => {
-  it('Undo Last Task asks the server with no argument and reports what was undone', async () => {
+  it('Undo Last Task asks the server with no argument and shows its words for what was undone', async () => {
     const { calls, send } = server({ 'agent.undo': [UNDONE] });
     const { api, shown } = editor();
     const lines: string[] = [];
     assert.deepStrictEqual(await undo(api, send, (text) => lines.push(text)), UNDONE);
     assert.deepStrictEqual(calls, [{ command: 'agent.undo' }]);
-    assert.deepStrictEqual(lines, ['Undo to checkpoint 3: put back app.py; removed made.txt.']);
-    assert.deepStrictEqual(shown, ['Agent: undone (1 files put back, 1 removed)']);
+    assert.deepStrictEqual(lines, ['Undo to checkpoint 3: undone: 1 file put back, 1 removed']);
+    assert.deepStrictEqual(shown, ['Agent: undone: 1 file put back, 1 removed']);
   });
 
   it('files changed since are overwritten only when the user says so', async () => {
-    const conflict = { ...UNDONE, restored: [], removed: [], conflicts: ['app.py'] };
+    const conflict = { ...UNDONE, restored: [], removed: [], conflicts: ['app.py'], outcome: 'x' };
     const overwritten = { ...UNDONE, removed: [] };
     const again = { command: 'agent.undo', argument: { id: 3, overwrite: ['app.py'] } };
     for (const [choice, expected] of [
@@ -80,7 +82,7 @@ describe('undo and resume', () => {
     }
   });
 
-  it('the checkpoint picker shows the task, the step and the files, and undoes to the pick', async () => {
+  it('the checkpoint picker shows the server\'s words and the files, and undoes to the pick', async () => {
     const { calls, send } = server({ 'agent.checkpoints': [[CHECKPOINT]], 'agent.undo': [UNDONE] });
     let offered: unknown[] = [];
     const pick: Pick = async (items) => {
@@ -90,9 +92,8 @@ describe('undo and resume', () => {
     await undoToCheckpoint(editor().api, pick, send, () => undefined);
     const item = checkpointItem(CHECKPOINT);
     assert.deepStrictEqual(offered, [item]);
-    assert.strictEqual(item.label, 'fix the bug');
-    assert.ok(item.description?.startsWith('step 2: bash: make · '));
-    assert.strictEqual(item.detail, '2 files differ now: a.py, b.py');
+    assert.strictEqual(item.label, 'fix the bug (step 2: bash: make; 2 files differ)');
+    assert.strictEqual(item.detail, 'a.py, b.py');
     assert.deepStrictEqual(calls[1], { command: 'agent.undo', argument: { id: 4 } });
   });
 
@@ -103,7 +104,8 @@ describe('undo and resume', () => {
   });
 
   it('Resume Session lists the saved sessions and resumes the chosen one', async () => {
-    const saved = { id: '20261130-a', title: 'fix the bug', updated: 0, tasks: 2, current: false };
+    const description = '“fix the bug” (2 tasks, 5 minutes ago)';
+    const saved = { id: '20261130-a', title: 'fix the bug', updated: 0, tasks: 2, current: false, description };
     const { calls, send } = server({ 'agent.sessions': [[saved]], 'agent.resumeSession': [saved] });
     const lines: string[] = [];
     const resumed = await resumeSession(editor().api, async (items) => items[0], send, (text) => lines.push(text));
@@ -112,6 +114,6 @@ describe('undo and resume', () => {
       { command: 'agent.sessions' },
       { command: 'agent.resumeSession', argument: { id: '20261130-a' } },
     ]);
-    assert.deepStrictEqual(lines, ['Resumed the session "fix the bug" (2 tasks).']);
+    assert.deepStrictEqual(lines, ['Resumed “fix the bug” (2 tasks, 5 minutes ago).']);
   });
 });

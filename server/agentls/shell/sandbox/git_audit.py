@@ -3,10 +3,11 @@ program outside the sandbox.
 
 The root's `.git/config` and `.git/hooks` are read-only in the sandbox, but a command can
 write every other git folder of the workspace: a submodule's (`.git/modules/<name>`), a
-linked worktree's (`.git/worktrees/<name>`), a nested repository it made and added to the
-index as a gitlink, a `.git` it made where there was none, or the folder a `commondir` or
-`gitdir:` file points to. The user's `git status` in the root reads each of them, and runs
-what their config names (`core.fsmonitor`, filters, a pager, ...) or their hooks.
+linked worktree's (`.git/worktrees/<name>`), a nested repository added to the index as a
+gitlink, a `.git` it made where there was none, or the folder a `commondir` or `gitdir:` file
+points to. The user's `git status` in the root reads each of them, and runs what their config
+names (`core.fsmonitor`, filters, a pager, ...) or their hooks. So does an editor's git in a
+nested repository it finds on its own, a few folders down (`NESTED_DEPTH`).
 
 So the config files and hooks of those folders are read before and after each command. One
 that the command made or changed and that names a program is disarmed before the command's
@@ -44,6 +45,11 @@ read another file (includes)."""
 
 _SETTINGS = ("config", "config.worktree")
 _MAX_MODULE_DEPTH = 4
+NESTED_DEPTH = 1
+"""How many folders below the root a nested repository is looked for: where editors find
+them on their own (VS Code's git looks one folder down by default, `git.repositoryScanMaxDepth`,
+and runs `git status` there). Each level deeper costs every command a walk of more of the tree
+(3 levels of this repository's own checkout: 345 folders, about 11 ms, twice a command)."""
 _GIT_SECONDS = 10
 
 
@@ -93,7 +99,8 @@ class GitAudit:
         seen: dict[Path, None] = {}
         root_git = _git_folder(self.root / ".git")
         pending = [root_git] if root_git else []
-        pending += [g for g in map(_git_folder, self._gitlink_folders()) if g is not None]
+        nested = [*self._gitlink_folders(), *_nested(self.root, NESTED_DEPTH)]
+        pending += [g for g in map(_git_folder, nested) if g is not None]
         while pending:
             folder = pending.pop()
             if folder in seen or not folder.is_relative_to(self.root):
@@ -149,6 +156,23 @@ def _git_folder(path: Path) -> Path | None:
     if not first.startswith("gitdir:"):
         return None
     return (path.parent / first.removeprefix("gitdir:").strip()).resolve()
+
+
+def _nested(root: Path, depth: int) -> Iterator[Path]:
+    """The `.git` of each repository in the folders 1 to `depth` levels below the root, links
+    not followed."""
+    folders: list[str | Path] = [root]
+    for level in range(depth + 1):
+        below: list[str | Path] = []
+        for folder in folders:
+            with contextlib.suppress(OSError), os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.name == ".git":
+                        if level:
+                            yield Path(entry.path)
+                    elif level < depth and entry.is_dir(follow_symlinks=False):
+                        below.append(entry.path)
+        folders = below
 
 
 def _modules(folder: Path, depth: int) -> Iterator[Path]:
