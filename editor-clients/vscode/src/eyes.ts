@@ -4,9 +4,6 @@
 import * as vscode from 'vscode';
 import { DiagnosticsSettle } from './diagnosticsSettle';
 
-/** How long a diagnostics answer waits for the language features to catch up (ms). */
-export const SETTLE_MS = 2000;
-
 /** What the extension advertises to the server, in capabilities.experimental.agentls. */
 export const CAPABILITIES = { diagnostics: true, definition: true, references: true, symbols: true };
 
@@ -78,10 +75,12 @@ export class Eyes implements vscode.Disposable {
     ];
   }
 
-  /** agent/diagnostics {uris}: those documents' diagnostics (none named: every one's). */
-  async diagnostics(params: { uris?: string[] }) {
+  /** agent/diagnostics {uris, settleMs}: those documents' diagnostics (none named: every
+   * one's), once they caught up with the latest change or after settleMs (the server's
+   * figure, so every client waits alike). */
+  async diagnostics(params: { uris?: string[]; settleMs?: number }) {
     const uris = params.uris ?? [];
-    await this.settle.settled(uris, SETTLE_MS);
+    await this.settle.settled(uris, params.settleMs ?? 0);
     // A document VS Code has not opened and has no diagnostics for is left out: what its
     // problems were cannot be told.
     const open = new Set(vscode.workspace.textDocuments.map((document) => document.uri.toString()));

@@ -127,7 +127,7 @@ export class AgentServer implements vscode.Disposable {
       this.events.of(params.token)?.step?.(params);
       this.transcript.step(params);
     });
-    client.onRequest('agent/diagnostics', (params: { uris?: string[] }) => this.eyes.diagnostics(params));
+    client.onRequest('agent/diagnostics', (params) => this.eyes.diagnostics(params));
     client.onRequest('agent/definition', (params) => this.eyes.locations('vscode.executeDefinitionProvider', params));
     client.onRequest('agent/references', (params) => this.eyes.locations('vscode.executeReferenceProvider', params));
     client.onRequest('agent/symbols', (params: { query: string }) => this.eyes.symbols(params));
