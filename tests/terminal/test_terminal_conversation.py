@@ -10,6 +10,7 @@ import select
 import subprocess
 import sys
 import termios
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -234,7 +235,9 @@ def test_ctrl_c_as_a_task_starts_exits_130_without_a_traceback(
     try:
         time.sleep(max(0.0, 0.4 - (time.monotonic() - started)))
         shell.type("\x03")
-        assert shell.process.wait(timeout=60) == 130
+        # 130 from agentls; or, on a machine so loaded that Python had not yet taken over
+        # SIGINT, death by the signal itself, which a shell reports as 130 too.
+        assert shell.process.wait(timeout=60) in (130, -signal.SIGINT)
         shown = shell.expect("\n", timeout=30) + shell.seen
         assert "Traceback" not in shown and "Error" not in shown, shown
     finally:
