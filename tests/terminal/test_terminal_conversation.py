@@ -7,10 +7,10 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import termios
-import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
