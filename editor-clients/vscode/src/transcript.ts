@@ -17,31 +17,20 @@ export interface TaskResult {
   summary?: string;
   steps?: number;
   edits?: Record<string, number>;
-  usage?: Record<string, unknown>;
   /** The server's line for how the task ended, as every front end shows it. */
   outcome: string;
   /** The saved session the task went into. */
   session?: string;
 }
 
-/** "inputTokens" -> "input tokens": usage fields are shown as the server names them. */
-function words(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-}
-
-/** Every usage field the server reports, so fields added later show without a change here. */
-export function formatUsage(usage: Record<string, unknown> | undefined): string {
-  const parts = Object.entries(usage ?? {}).map(([name, value]) => `${words(name)} ${String(value)}`);
-  return parts.length ? parts.join(', ') : 'no usage reported';
-}
-
+/** The server's outcome line (its tokens, cache share and cost included), and what went
+ * wrong when the task did not finish; the raw usage stays in the answer, not the log. */
 export function formatEnd(result: TaskResult): string[] {
   const lines = [`■ ${result.outcome}`];
   // When done, the summary is the model's last text, already streamed above.
   if (result.summary && result.status !== 'done') {
     lines.push(`  ${result.summary.split('\n').join('\n  ')}`);
   }
-  lines.push(`  usage: ${formatUsage(result.usage)}`);
   return lines;
 }
 
