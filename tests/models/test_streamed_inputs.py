@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from agentls.models import providers
 from agentls.models.anthropic import AnthropicModel, ClientCache
-from agentls.models.chat import ChatModel
+from agentls.models.chat import ChatAnswer, ChatModel
 from agentls.models.message_stream import MessageAnswer, StreamError
 from fake_api import FakeAnthropic, Reply, reply, text, tool_use
 from fake_api.chat import FakeOpenAI
@@ -86,3 +86,15 @@ def test_an_error_event_in_the_stream_is_a_broken_answer_and_data_may_span_lines
         answer.add_line("")
     with pytest.raises(StreamError, match="ended before the answer did"):
         answer.turn()
+
+
+def test_a_chat_stream_that_says_it_failed_is_a_broken_answer_and_done_ends_it() -> None:
+    answer = ChatAnswer(lambda text: None)
+    chunk = {"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}
+    for line in (f"data: {json.dumps(chunk)}", "", "data: [DONE]", ""):
+        answer.add_line(line)
+    assert answer.turn().content == [{"type": "text", "text": "hi"}]
+    failing = ChatAnswer(lambda text: None)
+    with pytest.raises(StreamError, match="error: overloaded"):
+        for line in ('data: {"error": {"message": "overloaded", "type": "server_error"}}', ""):
+            failing.add_line(line)

@@ -6,7 +6,8 @@ deltas never finished), and even its plain event stream builds a typed object pe
 which costs a long input more than reading it. Here the SDK sends the request (its
 retries, its errors); the answer's lines are read as they come, each event's JSON parsed
 once, each block's pieces kept in a list and joined when the block ends, and a tool's input
-parsed then, and only then.
+parsed then, and only then. `EventData`, the event layer, serves the Chat Completions
+adapter too.
 """
 
 from __future__ import annotations
@@ -27,6 +28,23 @@ _COUNTS = (
 
 class StreamError(Exception):
     """The stream said it failed (an `error` event: overloaded, say) or made no sense."""
+
+
+class EventData:
+    """Server-sent events from a body's lines: `add_line` each one; an event's `data:` lines,
+    joined, come back when the blank line that ends it does (`event:` names, comments and
+    ids are not used: both APIs repeat what matters in the data)."""
+
+    def __init__(self) -> None:
+        self._data: list[str] = []
+
+    def add_line(self, line: str) -> str | None:
+        if line.startswith("data:"):
+            self._data.append(line[6:] if line.startswith("data: ") else line[5:])
+        elif not line and self._data:
+            data, self._data = "\n".join(self._data), []
+            return data
+        return None
 
 
 class _Open:
@@ -72,15 +90,11 @@ class MessageAnswer:
         self.done: dict[int, Block] = {}
         self.stop_reason: str | None = None
         self.usage: dict[str, int] = {}
-        self._data: list[str] = []
+        self._events = EventData()
 
     def add_line(self, line: str) -> None:
-        """One line of the event stream: its `data:` lines make an event, a blank line ends
-        it (the `event:` line repeats the data's type; comments and ids are not used)."""
-        if line.startswith("data:"):
-            self._data.append(line[6:] if line.startswith("data: ") else line[5:])
-        elif not line and self._data:
-            data, self._data = "\n".join(self._data), []
+        """One line of the event stream (see `EventData`)."""
+        if (data := self._events.add_line(line)) is not None:
             self.add(json.loads(data))
 
     def add(self, event: dict[str, Any]) -> None:
