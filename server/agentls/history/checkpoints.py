@@ -11,7 +11,7 @@ What is recorded: every file git does not ignore by the workspace's `.gitignore`
 to `MAX_FILE_BYTES`; a file recorded once stays recorded even if a later `.gitignore` covers
 it, so a rule written after the checkpoint cannot hide a file from undo. Files created under
 ignored paths (build outputs, `node_modules`) and larger files are not recorded and never
-touched by undo.
+touched by undo; nor are files named as `disk.files` names one it is still writing.
 
 Each checkpoint is a commit (so the objects stay reachable) and a line of `checkpoints.jsonl`
 in the same folder. A checkpoint costs a few git processes that look only at what changed
