@@ -4,12 +4,10 @@ every front end; each brings its own workspace, approver and progress."""
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import redaction
 from .agent.conversation import Conversation
 from .agent.loop import Agent, LoopLimits
 from .agent.memory import ProjectMemory
@@ -29,7 +27,7 @@ from .models.anthropic import AnthropicModel, ClientCache
 from .models.chat import ChatModel
 from .models.costs import Price, describe, price_of
 from .permissions.modes import SessionMode
-from .shell import sandbox
+from .shell import launch, sandbox
 from .shell.subprocess_shell import RefusingShell, SubprocessShell
 from .tools import ToolContext
 
@@ -151,8 +149,8 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
 
 def _shell(root: Path, settings: Settings, secrets: tuple[str, ...]) -> tuple[Shell, str | None]:
     """The shell the settings ask for, and why it is not sandboxed when it should be."""
-    # The server's own environment, never the .env files' values, and no secrets.
-    env = redaction.scrubbed(os.environ)
+    # The allow-listed part of the server's environment, never the .env files' values.
+    env = launch.environment(settings.pass_environment)
     if settings.sandbox == "off":
         return SubprocessShell(root, env, secrets), None
     found = sandbox.find()

@@ -10,19 +10,20 @@ from typing import Any
 
 import pytest
 from agentls.extensions.hooks import Hooks, parse_hooks
+from agentls.extensions.programs import Programs
 from doubles import Approver, ScriptedModel, call, make_agent, results, say
 
 RECORD = """import json, os, sys
 event = json.load(sys.stdin)
-with open(os.environ["HOOK_LOG"], "a") as log:
+with open(os.path.join(os.environ["AGENTLS_PROJECT_DIR"], "hook.log"), "a") as log:
     log.write(json.dumps(event) + "\\n")
 """
 
 
 def _hooks(tmp_path: Path, config: dict[str, Any], notes: list[str] | None = None) -> Hooks:
-    env = {**os.environ, "HOOK_LOG": str(tmp_path / "hook.log")}
     notify = (notes if notes is not None else []).append
-    return Hooks(parse_hooks(config), tmp_path, lambda: "session-1", env, notify)
+    programs = Programs(tmp_path, "auto", False)
+    return Hooks(parse_hooks(config), programs, lambda: "session-1", notify)
 
 
 def _script(tmp_path: Path, name: str, body: str) -> str:

@@ -18,6 +18,7 @@ from agentls.config.settings import parse
 from agentls.extensions import mcp_servers
 from agentls.extensions.for_task import TaskExtensions, project_waiting
 from agentls.extensions.mcp_config import expand, parse_servers
+from agentls.extensions.programs import Programs
 from agentls.extensions.trust import Trust
 from doubles import Approver, ScriptedModel, call, make_agent, results, say
 
@@ -199,6 +200,6 @@ async def test_a_project_server_waits_for_approval_and_a_changed_one_asks_again(
 async def test_project_variables_never_expand_a_secret(tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-very-secret")
     spec = parse_servers({"x": {"command": "echo", "args": ["${ANTHROPIC_API_KEY}"]}}, "project")
-    launch = mcp_servers.Launch(tmp_path, "off", False)
+    programs = Programs(tmp_path, "off", False)
     with pytest.raises(ValueError, match="ANTHROPIC_API_KEY"):
-        mcp_servers._transport(spec[0], launch, None)
+        mcp_servers._transport(spec[0], programs, tmp_path, None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -34,6 +35,7 @@ class Settings:
     sandbox: Literal["auto", "required", "off"] = "auto"
     sandbox_network: bool = False
     approved_commands_unsandboxed: bool = False
+    pass_environment: tuple[str, ...] = ()
     plan_tool: bool = True
     permissions: Rules = field(default_factory=Rules)
     mode: Mode = "default"
@@ -117,6 +119,17 @@ def _prefixes(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ValueError("expected a list of command prefixes")
     return tuple(v.strip() for v in value)
+
+
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _variable_names(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and _VARIABLE_NAME.fullmatch(v) for v in value
+    ):
+        raise ValueError("expected a list of environment variable names")
+    return tuple(value)
 
 
 @dataclass(frozen=True)
@@ -324,6 +337,17 @@ SETTINGS: tuple[Setting, ...] = (
         "Run a command you allowed when shown it outside the sandbox. Commands that run "
         "without asking (`allowedCommands`, `approveCommands: always`, the rest of a task "
         "allowed as a whole) stay sandboxed.",
+        user_only=True,
+    ),
+    Setting(
+        "passEnvironment",
+        "pass_environment",
+        _variable_names,
+        {"type": "array", "items": {"type": "string"}},
+        [],
+        "Names of environment variables, beyond the few every program gets (`PATH`, `HOME`, "
+        "`USER`, `LANG`, `LC_*`, `TERM`, `SHELL`, `TZ`, `TMPDIR`, `XDG_*`), passed to the "
+        'programs agentls starts: commands, hooks, MCP servers. E.g. `["JAVA_HOME", "GOPATH"]`.',
         user_only=True,
     ),
     Setting(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from ..redaction import scrubbed
+from ..shell import launch
 
 _OVERRIDES = (
     "core.fsmonitor=false",
@@ -54,12 +54,10 @@ _ENV = {
 
 
 def safe_git_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """`env` (default: the server's) without secrets or any GIT_* variable, plus the
-    variables that keep git from reading system or global config, prompting or paging."""
-    base = scrubbed(os.environ if env is None else env)
-    kept = {name: value for name, value in base.items() if not name.startswith("GIT_")}
-    kept.pop("SSH_ASKPASS", None)
-    return {**kept, **_ENV}
+    """The allow-listed part of `env` (default: the server's; `launch.environment`: no
+    secret, no GIT_* variable, no SSH_ASKPASS), plus the variables that keep git from
+    reading system or global config, prompting or paging."""
+    return {**launch.environment(source=env), **_ENV}
 
 
 def safe_git_command(arguments: Sequence[str]) -> list[str]:

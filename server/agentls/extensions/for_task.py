@@ -5,14 +5,12 @@ through tool_search. The loop sees it as `interfaces.Hooks`; the tools in `ToolC
 from __future__ import annotations
 
 import asyncio
-import os
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import redaction
 from ..config.project_settings import ProjectSettings
 from ..config.settings import Settings
 from ..interfaces import Approver
@@ -20,7 +18,8 @@ from ..tools.base import ToolContext
 from . import mcp_servers
 from .hooks import Hooks, parse_hooks
 from .mcp_config import ServerSpec, parse_servers
-from .mcp_servers import Launch, Server
+from .mcp_servers import Server
+from .programs import Programs
 from .tool_search import schema_tokens, search_tool
 from .trust import Trust
 
@@ -42,7 +41,7 @@ class Waiting:
 
 def project_waiting(project: ProjectSettings, trust: Trust) -> list[Waiting]:
     waiting = [
-        Waiting("mcp", spec.name, dict(spec.definition), spec.command_line())
+        Waiting("mcp", spec.name, dict(spec.definition), spec.described())
         for spec in _project_servers(project)
         if not trust.approved("mcp", spec.name, dict(spec.definition))
     ]
@@ -61,7 +60,7 @@ def _project_servers(project: ProjectSettings) -> tuple[ServerSpec, ...]:
 
 def _project_hooks(project: ProjectSettings) -> tuple[Any, ...]:
     try:
-        return parse_hooks(project.hooks)
+        return parse_hooks(project.hooks, project=True)
     except ValueError:
         return ()
 
@@ -82,8 +81,8 @@ class TaskExtensions:
         self.approver = approver
         self.notify = notify
         self.trust = Trust(root)
-        env = redaction.scrubbed(os.environ)
-        self.hooks = Hooks(settings.hooks, root, session_id, env, notify)
+        self.programs = Programs.of(root, settings)
+        self.hooks = Hooks(settings.hooks, self.programs, session_id, notify)
         self.context: ToolContext | None = None
         self.servers: list[Server] = []
 
@@ -95,10 +94,11 @@ class TaskExtensions:
             key = f"{waiting.kind}:{waiting.name}:{waiting.shown}"
             if key in declined:
                 continue
+            where = "" if self.settings.sandbox == "off" else " in the sandbox"
             what = (
-                f"start the project's MCP server {waiting.name} ({waiting.shown})"
+                f"start the project's MCP server {waiting.name}{where} ({waiting.shown})"
                 if waiting.kind == "mcp"
-                else f"run the project's hooks ({waiting.shown})"
+                else f"run the project's hooks{where} ({waiting.shown})"
             )
             if await self.approver.approve_project(what):
                 self.trust.approve(waiting.kind, waiting.name, waiting.definition)
@@ -117,13 +117,16 @@ class TaskExtensions:
 
     async def _start_servers(self) -> None:
         settings = self.settings
-        launch = Launch(self.root, settings.sandbox, settings.sandbox_network)
-        self.servers = [mcp_servers.start(spec, launch) for spec in self._approved_specs()]
+        specs = self._approved_specs()
+        self.servers = [mcp_servers.start(spec, self.programs) for spec in specs]
         await mcp_servers.started(self.servers, settings.mcp_startup_timeout)
         for server in self.servers:
             if server.state != "ready" and server.error and not server.reported:
                 server.reported = True  # named once, a slow one too, its tools left out
                 self.notify(f"the MCP server {server.spec.name} failed: {server.error}")
+            planted, server.planted = server.planted, []
+            for line in planted:  # said once, by the first task that finds it
+                self.notify(f"the MCP server {server.spec.name} planted a git setting: {line}")
         self._offer()
 
     def _offer(self) -> None:

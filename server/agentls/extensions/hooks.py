@@ -19,11 +19,13 @@ import re
 import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from ..permissions.rules import ALIASES
+from ..shell import launch
+from ..shell.launch import Launch
 from ..shell.process_groups import GROUPS
+from .programs import Programs
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,8 @@ class Hook:
     matcher: str
     command: str
     timeout: float = DEFAULT_TIMEOUT
+    project: bool = False
+    """The repository's (`.agentls/settings.json`): run in the sandbox, audited."""
 
     def matches(self, tool: str | None) -> bool:
         if tool is None or self.matcher in ("", "*"):
@@ -51,9 +55,10 @@ class Hook:
             return self.matcher == tool
 
 
-def parse_hooks(value: Any) -> tuple[Hook, ...]:
+def parse_hooks(value: Any, project: bool = False) -> tuple[Hook, ...]:
     """Hooks from `{"PreToolUse": [{"matcher": "bash|Edit", "hooks": [{"type": "command",
-    "command": "...", "timeout": 60}]}], ...}`; raises ValueError."""
+    "command": "...", "timeout": 60}]}], ...}` (the repository's when `project`); raises
+    ValueError."""
     if not isinstance(value, Mapping):
         raise ValueError('expected {"PreToolUse": [{"matcher": ..., "hooks": [...]}], ...}')
     hooks: list[Hook] = []
@@ -68,11 +73,11 @@ def parse_hooks(value: Any) -> tuple[Hook, ...]:
             if not isinstance(matcher, str) or not isinstance(entries, list):
                 raise ValueError(f'hooks.{event}: each group is {{"matcher": "...", "hooks": []}}')
             for entry in entries:
-                hooks.append(_hook(event, matcher, entry))
+                hooks.append(_hook(event, matcher, entry, project))
     return tuple(hooks)
 
 
-def _hook(event: str, matcher: str, entry: Any) -> Hook:
+def _hook(event: str, matcher: str, entry: Any, project: bool) -> Hook:
     if not isinstance(entry, Mapping) or entry.get("type", "command") != "command":
         raise ValueError(f'hooks.{event}: each hook is {{"type": "command", "command": "..."}}')
     command, timeout = entry.get("command"), entry.get("timeout", DEFAULT_TIMEOUT)
@@ -80,7 +85,7 @@ def _hook(event: str, matcher: str, entry: Any) -> Hook:
         raise ValueError(f"hooks.{event}: a hook needs a command")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise ValueError(f"hooks.{event}: timeout is seconds, more than 0")
-    return Hook(event, matcher, command, float(timeout))
+    return Hook(event, matcher, command, float(timeout), project)
 
 
 @dataclass
@@ -119,15 +124,14 @@ class Hooks:
     def __init__(
         self,
         hooks: tuple[Hook, ...],
-        root: Path,
+        programs: Programs,
         session_id: Callable[[], str],
-        env: Mapping[str, str],
         notify: Callable[[str], None],
     ) -> None:
         self.hooks = hooks
-        self.root = root
+        self.root = programs.root
+        self.programs = programs
         self.session_id = session_id
-        self.env = {**env, "CLAUDE_PROJECT_DIR": str(root), "AGENTLS_PROJECT_DIR": str(root)}
         self.notify = notify
         """Shows the user a hook that failed (an exit code other than 0 and 2)."""
         self.stop_active = False
@@ -181,18 +185,27 @@ class Hooks:
             outcome.context.append(ran.stdout.strip())
 
     async def _run(self, hook: Hook, data: bytes) -> Ran:
+        argv = ["/bin/sh", "-c", hook.command]
+        if not hook.project:
+            with launch.private_folder() as folder:
+                return await self._start(self.programs.users(argv, folder, {}), hook, data)
         try:
-            process = await asyncio.create_subprocess_exec(
-                "/bin/sh",
-                "-c",
-                hook.command,
-                cwd=self.root,
-                env=self.env,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-            )
+            confined = self.programs.projects(argv, {})
+        except RuntimeError as error:
+            return Ran(None, "", str(error))
+        audit = self.programs.audit
+        settings = audit.before()
+        try:
+            return await self._start(confined, hook, data)
+        finally:
+            # The sandbox is gone with the hook: what it planted is all there.
+            for line in audit.after(settings):
+                self.notify(f"the project's hook `{hook.command}` planted a git setting: {line}")
+
+    async def _start(self, program: Launch, hook: Hook, data: bytes) -> Ran:
+        streams = asyncio.subprocess.PIPE
+        try:
+            process = await launch.start(program, stdin=streams, stdout=streams, stderr=streams)
         except OSError as error:
             return Ran(None, "", str(error))
         GROUPS.add(process.pid)

@@ -40,6 +40,20 @@ class ServerSpec:
         ]
         return shlex.join(words)
 
+    def described(self) -> str:
+        """The whole definition as the user approves it: what runs and every value it is
+        given (`${VAR}` as written), so nothing is sent or set that the question hid."""
+        definition = self.definition
+        if self.http:
+            headers = definition.get("headers", {})
+            parts = [self.command_line(), *(f"header {k}: {v}" for k, v in headers.items())]
+        else:
+            env = definition.get("env", {})
+            parts = [self.command_line(), *(f"env {k}={v}" for k, v in env.items())]
+        shown = {"type", "url", "headers", "command", "args", "env"}
+        parts += [f"{key}: {json.dumps(definition[key])}" for key in definition if key not in shown]
+        return "; ".join(parts)
+
     def key(self) -> str:
         canonical = json.dumps([self.name, self.source, self.definition], sort_keys=True)
         return hashlib.sha256(canonical.encode()).hexdigest()

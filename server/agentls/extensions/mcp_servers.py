@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import redaction
-from ..shell import sandbox
+from ..shell import launch, sandbox
+from ..shell.sandbox.git_audit import GitAudit
 from ..tools.base import BeforeChange, Tool, ToolContext, ToolError
 from .mcp_config import NAME_CHARACTERS, ServerSpec, expand
+from .programs import Programs
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,10 @@ class Server:
     started: asyncio.Event = field(default_factory=asyncio.Event)
     client: Any = None
     task: asyncio.Task[None] | None = None
+    watch: Watch | None = None
+    """A project's server's git audit (repository code, run in the sandbox)."""
+    planted: list[str] = field(default_factory=list)
+    """What the audit disarmed at its start, for the user (said once)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -76,7 +81,29 @@ class Server:
             ) from None
         except Exception as error:  # the server's failure is the model's to read
             raise ToolError(f"the MCP server {self.spec.name} failed: {error}") from None
-        return result_text(result), bool(result.is_error)
+        finally:
+            planted = self.watch.check() if self.watch else []
+        text = result_text(result)
+        note = sandbox.blocked_note("", True, planted)
+        return (f"{text}\n{note}" if note else text), bool(result.is_error)
+
+
+class Watch:
+    """The git audit around a project's server: from its start to the end of each call, and
+    to its own end. It runs all along, so each check first takes the next baseline, then
+    judges what changed since the last: what it plants after the baseline is judged at the
+    next check."""
+
+    def __init__(self, audit: GitAudit) -> None:
+        self.audit = audit
+        self.settings = audit.before()
+
+    def check(self) -> list[str]:
+        since, self.settings = self.settings, self.audit.before()
+        planted = self.audit.after(since)
+        for line in planted:
+            log.warning("the project's MCP server planted a git setting: %s", line)
+        return planted
 
 
 def result_text(result: Any) -> str:
@@ -109,34 +136,31 @@ def running() -> dict[str, Server]:
     return _RUNNING.setdefault(asyncio.get_running_loop(), {})
 
 
-@dataclass(frozen=True)
-class Launch:
-    """How this workspace starts servers: where, with which environment, in which sandbox."""
-
-    root: Path
-    sandbox_setting: str
-    network: bool
-
-
-def start(spec: ServerSpec, launch: Launch) -> Server:
+def start(spec: ServerSpec, programs: Programs) -> Server:
     """The server for `spec`, started now in the background unless it runs already."""
     servers = running()
     server = servers.get(spec.key())
     if server is None:
         server = servers[spec.key()] = Server(spec)
-        server.task = asyncio.ensure_future(_serve(server, launch))
+        server.task = asyncio.ensure_future(_serve(server, programs))
     return server
 
 
-async def _serve(server: Server, launch: Launch) -> None:
+async def _serve(server: Server, programs: Programs) -> None:
     from mcp import Client
 
     spec = server.spec
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+    with (
+        tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog,
+        launch.private_folder() as folder,
+    ):
         try:
-            transport = _transport(spec, launch, errlog)
+            if spec.source == "project" and not spec.http:
+                server.watch = Watch(programs.audit)
+            transport = _transport(spec, programs, folder, errlog)
             async with Client(transport, client_info=_client_info()) as client:
                 server.tools = list((await client.list_tools()).tools)
+                server.planted = server.watch.check() if server.watch else []
                 server.client, server.state = client, "ready"
                 server.started.set()
                 await asyncio.Event().wait()  # held open for the loop's life
@@ -149,6 +173,8 @@ async def _serve(server: Server, launch: Launch) -> None:
             _failed(server, f"{_reason(error)}" + (f"\nstderr:\n{tail}" if tail else ""))
         finally:
             server.client = None
+            if server.watch is not None:
+                server.watch.check()  # its end: the process is gone
 
 
 def _failed(server: Server, error: str) -> None:
@@ -173,9 +199,8 @@ def _client_info() -> Any:
     return Implementation(name="agentls", version=__version__)
 
 
-def _transport(spec: ServerSpec, launch: Launch, errlog: Any) -> Any:
-    # A repository's definition expands only harmless variables: never a key of the user's.
-    env = os.environ if spec.source != "project" else redaction.scrubbed(os.environ)
+def _transport(spec: ServerSpec, programs: Programs, folder: Path, errlog: Any) -> Any:
+    env = variables_for(spec)
     definition = spec.definition
     if spec.http:
         import httpx2
@@ -185,29 +210,32 @@ def _transport(spec: ServerSpec, launch: Launch, errlog: Any) -> Any:
         client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300))
         return streamable_http_client(expand(definition["url"], env), http_client=client)
     from mcp import StdioServerParameters
-    from mcp.client.stdio import get_default_environment, stdio_client
+    from mcp.client.stdio import stdio_client
 
     argv = [expand(definition["command"], env)] + [
         expand(a, env) for a in definition.get("args", [])
     ]
-    extra = {k: expand(v, env) for k, v in definition.get("env", {}).items()}
+    own = {k: expand(v, env) for k, v in definition.get("env", {}).items()}
     if spec.source == "project":
-        argv = _sandboxed(argv, launch)
+        program = programs.projects(argv, own)
+    else:
+        program = programs.users(argv, folder, own)
     params = StdioServerParameters(
-        command=argv[0], args=argv[1:], env={**get_default_environment(), **extra}, cwd=launch.root
+        command=program.argv[0], args=list(program.argv[1:]), env=program.env, cwd=program.cwd
     )
     return stdio_client(params, errlog=errlog)
 
 
-def _sandboxed(argv: list[str], launch: Launch) -> list[str]:
-    """A project's server runs confined as bash does; without a sandbox it does not run,
-    unless the user turned the sandbox off."""
-    if launch.sandbox_setting == "off":
-        return argv
-    found = sandbox.find()
-    if isinstance(found, sandbox.Unavailable):
-        raise RuntimeError(f"a project's server runs only in the sandbox, and {found.reason}")
-    return found.command(argv, sandbox.confinement(launch.root, launch.network))
+PROJECT_EXPANDS = ("HOME", "USER")
+"""The only variables a repository's definition may name: a project never chooses to send
+one of the user's keys anywhere (a header, an argument, its server's environment)."""
+
+
+def variables_for(spec: ServerSpec) -> dict[str, str]:
+    """The variables `${VAR}` may name in `spec`: the user's whole environment for theirs."""
+    if spec.source == "project":
+        return {name: os.environ[name] for name in PROJECT_EXPANDS if name in os.environ}
+    return dict(os.environ)
 
 
 async def started(servers: list[Server], bound: float) -> None:

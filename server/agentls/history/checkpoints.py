@@ -46,6 +46,7 @@ from pathlib import Path
 from ..disk.files import TEMPORARY_GLOB
 from ..disk.safe_git import safe_git_command, safe_git_env
 from ..interfaces import CheckpointKind, CheckpointMark
+from ..shell import launch
 from .git_seed import seed_index
 from .state import append_line, private_dir, state_dir
 
@@ -157,13 +158,11 @@ class ShadowRepository:
         where = [f"--git-dir={self.git_dir}"] + ([f"--work-tree={self.root}"] if work_tree else [])
         argv = safe_git_command([*where, *_IDENTITY, *arguments])
         try:
-            done = subprocess.run(
-                argv,
+            done = launch.run(
+                launch.own(argv, self.root, {**self._env, **(env or {})}),
                 input=data,
                 stdin=None if data is not None else subprocess.DEVNULL,
                 capture_output=True,
-                cwd=self.root,
-                env={**self._env, **(env or {})},
                 check=False,
                 timeout=GIT_TIMEOUT,
             )

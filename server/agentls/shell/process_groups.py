@@ -15,8 +15,9 @@ import contextlib
 import os
 import subprocess
 import sys
+from pathlib import Path
 
-from . import guardian
+from . import guardian, launch
 
 
 def _exists(group: int) -> bool:
@@ -65,14 +66,14 @@ class ProcessGroups:
 
     def _tell_guardian(self, line: str) -> None:
         if self._guardian is None:
-            self._guardian = subprocess.Popen(
-                [sys.executable, "-I", "-S", guardian.__file__],
+            # It needs no variable, and the server's may hold an API key.
+            itself = launch.own([sys.executable, "-I", "-S", guardian.__file__], Path("/"), {})
+            self._guardian = launch.popen(
+                itself,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                start_new_session=True,
                 text=True,
-                env={},  # it needs none, and the server's may hold an API key
             )
         assert self._guardian.stdin is not None
         # A guardian that was killed leaves the in-process kill, which covers all but SIGKILL.

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..interfaces import Command, CommandCancelled, ShellRefused, ShellResult
-from . import sandbox
+from . import launch, sandbox
 from .bounded_output import BoundedOutput, LiveLines
 from .process_groups import GROUPS
 from .sandbox.git_audit import GitAudit
@@ -85,14 +85,11 @@ class SubprocessShell:
         # every process holding the pipe has closed it, so `server &` would never finish.
         read_end, write_end = os.pipe()
         try:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=self.root,
-                env=self.env,
+            process = await launch.start(
+                launch.in_workspace(argv, self.root, self.env),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=write_end,
                 stderr=write_end,
-                start_new_session=True,
             )
         except BaseException:
             os.close(read_end)

@@ -10,6 +10,7 @@ from ..config import project_settings, user_settings
 from ..extensions import mcp_servers
 from ..extensions.for_task import project_waiting
 from ..extensions.mcp_config import parse_servers
+from ..extensions.programs import Programs
 from ..extensions.trust import Trust
 
 
@@ -25,13 +26,13 @@ async def _listed(root: Path) -> int:
     except ValueError as error:
         print(f"agentls: .mcp.json: {error}")
         theirs = ()
-    launch = mcp_servers.Launch(root, settings.sandbox, settings.sandbox_network)
+    programs = Programs.of(root, settings)
     specs = [*settings.mcp_servers, *(s for s in theirs if s.name not in waiting)]
-    servers = [mcp_servers.start(spec, launch) for spec in specs]
+    servers = [mcp_servers.start(spec, programs) for spec in specs]
     await mcp_servers.started(servers, settings.mcp_startup_timeout)
     for spec in theirs:
         if spec.name in waiting:
-            print(f"{spec.name} (project): waiting for approval: {spec.command_line()}")
+            print(f"{spec.name} (project): waiting for approval: {spec.described()}")
             print(f"  agentls mcp approve {spec.name}")
     for server in servers:
         spec = server.spec

@@ -24,6 +24,7 @@ __all__ = [
     "Sandbox",
     "Unavailable",
     "blocked_note",
+    "confine",
     "confinement",
     "find",
     "probe_in_background",
@@ -95,6 +96,18 @@ def confinement(root: Path, network: bool) -> Confinement:
     }
     mount_points = sorted(between - set(protected), key=lambda p: len(p.parts))
     return Confinement(root, network, tuple(protected), tuple(mount_points))
+
+
+def confine(argv: list[str], root: Path, setting: str, network: bool) -> list[str]:
+    """A program the repository defines (a project's hook or MCP server), confined as bash
+    is. Without a sandbox it does not run, unless the user turned the sandbox off (then it
+    runs as their bash commands do). Raises RuntimeError."""
+    if setting == "off":
+        return argv
+    found = find()
+    if isinstance(found, Unavailable):
+        raise RuntimeError(f"the project's programs run only in the sandbox, and {found.reason}")
+    return found.command(argv, confinement(root, network))
 
 
 def _inside(root: Path, paths: list[Path]) -> list[Path]:

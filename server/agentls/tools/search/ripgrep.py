@@ -7,14 +7,13 @@ import asyncio
 import contextlib
 import functools
 import os
-import shutil
 import signal
 import sys
 import time
 from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 
-from ...redaction import scrubbed
+from ...shell import launch
 
 _CHUNK = 1 << 16
 
@@ -26,7 +25,10 @@ def binary() -> str | None:
     beside = Path(sys.executable).parent / "rg"
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
-    return shutil.which("rg")
+    try:
+        return launch.program_path("rg")
+    except FileNotFoundError:
+        return None
 
 
 class RipgrepError(Exception):
@@ -102,16 +104,12 @@ async def _start(
     executable: str, arguments: Sequence[str], cwd: Path, with_input: bool
 ) -> asyncio.subprocess.Process:
     starting = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            executable,
-            "--no-config",  # the user's RIPGREP_CONFIG_PATH must not change what is parsed
-            *arguments,
-            cwd=cwd,
-            env=scrubbed(os.environ),
+        launch.start(
+            # --no-config: the user's RIPGREP_CONFIG_PATH must not change what is parsed.
+            launch.own([executable, "--no-config", *arguments], cwd, launch.environment()),
             stdin=asyncio.subprocess.PIPE if with_input else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
         )
     )
     try:

@@ -25,6 +25,7 @@ from ...disk.paths import inside, relative, resolve
 from ...disk.safe_git import safe_git_command, safe_git_env
 from ...edits import text_lines
 from ...redaction import MIN_SHORT_SECRET, redact
+from ...shell import launch
 from ..base import BeforeChange, Tool, ToolContext, ToolError
 from . import ripgrep
 from .results import MAX_FILES, MAX_MATCHES, Found, Output
@@ -323,12 +324,9 @@ async def grep(context: ToolContext, arguments: dict[str, Any], _: BeforeChange)
 async def _git_files(root: Path, folder: Path) -> list[Path] | None:
     """Tracked and untracked-but-not-ignored files under `folder`, or None outside a git repo."""
     try:
-        process = await asyncio.create_subprocess_exec(
-            *safe_git_command(
-                ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", str(folder)]
-            ),
-            cwd=root,
-            env=safe_git_env(),
+        arguments = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+        process = await launch.start(
+            launch.own(safe_git_command([*arguments, "--", str(folder)]), root, safe_git_env()),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,

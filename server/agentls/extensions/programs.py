@@ -1,0 +1,50 @@
+"""Where the programs that hooks and MCP servers name run, by whose they are.
+
+The user's own (their settings' hooks and servers, an ACP client's servers) run on the host,
+in a private empty folder (`launch.on_host`). The repository's (a project's hooks and
+`.mcp.json` servers, once approved) are repository code: they run in the bash sandbox, with
+the git audit around each run, since an approval pins the definition, not the files it runs
+(`sh .agentls/format.sh` is whatever a sandboxed command last wrote there)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..shell import launch, sandbox
+from ..shell.launch import Launch
+from ..shell.sandbox.git_audit import GitAudit
+
+if TYPE_CHECKING:  # the settings parse hooks, which run here
+    from ..config.settings import Settings
+
+
+class Programs:
+    """How a workspace starts the programs its extensions name: in which sandbox (the
+    `sandbox` and `sandboxNetwork` settings), with which variables (`passEnvironment`), and
+    the git audit that watches the repository's programs."""
+
+    def __init__(
+        self, root: Path, sandbox_setting: str, network: bool, passed: tuple[str, ...] = ()
+    ) -> None:
+        self.root = root
+        self.sandbox_setting = sandbox_setting
+        self.network = network
+        self.passed = passed
+        self.audit = GitAudit(root)
+
+    @classmethod
+    def of(cls, root: Path, settings: Settings) -> Programs:
+        return cls(root, settings.sandbox, settings.sandbox_network, settings.pass_environment)
+
+    def users(self, argv: Sequence[str], folder: Path, own: Mapping[str, str]) -> Launch:
+        """One of the user's programs, in `folder` (`launch.private_folder`)."""
+        return launch.on_host(argv, folder, self.root, launch.environment(self.passed), own)
+
+    def projects(self, argv: Sequence[str], own: Mapping[str, str]) -> Launch:
+        """One of the repository's programs, confined (RuntimeError where it cannot be)."""
+        wrapped = sandbox.confine(list(argv), self.root, self.sandbox_setting, self.network)
+        project = dict.fromkeys(launch.PROJECT_VARIABLES, str(self.root))
+        env = {**launch.environment(self.passed), **own, **project}
+        return launch.in_workspace(wrapped, self.root, env)

@@ -1,0 +1,160 @@
+"""The one door out: every program agentls starts outside its own process is prepared here.
+
+A program runs in one of three places, each with its own rules:
+
+- `in_workspace`: the model's commands and the repository's own programs (a project's hooks
+  and MCP servers): confined (`sandbox.confine`), the workspace as cwd inside the
+  confinement; unconfined only where the user turned the sandbox off.
+- `on_host`: the user's own programs (their hooks and MCP servers): the cwd is a private
+  empty folder made for the launch, never the workspace, so `python -m x`, `npx x` (which
+  looks in the cwd's `node_modules/.bin`) and a relative path never resolve into the
+  repository; the project's path is in `AGENTLS_PROJECT_DIR` and `CLAUDE_PROJECT_DIR`.
+- `own`: agentls's own programs (git with every repository-configured program off,
+  `disk/safe_git.py`; rg without a config; bubblewrap; the guardian). Those that read the
+  workspace as data have it as cwd, since the paths they are given are relative to it; they
+  run nothing the workspace names.
+
+Everywhere: the program is found by an absolute path, in the absolute entries of PATH only
+(a relative entry such as `.` or `node_modules/.bin` is resolved against the cwd, and so
+would be the repository's); the environment is an allow-list (`environment`), never the
+server's whole environment minus guessed names; and on the host Python is started isolated
+(`PYTHONSAFEPATH=1`: `-m` and `-c` never import from the cwd, for a cwd not made by us).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_ALLOWED = frozenset(
+    ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TERM", "SHELL", "TZ", "TMPDIR")
+)
+_ALLOWED_PREFIXES = ("LC_", "XDG_")
+"""What every program gets of the server's environment, unless the user names more
+(`passEnvironment`): where home is, who the user is, the locale, the terminal, the time zone,
+the temporary and XDG folders. Nothing else: a key has many names (`BW_SESSION`,
+`GOOGLE_CREDENTIALS`, `AWS_BEARER_TOKEN_BEDROCK`), and an allow-list need not guess them."""
+
+PROJECT_VARIABLES = ("AGENTLS_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
+"""Where a program started outside the workspace finds it (Claude Code's name too)."""
+
+
+def absolute_path_entries(path: str) -> str:
+    """PATH without its relative entries (an empty one means the cwd, too)."""
+    return os.pathsep.join(entry for entry in path.split(os.pathsep) if os.path.isabs(entry))
+
+
+def environment(
+    passed: Iterable[str] = (), source: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The allow-listed variables of `source` (default: the server's environment), plus the
+    ones the user's settings name (`passed`); PATH with absolute entries only."""
+    names = frozenset(passed)
+    source = os.environ if source is None else source
+    env = {
+        name: value
+        for name, value in source.items()
+        if name in _ALLOWED or name.startswith(_ALLOWED_PREFIXES) or name in names
+    }
+    if "PATH" in env:
+        env["PATH"] = absolute_path_entries(env["PATH"])
+    return env
+
+
+def program_path(name: str, path: str | None = None) -> str:
+    """`name` as an absolute path: looked up in the absolute entries of `path` (default the
+    server's PATH) when it is a bare name. Raises FileNotFoundError."""
+    if os.sep in name:
+        if not os.path.isabs(name):
+            # Relative to which folder? Never guess: the cwd might be the workspace.
+            raise FileNotFoundError(f"{name}: a program is named by an absolute path or a name")
+        return name
+    found = shutil.which(name, path=absolute_path_entries(path or os.environ.get("PATH", "")))
+    if found is None:
+        raise FileNotFoundError(f"{name}: not found on PATH")
+    return os.path.abspath(found)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A program ready to start: what to run, where, with which environment."""
+
+    argv: tuple[str, ...]
+    cwd: Path
+    env: dict[str, str]
+
+
+def own(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Launch:
+    """One of agentls's own programs (git with the repository's programs off, rg without a
+    config, bubblewrap, the guardian): `cwd` is the workspace for those that read it as data,
+    since the paths they are given are relative to it."""
+    return Launch(_resolved(argv, env), cwd, dict(env))
+
+
+def in_workspace(argv: Sequence[str], root: Path, env: Mapping[str, str]) -> Launch:
+    """The model's command or the repository's program at `root`: wrapped by the sandbox
+    (`sandbox.confine`), or unwrapped where the user turned the sandbox off or allowed this
+    command to run outside it."""
+    return Launch(_resolved(argv, env), root, dict(env))
+
+
+def on_host(
+    argv: Sequence[str],
+    folder: Path,
+    root: Path,
+    env: Mapping[str, str],
+    own: Mapping[str, str] | None = None,
+) -> Launch:
+    """One of the user's programs, outside the sandbox, in `folder` (from `private_folder`):
+    `env` and the program's `own` variables (its definition's), the project's path, and
+    Python isolated."""
+    project = dict.fromkeys(PROJECT_VARIABLES, str(root))
+    full = {**env, **(own or {}), **project, "PYTHONSAFEPATH": "1"}
+    return Launch(_resolved(argv, full), folder, full)
+
+
+def _resolved(argv: Sequence[str], env: Mapping[str, str]) -> tuple[str, ...]:
+    if not argv:
+        raise FileNotFoundError("no program to run")
+    return (program_path(argv[0], env.get("PATH", "")), *argv[1:])
+
+
+@contextlib.contextmanager
+def private_folder() -> Iterator[Path]:
+    """An empty folder of the user's only (0700), made for one launch and removed after it:
+    what one program leaves there is never another's cwd."""
+    folder = Path(tempfile.mkdtemp(prefix="agentls-cwd-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def start(launch: Launch, **streams: Any) -> asyncio.subprocess.Process:
+    """Start `launch` in a process group of its own (so it and what it starts can be killed
+    together); `streams` are stdin, stdout and stderr as asyncio takes them."""
+    return await asyncio.create_subprocess_exec(
+        *launch.argv, cwd=launch.cwd, env=launch.env, start_new_session=True, **streams
+    )
+
+
+def run(launch: Launch, **options: Any) -> subprocess.CompletedProcess[bytes]:
+    """Run `launch` to its end (options as `subprocess.run` takes them, not cwd or env)."""
+    return subprocess.run(
+        launch.argv, cwd=launch.cwd, env=launch.env, start_new_session=True, **options
+    )
+
+
+def popen(launch: Launch, **options: Any) -> subprocess.Popen[Any]:
+    """Start `launch` and leave it running (options as `subprocess.Popen` takes them)."""
+    return subprocess.Popen(
+        launch.argv, cwd=launch.cwd, env=launch.env, start_new_session=True, **options
+    )
