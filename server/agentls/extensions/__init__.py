@@ -1,6 +1,7 @@
 """The user's extensions of the agent, in the shapes Claude Code made common: MCP servers
 (`mcp_servers.py`, their tools as `mcp__<server>__<tool>`; `tool_search.py` when their schemas
-would swamp the prompt), hooks around tool calls and tasks (`hooks.py`), and the per-project
+would swamp the prompt), hooks around tool calls and tasks (`hooks.py`), where their programs run
+(`programs.py`: the user's on the host, the repository's in the sandbox), and the per-project
 trust that a repository's own servers and hooks need before they run (`trust.py`).
 
 It may import `config/`, `permissions/`, `shell/` (the sandbox, process groups), `history/state`
