@@ -286,7 +286,7 @@ def test_without_a_working_sandbox_bash_warns_or_is_refused(
     # The wheel's bwrap works here: only the broken one on PATH is tried.
     start = (
         "import sys; from agentls.shell.sandbox import bubblewrap;"
-        " bubblewrap.programs = lambda: [bubblewrap.shutil.which('bwrap')];"
+        " bubblewrap.programs = lambda: [bubblewrap._found('bwrap')];"
         " from agentls.cli import main; sys.exit(main(sys.argv[1:]))"
     )
     for sandbox, ran in [("required", False), ("auto", True)]:
