@@ -43,6 +43,7 @@ async def test_undo_restores_an_edit_and_removes_a_file_bash_created(
             "removed": ["made.txt"],
             "conflicts": [],
             "declined": [],
+            "reasons": {},
             "unrecorded": [],
             "outcome": "undone: 1 file put back, 1 removed",  # in words, and "1 file"
         }

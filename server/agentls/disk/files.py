@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from .paths import refuse_git_metadata
+from .paths import refuse_git_metadata, relative
 
 MAX_TEXT_BYTES = 50 * 1024 * 1024
 TEMPORARY_NAME = ".{name}.agentls-{token}.tmp"
@@ -36,7 +37,15 @@ class NotText(ValueError):
 
 class PathChanged(OSError):
     """A folder on the way is now a symlink or no folder: the path no longer leads where it
-    was checked, so nothing is read or written there."""
+    was checked, so nothing is read or written there.
+
+    `reason` says which name is in the way and what it is (`a is a link to b`), relative to
+    the root, for a caller that words its own message (undo).
+    """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 @contextlib.contextmanager
@@ -53,23 +62,66 @@ def _folder_of(root: Path, path: Path, create: bool = False) -> Iterator[tuple[i
         raise PathChanged(f"{path} is not a file under {root}")
     folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        for part in parts[:-1]:
+        for depth, part in enumerate(parts[:-1], start=1):
             if create:
+                # mkdir never follows a link: one standing there is met by the open below.
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(part, dir_fd=folder)
             try:
                 inner = os.open(part, _FOLDER, dir_fd=folder)
             except FileNotFoundError:
                 raise
-            except OSError:  # a symlink (ELOOP) or a file (ENOTDIR)
+            except OSError as error:  # a symlink (ELOOP) or a file (ENOTDIR)
+                where = "/".join(parts[:depth])
+                reason = _in_the_way(folder, part, where, error)
                 raise PathChanged(
-                    f"{path} cannot be used: {part} is no longer a folder inside the root"
+                    f"{path} cannot be used: {part} is no longer a folder inside the root "
+                    f"({reason})",
+                    reason,
                 ) from None
             os.close(folder)
             folder = inner
         yield folder, parts[-1]
     finally:
         os.close(folder)
+
+
+def _in_the_way(folder: int, name: str, where: str, error: OSError) -> str:
+    """What `name` in `folder` (`where` under the root) is, that a walk could not enter it.
+    Said after the refusal, for the user only: the walk decided without it."""
+    link = _link_target(folder, name)
+    if link is not None:
+        return f"{where} is a link to {link}"
+    if error.errno == errno.ENOTDIR:
+        return f"{where} is not a folder"
+    return f"{where} cannot be opened ({error.strerror})"
+
+
+def _link_target(folder: int, name: str) -> str | None:
+    """Where the link `name` in `folder` points, shown safely (a link's target is anyone's
+    text: no line breaks or escapes reach a message); None when it is no link."""
+    try:
+        target = os.readlink(name, dir_fd=folder)
+    except OSError:
+        return None
+    shown = target if target.isprintable() else repr(target)
+    return shown if len(shown) <= 200 else shown[:200] + "..."
+
+
+def refuse_links(root: Path, path: Path) -> None:
+    """Raise PathChanged when `path` (under `root`), or a folder on the way to it, is a link
+    or a folder on the way is no folder: for a change that someone else makes by name (the
+    editor), and so would follow a link. A path that is missing from some folder on is
+    fine: nothing beyond can be a link."""
+    try:
+        with _folder_of(root, path) as (folder, name):
+            link = _link_target(folder, name)
+    except FileNotFoundError:
+        return
+    if link is not None:
+        where = relative(root, path)
+        reason = f"{where} is a link to {link}"
+        raise PathChanged(f"{path} cannot be used: {reason}", reason)
 
 
 def read_text(root: Path, path: Path, follow: bool = False) -> str:
@@ -139,7 +191,13 @@ def _open_regular(folder: int, name: str, path: Path, follow: bool) -> int:
     return descriptor
 
 
-def write_atomic(root: Path, path: Path, text: str | bytes, executable: bool = False) -> None:
+def write_atomic(
+    root: Path,
+    path: Path,
+    text: str | bytes,
+    executable: bool = False,
+    replace_link: bool = False,
+) -> None:
     """Replace `path` (under `root`) with `text` (bytes are written as they are) all at once:
     a crash leaves the old file or the new, never half.
 
@@ -147,6 +205,8 @@ def write_atomic(root: Path, path: Path, text: str | bytes, executable: bool = F
     execute bits where it can be read); missing folders are created.
     The temporary file is written and renamed inside the folder's descriptor, so a folder
     swapped for a symlink meanwhile cannot send the write out of the root.
+    `replace_link`: a symlink standing at `path` is replaced itself (the rename never follows
+    it), for undo putting back the file a link took the place of; else it is refused.
     """
     refuse_git_metadata(root, path)
     with _folder_of(root, path, create=True) as (folder, name):
@@ -155,9 +215,12 @@ def write_atomic(root: Path, path: Path, text: str | bytes, executable: bool = F
         except FileNotFoundError:
             mode = None
         else:
-            if not stat.S_ISREG(existing.st_mode):
+            if replace_link and stat.S_ISLNK(existing.st_mode):
+                mode = None  # a link's own mode says nothing of the file's
+            elif not stat.S_ISREG(existing.st_mode):
                 raise PathChanged(f"{path} is no longer a regular file; nothing was written")
-            mode = existing.st_mode & 0o7777
+            else:
+                mode = existing.st_mode & 0o7777
         temporary = TEMPORARY_NAME.format(name=name, token=secrets.token_hex(6))
         # os.open applies the umask to a new file's mode, without reading or changing it.
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -6,21 +6,28 @@ it since) is a conflict: listed, left alone, and put back only when the user nam
 `overwrite`. Files the agent created are removed, files it deleted come back.
 
 Files open in the editor change through the editor (`Editor.propose`, reviewable like any
-edit; `Editor.delete`); the others are written here, atomically, each path checked to lie
-inside the root at the moment it is written.
+edit; `Editor.delete`); the others are written here, atomically.
+
+Undo acts at the path git recorded, exactly: nothing on the way is resolved. Each write,
+removal and folder it makes walks from the root one name at a time without following a
+link (`disk.files`), so a folder swapped for a link since the checkpoint (a `.gitignore`
+hides it from the checkpoints) declines that file, with the reason, and never sends the
+write where the link points. A link standing at the file's own place is replaced itself on
+disk; an editor would write through it, so such a file is not given to the editor.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection
+import contextlib
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from ..counts import counted
 from ..disk import files
-from ..disk.paths import PathError, refuse_git_metadata, resolve
+from ..disk.paths import PathError, refuse_git_metadata
 from ..edits import line_hunks
 from ..interfaces import Change, CheckpointMark, Landed
 from .checkpoints import Checkpoint, CheckpointError, Entry, ShadowRepository
@@ -69,7 +76,10 @@ class UndoResult:
     removed: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     declined: list[str] = field(default_factory=list)
-    """Refused by the editor's review, or not restorable (a symlink, a path now outside)."""
+    """Refused by the editor's review, or not restorable (a link on the way, a path now
+    outside); each with its reason in `reasons`."""
+    reasons: dict[str, str] = field(default_factory=dict)
+    """Why each declined file was left: `not restored: a is a link to b; put it back by hand`."""
     unrecorded: list[str] = field(default_factory=list)
     """Files that a `.gitignore` the agent changed kept out of the checkpoints: visible again
     once it is put back, but nobody knows who made them, so they are left for the user."""
@@ -81,6 +91,7 @@ class UndoResult:
             "removed": self.removed,
             "conflicts": self.conflicts,
             "declined": self.declined,
+            "reasons": self.reasons,
             "unrecorded": self.unrecorded,
             "outcome": self.outcome(),
         }
@@ -90,8 +101,16 @@ class UndoResult:
         line = (
             f"undone: {counted(len(self.restored), 'file')} put back, {len(self.removed)} removed"
         )
-        left = self.conflicts + self.declined + self.unrecorded
+        left = self.conflicts + self._declined_words() + self.unrecorded
         return line + (f"; not undone: {', '.join(left)}" if left else "")
+
+    def decline(self, path: str, reason: str) -> None:
+        self.declined.append(path)
+        self.reasons[path] = reason
+
+    def _declined_words(self) -> list[str]:
+        """Each declined file with its reason: `a/x.txt (not restored: a is a link to b; ...)`."""
+        return [f"{p} ({self.reasons[p]})" if p in self.reasons else p for p in self.declined]
 
     def note(self) -> str:
         """What the model is told at its next task."""
@@ -104,7 +123,7 @@ class UndoResult:
             ("Files removed (created after it)", self.removed),
             (
                 "Not undone (the user changed them since, or declined)",
-                self.conflicts + self.declined,
+                self.conflicts + self._declined_words(),
             ),
             ("Not recorded, left as they are (hidden by a changed .gitignore)", self.unrecorded),
         ):
@@ -165,40 +184,92 @@ def plan(
     return result
 
 
+class _Declined(Exception):
+    """The file is left as it is; the message says why, for the user and the model."""
+
+
 async def apply(repository: ShadowRepository, undo: UndoPlan, editor: Editor) -> UndoResult:
     """Carry out the plan; the caller records an "undo" checkpoint first."""
     result = UndoResult(undo.target, conflicts=list(undo.conflicts))
     blobs = repository.blobs([r.entry.blob for r in undo.restores if r.entry is not None])
     for restore in undo.restores:
-        entry, name = restore.entry, restore.path
+        name = restore.path
         try:
-            target = _link_itself(editor.root, name)
-            refuse_git_metadata(editor.root, target)
-        except PathError:
-            result.declined.append(name)  # the path leads out of the root now
+            done = await _put_back(editor, restore, blobs)
+        except _Declined as declined:
+            result.decline(name, str(declined))
             continue
-        if entry is not None and entry.mode not in REGULAR_MODES:
-            result.declined.append(name)  # a symlink or submodule is not ours to make
-            continue
-        if entry is not None and entry.blob not in blobs:
-            result.declined.append(name)  # its blob is gone (see ShadowRepository.blobs)
-            continue
-        content = blobs[entry.blob] if entry is not None else None
-        open_text = editor.open_text(target)
-        if open_text is None:
-            try:
-                _write(editor.root, target, content, entry)
-            except OSError:  # a folder on the way swapped for a symlink, a full disk
-                result.declined.append(name)
-                continue
-        elif open_text != _disk_text(editor.root, target):
+        if not done:
             result.conflicts.append(name)  # unsaved typing in the editor: the user's
-            continue
-        elif not await _through_editor(editor, target, open_text, content):
-            result.declined.append(name)
-            continue
-        (result.removed if content is None else result.restored).append(name)
+        else:
+            (result.removed if restore.entry is None else result.restored).append(name)
     return result
+
+
+async def _put_back(editor: Editor, restore: Restore, blobs: dict[str, bytes]) -> bool:
+    """Put one file back as it was (or remove it); False for a conflict.
+    Raises _Declined."""
+    entry = restore.entry
+    done = "restored" if entry is not None else "removed"
+    try:
+        target = _recorded_path(editor.root, restore.path)
+    except PathError as error:
+        raise _Declined(f"not {done}: {error}") from None
+    if entry is not None and entry.mode not in REGULAR_MODES:
+        raise _Declined("not restored: it was a link or a submodule, which undo never makes")
+    if entry is not None and entry.blob not in blobs:
+        # Its blob is gone (see ShadowRepository.blobs).
+        raise _Declined("not restored: its recorded content is gone")
+    content = blobs[entry.blob] if entry is not None else None
+    open_text = editor.open_text(target)
+    if open_text is None:
+        _on_disk(editor.root, target, content, entry)
+        return True
+    # The editor changes a file by its name and follows links (it cannot be told not to):
+    # what is, or lies beyond, a link is not given to it.
+    with _declined_on_failure(done):
+        files.refuse_links(editor.root, target)
+    if open_text != _disk_text(editor.root, target):
+        return False
+    if not await _through_editor(editor, target, open_text, content):
+        raise _Declined(f"not {done}: rejected in the editor's review")
+    return True
+
+
+def _recorded_path(root: Path, name: str) -> Path:
+    """`name` (a path git recorded) under the root, exactly as recorded: nothing on the way
+    is resolved, so a link put there since is met by the write's own walk (and refused),
+    never followed to another file."""
+    recorded = PurePosixPath(name)
+    if recorded.is_absolute() or not recorded.parts or ".." in recorded.parts:
+        raise PathError(f"{name!r} is not a path under the workspace root")
+    target = root.joinpath(*recorded.parts)
+    refuse_git_metadata(root, target)
+    return target
+
+
+def _on_disk(root: Path, target: Path, content: bytes | None, entry: Entry | None) -> None:
+    """Write or remove `target` through folder descriptors that follow no link. A link
+    standing at `target` itself is replaced or removed, never what it points to. Raises
+    _Declined."""
+    with _declined_on_failure("restored" if content is not None else "removed"):
+        if content is None:
+            files.remove(root, target)
+        else:
+            executable = entry is not None and entry.mode == "100755"
+            files.write_atomic(root, target, content, executable=executable, replace_link=True)
+
+
+@contextlib.contextmanager
+def _declined_on_failure(done: str) -> Iterator[None]:
+    """A failure on disk as the reason the file is left (`done`: restored or removed)."""
+    try:
+        yield
+    except files.PathChanged as error:  # a link or a file on the way: the user can see to it
+        by_hand = "put it back by hand" if done == "restored" else "remove it by hand"
+        raise _Declined(f"not {done}: {error.reason}; {by_hand}") from None
+    except OSError as error:  # a folder in place of the file, a full disk
+        raise _Declined(f"not {done}: {error.strerror or error}") from None
 
 
 async def _through_editor(
@@ -209,28 +280,11 @@ async def _through_editor(
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
-        return False  # an editor buffer holds text only
+        raise _Declined("not restored: the editor has it open, and it is no text") from None
     landed = await editor.propose(
         Change(target, open_text, text, line_hunks(open_text, text), "undo")
     )
     return landed.applied and landed.text in (text, None)
-
-
-def _link_itself(root: Path, name: str) -> Path:
-    """`name` (a path git recorded) under the root, its folders resolved but not the file
-    itself: undo removes or replaces a symlink the agent made, never what it points to."""
-    path = Path(name)
-    folder = resolve(root, str(path.parent)) if path.parent != Path(".") else root
-    return folder / path.name
-
-
-def _write(root: Path, target: Path, content: bytes | None, entry: Entry | None) -> None:
-    if content is None or target.is_symlink():
-        # The link the agent left in place of a file goes, and the file comes back.
-        files.remove(root, target)
-    if content is not None:
-        executable = entry is not None and entry.mode == "100755"
-        files.write_atomic(root, target, content, executable=executable)
 
 
 def _disk_text(root: Path, path: Path) -> str | None:

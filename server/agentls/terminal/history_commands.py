@@ -166,10 +166,12 @@ def _report(root: Path, result: UndoResult, current: Conversation | None) -> int
         print(f"removed   {path}")
     for path in result.unrecorded:
         print(f"left      {path} (not recorded: a .gitignore the agent wrote hid it)")
-    left = result.conflicts + result.declined
-    if left:
+    for path in result.declined:
+        print(f"left      {path} ({result.reasons.get(path, 'declined')})")
+    # Only a conflict yields to --overwrite; a declined file (a link on the way) does not.
+    if result.conflicts:
         print(
-            f"Not undone: {', '.join(left)}. To put them back anyway: agentls undo "
-            f"{result.target.id} --overwrite {' '.join(left)}"
+            f"Not undone: {', '.join(result.conflicts)}. To put them back anyway: agentls "
+            f"undo {result.target.id} --overwrite {' '.join(result.conflicts)}"
         )
-    return 1 if left else 0
+    return 1 if result.conflicts or result.declined else 0
