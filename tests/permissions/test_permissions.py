@@ -287,6 +287,7 @@ _GUARDED = {"deny": ["Bash(rm:*)"], "allow": ["Bash(ls:*)", "Bash(python3:*)"]}
         ("taskset 1 rm x", "ask"),  # a wrapper nobody listed
         ("env --unknown-option rm x", "deny"),  # an unknown option: its words read anyway
         ("taskset 1 rm -rf /", "ask"),
+        ("git -c alias.x='!rm x' x", "ask"),  # inside an argument: asked too
         ("sudo -s rm x", "deny"),
         # Plain, and what the allow rules say.
         ("ls -la", "allow"),

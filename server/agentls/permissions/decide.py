@@ -9,7 +9,7 @@ runs that can be read (`programs.py`): each of a chain, wrapped or not (`env rm`
 rm`, `/bin/rm`, `xargs rm`), the code of `sh -c` and `eval`, `find -exec`'s command. While
 any deny or ask rule for bash exists, a command that is not plain (shell syntax, a shell or
 an interpreter given code, an unknown option of a wrapper) is asked, and so is one that
-names a guarded program among its words (`taskset 1 rm x`): no allow rule passes them, and
+names a guarded command among its words (`taskset 1 rm x`): no allow rule passes them, and
 where nobody can answer they are refused.
 
 Read rules hold `grep` and `list_files` too: a search in a path they name is denied or asked
@@ -17,6 +17,7 @@ as a read would be, and a wider search leaves out what they name (`unreadable`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,8 @@ NOT_PLAIN = (
 )
 NAMES_GUARDED = "it names a program a bash permission rule guards, which it may run"
 _SEARCHES = ("grep", "list_files")
+_TOKEN = re.compile(r"[^\w./+-]+")
+"""What separates the words inside an argument (`alias.x=!rm x`: `alias.x`, `rm`, `x`)."""
 _ORDER: tuple[Verdict, ...] = ("deny", "ask", "allow")
 
 
@@ -111,6 +114,8 @@ def _command(rules: Rules, command: str, root: Path) -> Decision | None:
 
 
 def _names(rule: Rule, found: Program) -> bool:
-    """Whether the rule's command appears after the program's first word: `taskset 1 rm x`
-    may run `rm` through a wrapper nobody listed."""
-    return any(rule.fits(found.words[i:]) for i in range(1, len(found.words)))
+    """Whether the rule's command appears among the program's arguments, or inside one:
+    `taskset 1 rm x` may run `rm` through a wrapper nobody listed, `git -c alias.x='!rm x'`
+    through its configuration."""
+    tokens = [token for word in found.words[1:] for token in _TOKEN.split(word) if token]
+    return any(rule.fits(tokens[i:]) for i in range(len(tokens)))

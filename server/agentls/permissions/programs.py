@@ -101,6 +101,9 @@ _INLINE = {
 """Interpreters and the options that give them code on the command line."""
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _DEPTH = 8
+_LEADING = frozenset({"!", "{", "then", "do", "else", "elif", "if", "while", "until"})
+"""Reserved words before a command (`if true; then rm x; fi`): the line is not plain, and
+the command after them is what a deny rule looks at."""
 """How deep `sh -c` in `eval` in ... is read; deeper code is only not plain."""
 
 
@@ -116,7 +119,7 @@ class Program:
 def program(words: list[Word], depth: int = 0) -> Program:
     """What a simple command runs (see the module's doc)."""
     rest = list(words)
-    while rest and is_assignment(rest[0].text):
+    while rest and (is_assignment(rest[0].text) or rest[0].text in _LEADING):
         rest.pop(0)
     plain = True
     while rest:
