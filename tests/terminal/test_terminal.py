@@ -397,3 +397,50 @@ def test_headless_without_yes_asks_nobody_and_changes_nothing(
     texts = run(tmp_path, fake, "-p", "again")  # text: the answer alone on stdout
     assert texts.returncode == 1 and texts.stdout.endswith("script exhausted\n")
     assert texts.stderr.startswith("failed")  # the outcome line, apart from the answer
+
+
+def test_headless_yes_beside_a_project_mcp_file_answers_and_says_what_waits(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    """L3: `-p --yes` beside a `.mcp.json` was a traceback (HeadlessApprover had no
+    approve_project), exit 1, no JSON."""
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"tools": {"command": "python3", "args": ["-m", "tools"]}}})
+    )
+    fake.script(reply(text("Done.")))
+    done = run(tmp_path, fake, "-p", "go", "--yes", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["status"] == "done"
+    (note,) = answer["notApproved"]
+    assert "nobody could" in note and "MCP server tools" in note
+
+
+def test_headless_yes_never_answers_for_a_permission_rule(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    """--yes runs what the default would ask, never a command a deny rule cannot see
+    through: it is refused, and the model told why."""
+    (tmp_path / "x").write_text("keep\n")
+    (tmp_path / ".config" / "agentls").mkdir(parents=True)
+    (tmp_path / ".config" / "agentls" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Bash(rm:*)"]}, "sandbox": "off"})
+    )
+    code = "python3 -c \"import os; os.remove('x')\""
+    fake.script(
+        reply(tool_use("bash", {"command": code})),
+        reply(tool_use("bash", {"command": "env rm x"})),
+        reply(tool_use("bash", {"command": "touch made"})),
+        reply(text("Could not.")),
+    )
+    done = run(tmp_path, fake, "-p", "go", "--yes", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "x").exists() and (tmp_path / "made").exists()
+    told = [
+        block["content"]
+        for request in fake.requests[1:3]
+        for block in request.body["messages"][-1]["content"]
+        if block["type"] == "tool_result"
+    ]
+    assert "nobody could approve it" in told[0] and "not a plain command" in told[0]
+    assert "Denied by the permission rule Bash(rm:*)" in told[1]

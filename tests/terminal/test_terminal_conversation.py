@@ -242,3 +242,36 @@ def test_ctrl_c_as_a_task_starts_exits_130_without_a_traceback(
         assert "Traceback" not in shown and "Error" not in shown, shown
     finally:
         shell.close()
+
+
+def test_two_questions_of_one_turn_are_put_one_at_a_time(
+    tmp_path: Path, fake: FakeAnthropic, terminal: Terminal
+) -> None:
+    """L2: two read-only calls of one turn, both asked (an ask rule on Read), printed two
+    questions on one line, and the run hung after both answers."""
+    (tmp_path / "a.txt").write_text("A\n")
+    (tmp_path / "b.txt").write_text("B\n")
+    (tmp_path / ".config" / "agentls").mkdir(parents=True)
+    (tmp_path / ".config" / "agentls" / "settings.json").write_text(
+        '{"permissions": {"ask": ["Read"]}}'
+    )
+    fake.script(
+        reply(
+            tool_use("read_file", {"path": "a.txt"}),
+            tool_use("read_file", {"path": "b.txt"}),
+        ),
+        reply(text("Read both.")),
+    )
+    terminal.expect("agentls> ")
+    terminal.type("read them\n")
+    terminal.expect("Run `read_file a.txt`? [y]es / [a]ll this task / [N]o ")
+    terminal.type("y\n")
+    # The second question comes once the first is answered, on a line of its own.
+    before = terminal.expect("Run `read_file b.txt`? [y]es / [a]ll this task / [N]o ")
+    assert "y\r\n" in before
+    terminal.type("y\n")
+    assert "Read both." in terminal.expect("agentls> ", timeout=20)
+    told = [b for m in fake.requests[-1].body["messages"] for b in m["content"] if "content" in b]
+    assert [b.get("is_error", False) for b in told if b["type"] == "tool_result"] == [False] * 2
+    terminal.type("\x04")
+    assert terminal.process.wait(timeout=60) == 0

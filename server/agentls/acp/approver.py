@@ -3,6 +3,7 @@ when the client has no review of its own."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Protocol
 
 import acp
@@ -64,11 +65,17 @@ class AcpApprover:
         self.session_id = session_id
         self.progress = progress
         self.mode = mode
+        self.asking = asyncio.Lock()
+        """One question at a time: the read-only calls of a turn run together."""
+
+    async def _ask(self, call: ToolCallUpdate, options: list[PermissionOption]) -> str | None:
+        async with self.asking:
+            return await ask(self.client, self.session_id, call, options)
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
         title = f"{command} (outside the sandbox)" if unsandboxed else command
         call = _call(self.progress, title, "execute", {"command": command})
-        choice = await ask(self.client, self.session_id, call, [ALLOW_ONCE, ALLOW_ALWAYS, REJECT])
+        choice = await self._ask(call, [ALLOW_ONCE, ALLOW_ALWAYS, REJECT])
         if choice == ALLOW_ALWAYS.option_id:
             self.mode.allow_always()
             return "allow_task"
@@ -77,13 +84,13 @@ class AcpApprover:
     async def approve_plan(self, plan: str) -> bool:
         call = _call(self.progress, "Carry out this plan", "switch_mode", {"plan": plan})
         call.content = [acp.tool_content(acp.text_block(plan))]
-        return await ask(self.client, self.session_id, call, [ALLOW_ONCE, REJECT]) == "allow"
+        return await self._ask(call, [ALLOW_ONCE, REJECT]) == "allow"
 
     async def approve_project(self, what: str) -> bool:
         call = _call(self.progress, f"The project asks to {what}", "other", {"project": what})
-        return await ask(self.client, self.session_id, call, [ALLOW_ONCE, REJECT]) == "allow"
+        return await self._ask(call, [ALLOW_ONCE, REJECT]) == "allow"
 
     async def approve_edit(self, name: str, diff: Any) -> bool:
         call = _call(self.progress, f"Edit {name}", "edit", {"path": name})
         call.content = [diff]
-        return await ask(self.client, self.session_id, call, [ALLOW_ONCE, REJECT]) == "allow"
+        return await self._ask(call, [ALLOW_ONCE, REJECT]) == "allow"

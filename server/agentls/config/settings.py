@@ -152,13 +152,14 @@ class Setting:
     """One or two sentences (markdown)."""
     user_only: bool = False
     """Whether only the user may set it, never a folder: it starts a program, lets commands run
-    unasked, or chooses where requests or commands go (VS Code scopes it to the application
-    and ignores it in an untrusted folder)."""
+    unasked, chooses where requests or commands go, or what is billed and what it is said to
+    cost (VS Code scopes it to the application and ignores it in an untrusted folder)."""
 
 
 _COMMAND_PREFIXES = "`;`, `&`, `|`, `` ` ``, `$`, `<`, `>`, brackets, a backslash or a line break"
 
 _USER_ONLY = " User settings only: a workspace never chooses where your key goes."
+_BILLED = " User settings only: a workspace never chooses what you are billed for, nor its cost."
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
@@ -190,7 +191,9 @@ SETTINGS: tuple[Setting, ...] = (
         {"type": ["string", "null"]},
         None,
         "Model id. `null` (default): the server's environment variable `AGENTLS_MODEL`, "
-        f"else `{DEFAULT_MODEL}` for the `anthropic` provider; every other provider needs one.",
+        f"else `{DEFAULT_MODEL}` for the `anthropic` provider; every other provider needs one."
+        + _BILLED,
+        user_only=True,
     ),
     Setting(
         "maxSteps",
@@ -298,7 +301,8 @@ SETTINGS: tuple[Setting, ...] = (
         },
         {},
         "Dollars per million tokens by model-id prefix, consulted before the built-in table, "
-        'e.g. `{"claude-sonnet-5-5": {"input": 2, "output": 10}}`.',
+        'e.g. `{"claude-sonnet-5-5": {"input": 2, "output": 10}}`.' + _BILLED,
+        user_only=True,
     ),
     Setting(
         "sandbox",

@@ -6,8 +6,11 @@
   `steered`, `edit`, `usage`), the last one `outcome`.
 
 Nobody can be asked, so the policy is fixed by the flags: with `--yes` every edit is written
-and every command run; without, edits are declined and only the `allowedCommands` run, and
-the model is told that no one could approve the rest."""
+and every command run but those a permission rule asks for (`HeadlessApprover`); without,
+edits are declined and only the `allowedCommands` run, and the model is told that no one
+could approve the rest. What the project asked to run (its MCP servers, its hooks) is not
+approved by anyone: the answer's `notApproved` (json), a `note` event (stream-json) or a
+line on stderr (text) says so."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from typing import Any, Literal, TextIO
 from ..disk.landing import land_on_disk
 from ..disk.paths import relative
 from ..interfaces import Change, Decision, Landed, PlanItem
+from ..tools.base import ToolError
 from .adapters import DiskWorkspace
 
 OutputFormat = Literal["text", "json", "stream-json"]
@@ -79,7 +83,32 @@ class HeadlessWorkspace(DiskWorkspace):
 
 
 class HeadlessApprover:
-    """Commands that would be asked are denied: `--yes` allows them all before this is asked."""
+    """Nobody can be asked. `--yes` lets every edit and command pass before this is asked
+    (`approveCommands: always`): it answers for the user, never for a permission rule. So a
+    command an ask rule names, or one a bash rule cannot see through, is refused, and the
+    model told why; the project's servers and hooks stay unapproved, and the answer says so."""
+
+    def __init__(self, yes: bool, events: Events) -> None:
+        self.yes = yes
+        self.events = events
+        self.not_approved: list[str] = []
+        """What the project asked to run that nobody could approve, in the user's words."""
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
-        return "deny"
+        why = "a permission rule asks for it, which --yes never answers" if self.yes else ""
+        raise ToolError(
+            f"Refused: nobody could approve it (agentls run -p{' --yes' if self.yes else ''}: "
+            f"{why or 'without --yes'})."
+        )
+
+    async def approve_plan(self, plan: str) -> bool:
+        # The one who passed --yes to a plan-mode run wants the plan carried out; without
+        # it, the plan is the answer.
+        return self.yes
+
+    async def approve_project(self, what: str) -> bool:
+        note = f"not approved, nobody could (agentls run -p): {what}"
+        if note not in self.not_approved:
+            self.not_approved.append(note)
+            self.events.send("note", text=note)
+        return False

@@ -24,7 +24,7 @@ from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..config import user_settings
 from ..config.settings import Settings
-from ..interfaces import ModelError
+from ..interfaces import Approver, ModelError
 from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
 from ..visible import visible
@@ -83,6 +83,8 @@ class TerminalSession:
         self.mode = SessionMode(setup.settings.mode)
         self.stopped = False
         """Ctrl-C came while nothing could be cancelled (starting up): the run ends."""
+        self.headless: HeadlessApprover | None = None
+        """The approver of the `-p` task, which tells what nobody could approve."""
 
     def interrupt(self) -> None:
         """Ctrl-C: stop what runs now (a task, or the wait for a line), nothing more."""
@@ -102,10 +104,11 @@ class TerminalSession:
             self._current = None
 
     def agent(self) -> Any:
+        approver: Approver
         if self.options.output_format is not None:
             yes = self.options.yes
             workspace: Any = HeadlessWorkspace(self.root, yes, self.events)
-            approver: Any = HeadlessApprover()
+            approver = self.headless = HeadlessApprover(yes, self.events)
             progress: Any = HeadlessProgress(self.events)
         else:
             workspace = TerminalWorkspace(self.root, self.options.yes, self.screen, self.answers)
@@ -144,6 +147,9 @@ class TerminalSession:
             return
         answer = task_json(result, outcome, self.setup.model.name, self.setup.price)
         answer["session"] = self.session.id
+        not_approved = self.headless.not_approved if self.headless else []
+        if not_approved:
+            answer["notApproved"] = not_approved
         if output_format == "stream-json":
             self.events.send("usage", **answer["usage"])
             self.events.send("outcome", **answer)
@@ -152,6 +158,8 @@ class TerminalSession:
         else:
             self.stream.write(result.summary.rstrip("\n") + "\n")
             sys.stderr.write(outcome + "\n")
+            for note in not_approved:
+                sys.stderr.write(f"agentls: {note}\n")
             if result.status == "failed" and result.error_hint:
                 sys.stderr.write(result.error_hint + "\n")
         self.stream.flush()

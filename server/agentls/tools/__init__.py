@@ -125,10 +125,9 @@ async def _permitted(context: ToolContext, tool: Tool, arguments: dict[str, Any]
     verdict = context.verdict(tool.name, arguments)
     if verdict is None:
         return
-    said, rule = verdict
-    if said == "deny":
-        raise ToolError(f"Denied by the permission rule {rule}. Do not retry it; take another way.")
-    if said == "ask" and not tool.gated:
+    if verdict.verdict == "deny":
+        raise ToolError(f"Denied by {verdict.why}. Do not retry it; take another way.")
+    if verdict.verdict == "ask" and not tool.gated:
         question = f"{tool.name} {tool.summary(arguments)}".strip()
         if await context.approver.approve(question) == "deny":
-            raise ToolError(f"The user denied {tool.name} (rule {rule}). Do not retry it.")
+            raise ToolError(f"The user denied {tool.name} ({verdict.why}). Do not retry it.")

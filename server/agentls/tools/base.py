@@ -9,6 +9,7 @@ from typing import Any
 
 from ..config.settings import Settings
 from ..interfaces import Approver, Hooks, LanguageServers, Progress, Shell, Workspace
+from ..permissions.decide import Decision, decide, unreadable
 from ..permissions.modes import SessionMode
 from ..permissions.rules import Rule, Rules, Verdict, command_rules
 
@@ -80,25 +81,33 @@ class ToolContext:
     """Tools the model may call once tool_search found them (`found`)."""
     found: set[str] = field(default_factory=set)
 
-    def verdict(self, tool: str, arguments: Any) -> tuple[Verdict, Rule] | None:
-        """What the permission rules say of this call: the user's (with `allowedCommands`
-        as allow rules) and the project's; None when none speaks."""
+    def rules(self) -> Rules:
+        """Every permission rule of the task: the user's (with `allowedCommands` as allow
+        rules) and the project's."""
         settings = self.settings
-        rules = settings.permissions + command_rules(settings.allowed_commands)
-        decided = (rules + self.project_rules).decide(tool, arguments, self.workspace.root)
+        return settings.permissions + command_rules(settings.allowed_commands) + self.project_rules
+
+    def verdict(self, tool: str, arguments: Any) -> Decision | None:
+        """What the permission rules say of this call (`permissions/decide.py`, the one
+        decision), or the PreToolUse hooks' where no deny rule speaks; None when none does."""
+        decided = decide(self.rules(), tool, arguments, self.workspace.root)
         hooked = HOOK_DECISION.get()
-        if hooked is not None and (decided is None or decided[0] != "deny"):
-            return hooked, _HOOK_RULE  # a hook decides, but never over a deny rule
+        if hooked is not None and (decided is None or decided.verdict != "deny"):
+            return Decision(hooked, _HOOK_RULE)  # a hook decides, but never over a deny rule
         return decided
 
     def asks(self, tool: str, arguments: Any) -> bool:
         """Whether a call that changes things (a command, an MCP tool) is put to the user:
         unless an allow rule, `approveCommands: always` or the user's "all" for this task
-        let it pass; an ask rule always asks."""
+        let it pass; an ask rule (or a command no rule can see through) always asks."""
         verdict = self.verdict(tool, arguments)
         if verdict is not None:
-            return verdict[0] != "allow"
+            return verdict.verdict != "allow"
         return not (self.settings.approve_commands == "always" or self.commands_allowed_for_task)
+
+    def unreadable(self) -> tuple[Rule, ...]:
+        """The deny and ask rules on reading paths, which a search leaves out."""
+        return unreadable(self.rules())
 
 
 BeforeChange = Callable[[list[str] | None], Awaitable[None]]

@@ -277,7 +277,7 @@ async def propose(context: ToolContext, change: Change, before_change: BeforeCha
     name = relative(context.workspace.root, change.path)
     _check_no_redacted_secret_written_back(context, change, name)
     verdict = context.verdict(change.tool, {"path": name})
-    said = verdict[0] if verdict else None
+    said = verdict.verdict if verdict else None
     # An ask rule reviews even in acceptEdits; an allow rule lands it as acceptEdits does.
     change.reviewed = said == "ask" or (said != "allow" and context.mode.current != "acceptEdits")
     await before_change([name])
