@@ -39,33 +39,26 @@ function venvAgentls(env: string): string {
   return process.platform === 'win32' ? path.join(env, 'Scripts', 'agentls.exe') : path.join(env, 'bin', 'agentls');
 }
 
-function digest(wheel: string): string {
-  return createHash('sha256').update(fs.readFileSync(wheel)).digest('hex');
-}
-
-/** What the environment was made from: a new wheel (another version, another build) gives
- * another stamp. Written last: an environment without it is unfinished. */
-function stamp(wheel: string): string {
-  return `${path.basename(wheel)} ${digest(wheel)}\n`;
+/** What an environment made from `wheel` is known by. `stamp`: its name and digest, written
+ * in the environment last (one without it is unfinished); another wheel (another version,
+ * another build) gives another stamp. `prefix`: the start of its folder's name. It is made
+ * where it stays (a console script names its venv's python by absolute path, so a moved
+ * venv's scripts do not start), in a folder of its own: two windows making it at once each
+ * finish their own. */
+function identity(wheel: string): { stamp: string; prefix: string } {
+  const digest = createHash('sha256').update(fs.readFileSync(wheel)).digest('hex');
+  return { stamp: `${path.basename(wheel)} ${digest}\n`, prefix: `env-${digest.slice(0, 12)}-` };
 }
 
 const STAMP = 'agentls-wheel.txt';
-
-/** The start of the folder names of the environments made from `wheel`. An environment is
- * made where it stays (a console script names its venv's python by absolute path, so a
- * moved venv's scripts do not start), in a folder of its own: two windows making it at once
- * each finish their own. */
-function folderPrefix(wheel: string): string {
-  return `env-${digest(wheel).slice(0, 12)}-`;
-}
 
 function commandIn(env: string): string[] {
   return [venvAgentls(env)];
 }
 
-function isMadeFrom(env: string, wheel: string): boolean {
+function isFinished(env: string, stamp: string): boolean {
   try {
-    return fs.readFileSync(path.join(env, STAMP), 'utf8') === stamp(wheel) && fs.existsSync(venvAgentls(env));
+    return fs.readFileSync(path.join(env, STAMP), 'utf8') === stamp && fs.existsSync(venvAgentls(env));
   } catch {
     return false; // unfinished, or not an environment
   }
@@ -73,16 +66,15 @@ function isMadeFrom(env: string, wheel: string): boolean {
 
 /** The server command of an environment already made from this wheel, else undefined. */
 export function existingEnvironment(storage: string, wheel: string): string[] | undefined {
-  const prefix = folderPrefix(wheel);
+  const { stamp, prefix } = identity(wheel);
   const names = fs.existsSync(storage) ? fs.readdirSync(storage).sort() : [];
-  const made = names.find((name) => name.startsWith(prefix) && isMadeFrom(path.join(storage, name), wheel));
+  const made = names.find((name) => name.startsWith(prefix) && isFinished(path.join(storage, name), stamp));
   return made ? commandIn(path.join(storage, made)) : undefined;
 }
 
 /** Removes the environments of other wheels (and the `env` of versions that moved it into
  * place); one in use by another window's server is left for a later start. */
-function removeOutdated(storage: string, wheel: string): void {
-  const prefix = folderPrefix(wheel);
+function removeOutdated(storage: string, prefix: string): void {
   for (const name of fs.readdirSync(storage)) {
     if (/^env(-|$)/.test(name) && !name.startsWith(prefix)) {
       try {
@@ -164,7 +156,8 @@ export async function makeEnvironment(
 ): Promise<string[]> {
   const python = await usablePython(pythons, launch);
   fs.mkdirSync(storage, { recursive: true });
-  const env = fs.mkdtempSync(path.join(storage, folderPrefix(wheel)));
+  const { stamp, prefix } = identity(wheel);
+  const env = fs.mkdtempSync(path.join(storage, prefix));
   try {
     report(`creating a virtual environment with ${python}`);
     await run(python, ['-I', '-m', 'venv', env], launch);
@@ -175,8 +168,8 @@ export async function makeEnvironment(
       launch,
       (text) => report(text.slice(0, 120)),
     );
-    fs.writeFileSync(path.join(env, STAMP), stamp(wheel));
-    removeOutdated(storage, wheel);
+    fs.writeFileSync(path.join(env, STAMP), stamp);
+    removeOutdated(storage, prefix);
     return commandIn(env);
   } catch (error) {
     fs.rmSync(env, { recursive: true, force: true });
