@@ -159,7 +159,7 @@ class ShadowRepository:
         argv = safe_git_command([*where, *_IDENTITY, *arguments])
         try:
             done = launch.run(
-                launch.own(argv, self.root, {**self._env, **(env or {})}),
+                launch.reader(argv, self.root, {**self._env, **(env or {})}),
                 input=data,
                 stdin=None if data is not None else subprocess.DEVNULL,
                 capture_output=True,

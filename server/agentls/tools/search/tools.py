@@ -344,7 +344,7 @@ async def _git_files(root: Path, folder: Path) -> list[Path] | None:
     try:
         arguments = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
         process = await launch.start(
-            launch.own(safe_git_command([*arguments, "--", str(folder)]), root, safe_git_env()),
+            launch.reader(safe_git_command([*arguments, "--", str(folder)]), root, safe_git_env()),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
