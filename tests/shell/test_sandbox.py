@@ -235,6 +235,83 @@ async def test_a_git_setting_planted_in_another_git_folder_is_disarmed(
     assert not list(root.rglob("pwned")), text
 
 
+def _repository(folder: Path) -> None:
+    """A repository with one commit and one tracked file, made by the user."""
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
+    (folder / "a.txt").write_text("one\n")
+    _user_git(folder, "add", "a.txt")
+    _user_git(folder, "commit", "-q", "-m", "first")
+
+
+def _user_git(where: Path, *arguments: str, stdin: str = "") -> None:
+    """The user's own git, outside the sandbox, as they would run it later."""
+    who = ["-c", "user.name=u", "-c", "user.email=u@x"]
+    subprocess.run(
+        ["git", *who, *arguments],
+        cwd=where,
+        input=stdin,
+        text=True,
+        capture_output=True,
+        timeout=30,  # a config left a FIFO would hang it
+    )
+
+
+def _disarmed(text: str, *planted: str) -> None:
+    assert "Tell the user" in text, text
+    for path in planted:
+        assert "\n[sandbox]" in text and f"{path} (" in text, text
+
+
+E2_PAYLOAD = "mkdir -p evil && cp -a .git/HEAD .git/objects .git/refs evil/"
+
+
+E3 = {
+    "an ext:: remote with protocol.ext.allow": (
+        '[protocol "ext"]\n\tallow = always\n[remote "origin"]\n'
+        "\turl = ext::sh -c touch% {mark}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+        ("fetch", "origin"),
+    ),
+    "gpg.ssh.defaultKeyCommand": (
+        '[gpg]\n\tformat = ssh\n[gpg "ssh"]\n\tdefaultKeyCommand = touch {mark}\n'
+        "[commit]\n\tgpgsign = true\n",
+        ("commit", "-q", "-am", "second"),
+    ),
+    "interactive.diffFilter": ('[interactive]\n\tdiffFilter = "touch {mark}; cat"\n', None),
+    "sendemail.smtpServer": ("[sendemail]\n\tsmtpServer = /bin/sh\n", None),
+    "a remote helper of its own": ('[remote "origin"]\n\turl = evil::{mark}\n', None),
+    "an insteadOf to ext::": ('[url "ext::sh -c touch% {mark}"]\n\tinsteadOf = https://\n', None),
+}
+
+
+@pytest.mark.parametrize("where", ["commondir", "nested"])
+@pytest.mark.parametrize("plant", E3)
+async def test_a_config_with_any_key_not_known_inert_is_disarmed(
+    root: Path, tmp_path: Path, plant: str, where: str
+) -> None:
+    """E3: only keys known to run nothing may be left in a git config; the rest (the ones
+    a block list forgot included) is disarmed, in a commondir's folder or a nested repo."""
+    mark = tmp_path / "ran"
+    payload, user_runs = E3[plant]
+    _repository(root)
+    _repository(root / "inner")
+    (root / "payload").write_text(
+        "[core]\n\trepositoryformatversion = 0\n\tbare = false\n" + payload.format(mark=mark)
+    )
+    if where == "commondir":
+        command = f"{E2_PAYLOAD} && cp payload evil/config && echo ../evil > .git/commondir"
+        planted, repository = "evil/config", root
+    else:
+        command = "cat payload >> inner/.git/config"
+        planted, repository = "inner/.git/config", root / "inner"
+    text = await bash(context(root), command)
+    _disarmed(text, planted)
+    if user_runs is not None:
+        (repository / "a.txt").write_text("two\n")
+        _user_git(repository, *user_runs)
+        assert not mark.exists(), text
+
+
 async def test_a_repositorys_own_settings_are_left_alone(root: Path) -> None:
     subprocess.run(["git", "init", "-q", "nested"], cwd=root, check=True)
     subprocess.run(["git", "config", "alias.st", "status"], cwd=root / "nested", check=True)

@@ -10,7 +10,8 @@ names (`core.fsmonitor`, filters, a pager, ...) or their hooks. So does an edito
 nested repository it finds on its own, a few folders down (`NESTED_DEPTH`).
 
 So the config files and hooks of those folders are read before and after each command. One
-that the command made or changed and that names a program is disarmed before the command's
+that the command made or changed and that holds a key not known to be inert
+(`inert_config.py`) is disarmed before the command's
 result goes back: a changed file gets its old content back, a new one is renamed to
 `<name>.agentls-blocked`; and the model is told to tell the user. Files the command did not
 touch are the user's own, and left alone.
@@ -21,27 +22,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 from ...disk.safe_git import safe_git_command, safe_git_env
+from .inert_config import refusal
 
 log = logging.getLogger(__name__)
 
 BLOCKED = ".agentls-blocked"
-
-_RUNS = re.compile(
-    r"core\.(fsmonitor|hookspath|sshcommand|pager|editor|askpass|gitproxy|alternaterefscommand)"
-    r"|sequence\.editor|diff\.external|gpg\.(.+\.)?program|credential\.(.+\.)?helper"
-    r"|[a-z]+\..+\.(clean|smudge|process|textconv|command|driver|cmd|helper|program)"
-    r"|alias\..+|pager\..+|include\.path|includeif\..+\.path|web\.browser"
-    r"|remote\..+\.(uploadpack|receivepack|vcs)|uploadpack\.packobjectshook"
-    r"|submodule\..+\.update|(mergetool|difftool|browser|man)\..+\.path",
-)
-"""Config keys (as `git config --list` spells them) whose value git runs, or that make it
-read another file (includes)."""
 
 _SETTINGS = ("config", "config.worktree")
 _MAX_MODULE_DEPTH = 4
@@ -69,7 +59,7 @@ class GitAudit:
         for path, data in self._read().items():
             if before.get(path) == data:
                 continue
-            reason = _runs(path, data)
+            reason = _runs(path, data, self.root)
             if reason is None:
                 continue
             shown = path.relative_to(self.root).as_posix()
@@ -197,24 +187,10 @@ def _hooks(folder: Path) -> list[str]:
     return []
 
 
-def _runs(path: Path, data: bytes) -> str | None:
+def _runs(path: Path, data: bytes, root: Path) -> str | None:
     """What in the file would run a program, or None."""
     if path.parent.name == "hooks":
         return "a hook"
     if path.name == "commondir":
         return None
-    done = subprocess.run(
-        ["git", "config", "--file", "-", "--list", "-z", "--no-includes"],
-        input=data,
-        capture_output=True,
-        env=safe_git_env(),
-        timeout=_GIT_SECONDS,
-        check=False,
-    )
-    if done.returncode != 0:
-        return "a config git cannot read"  # and so cannot be checked
-    for entry in done.stdout.decode("utf-8", "replace").split("\0"):
-        key = entry.split("\n", 1)[0].lower()
-        if key and _RUNS.fullmatch(key):
-            return key
-    return None
+    return refusal(data, path.parent, root)
