@@ -266,6 +266,22 @@ def _disarmed(text: str, *planted: str) -> None:
 E2_PAYLOAD = "mkdir -p evil && cp -a .git/HEAD .git/objects .git/refs evil/"
 
 
+async def test_a_commondir_to_a_linked_config_is_disarmed(root: Path, tmp_path: Path) -> None:
+    """E2: `.git/commondir` to a folder of the command's own, whose `config` is a link to
+    a file that sets `core.fsmonitor`: the audit reads it through the link, as git does."""
+    mark = tmp_path / "ran"
+    _repository(root)
+    (root / "notes.txt").write_text(f'[core]\n\tfsmonitor = "touch {mark}; :"\n')
+    command = f"{E2_PAYLOAD} && ln -s ../notes.txt evil/config && echo ../evil > .git/commondir"
+    text = await bash(context(root), command)
+    _disarmed(text, ".git/commondir", "evil/config")
+    assert not (root / ".git" / "commondir").exists()
+    (root / "a.txt").write_text("two\n")
+    _user_git(root, "status")
+    assert not mark.exists(), text
+    assert (root / "notes.txt").read_text().startswith("[core]")  # never written through
+
+
 E3 = {
     "an ext:: remote with protocol.ext.allow": (
         '[protocol "ext"]\n\tallow = always\n[remote "origin"]\n'
@@ -310,6 +326,80 @@ async def test_a_config_with_any_key_not_known_inert_is_disarmed(
         (repository / "a.txt").write_text("two\n")
         _user_git(repository, *user_runs)
         assert not mark.exists(), text
+
+
+DEEP = {
+    "two folders down": ("docs/guide", True),
+    "five folders down, all new": ("a/b/c/d/e", False),
+    "two down, its folders' mtime set back": ("docs/guide", True),
+}
+
+
+@pytest.mark.parametrize("place", DEEP)
+async def test_a_repository_made_at_any_depth_is_audited(
+    root: Path, tmp_path: Path, place: str
+) -> None:
+    """E5: an editor opens the repository of any folder it has a file open from, however
+    deep (VS Code's git.autoRepositoryDetection)."""
+    mark = tmp_path / "ran"
+    folder, made_by_the_user = DEEP[place]
+    if made_by_the_user:
+        (root / folder).mkdir(parents=True)
+        (root / folder / "guide.md").write_text("# Guide\n")
+    context_of_root = context(root)
+    await bash(context_of_root, "true")  # the workspace as the audit knew it before
+    command = f"git init -q {folder} && git -C {folder} config core.fsmonitor 'touch {mark}; :'"
+    if "mtime" in place:
+        command += " && touch -d 2001-01-01 docs/guide docs ."
+    text = await bash(context_of_root, command)
+    _disarmed(text, f"{folder}/.git/config")
+    (root / folder / "more.md").write_text("more\n")
+    _user_git(root / folder, "status")
+    assert not mark.exists(), text
+
+
+async def test_a_hook_that_is_a_link_is_disarmed(root: Path, tmp_path: Path) -> None:
+    mark = tmp_path / "ran"
+    _repository(root / "nested")
+    (root / "tool.sh").write_text(f"#!/bin/sh\ntouch {mark}\n")
+    (root / "tool.sh").chmod(0o755)
+    command = "ln -s ../../../tool.sh nested/.git/hooks/post-checkout"
+    text = await bash(context(root), command)
+    _disarmed(text, "nested/.git/hooks/post-checkout")
+    _user_git(root / "nested", "checkout", "-q", "-b", "other")
+    assert not mark.exists(), text
+    assert (root / "tool.sh").read_text().endswith(f"{mark}\n")  # the link's target is left
+
+
+async def test_a_gitdir_file_pointing_outside_the_workspace_is_disarmed(
+    root: Path, tmp_path: Path
+) -> None:
+    """A `.git` file naming a repository elsewhere (one whose settings run a program where
+    it is) makes the user's git in that folder read them."""
+    mark = tmp_path / "ran"
+    elsewhere = tmp_path / "elsewhere"
+    _repository(elsewhere)
+    _user_git(elsewhere, "config", "core.fsmonitor", f"touch {mark}; :")
+    (root / "docs").mkdir()
+    command = f"echo 'gitdir: {elsewhere / '.git'}' > docs/.git"
+    text = await bash(context(root), command)
+    _disarmed(text, "docs/.git")
+    assert (root / "docs" / ".git.agentls-blocked").exists()
+    _user_git(root / "docs", "status")
+    assert not mark.exists(), text
+
+
+async def test_what_git_makes_itself_is_left_alone(root: Path) -> None:
+    """A clone, a new repository deep down and a linked worktree: no false alarm."""
+    _repository(root)
+    _repository(root / "lib")
+    who = "export GIT_AUTHOR_NAME=u GIT_AUTHOR_EMAIL=u@x GIT_COMMITTER_NAME=u"
+    command = (
+        f"{who} GIT_COMMITTER_EMAIL=u@x; git clone -q lib vendor/deep/copy"
+        " && git init -q docs/guide/book && git worktree add -q wt && echo done"
+    )
+    text = await bash(context(root), command)
+    assert "done" in text and "[sandbox]" not in text, text
 
 
 async def test_a_repositorys_own_settings_are_left_alone(root: Path) -> None:
