@@ -389,6 +389,95 @@ async def test_a_gitdir_file_pointing_outside_the_workspace_is_disarmed(
     assert not mark.exists(), text
 
 
+ATTACKS = {
+    "a config made a FIFO": (
+        "rm inner/.git/config && mkfifo inner/.git/config",
+        "inner/.git/config",
+    ),
+    "a config of 8 MB": (
+        "head -c 8000000 /dev/zero | tr '\\0' '#' > big && cat inner/.git/config big"
+        " payload > c && mv c inner/.git/config",
+        "inner/.git/config",
+    ),
+    "a config linked to /dev/zero": ("ln -sf /dev/zero inner/.git/config", "inner/.git/config"),
+    "a config linked to itself": ("ln -sf config inner/.git/config", "inner/.git/config"),
+    "a config made a folder": (
+        "rm inner/.git/config && mkdir inner/.git/config",
+        "inner/.git/config",
+    ),
+    "a config linked out, to be put back": (
+        "ln -sf {outside} inner/.git/config",
+        "inner/.git/config",
+    ),
+    "the hooks folder made a link": (
+        "mkdir -p tools && cp tool.sh tools/post-checkout && rm -rf inner/.git/hooks"
+        " && ln -s ../../tools inner/.git/hooks",
+        "inner/.git/hooks",
+    ),
+    "a hook made executable": (
+        "chmod +x inner/.git/hooks/post-checkout",
+        "inner/.git/hooks/post-checkout",
+    ),
+    "a .git link": (
+        "mkdir -p docs evil && cp -a inner/.git/. evil/ && cp payload evil/config"
+        " && ln -s ../evil docs/.git",
+        "docs/.git",
+    ),
+    "a gitdir: through a link in .git/modules": (
+        "mkdir -p .git/modules sub && cp -a inner/.git/. evil && ln -s ../../evil .git/modules/sub"
+        " && echo 'gitdir: ../.git/modules/sub' > sub/.git",
+        "sub/.git",
+    ),
+    "a commondir in a nested repository": (
+        "mkdir evil && cp -a inner/.git/. evil/ && cp payload evil/config"
+        " && echo ../../evil > inner/.git/commondir",
+        "inner/.git/commondir",
+    ),
+    "core.worktree out of the workspace": (
+        "git -C inner config core.worktree {outside_folder}",
+        "inner/.git/config",
+    ),
+    "the folder above renamed": (
+        "mv inner inner2 && cat payload >> inner2/.git/config",
+        "inner2/.git/config",
+    ),
+    "a bare repository": (
+        "git init -q --bare docs/store.git && cp payload docs/store.git/config",
+        "docs/store.git/config",
+    ),
+    "a branch remote as an ext:: address": (
+        "git -C inner config branch.master.remote 'ext::sh -c touch% {mark}'",
+        "inner/.git/config",
+    ),
+}
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+async def test_the_audit_cannot_be_turned(root: Path, tmp_path: Path, attack: str) -> None:
+    """Links, FIFOs, huge files, renames and redirects against the audit itself: each is
+    disarmed, nothing outside the workspace is written, and the user's git runs nothing."""
+    mark = tmp_path / "ran"
+    outside = tmp_path / "outside.txt"
+    outside.write_text(f'[core]\n\tfsmonitor = "touch {mark}; :"\n')
+    _repository(root / "inner")
+    (root / "inner" / ".git" / "hooks" / "post-checkout").write_text(f"#!/bin/sh\ntouch {mark}\n")
+    (root / "payload").write_text(f'[core]\n\tfsmonitor = "touch {mark}; :"\n')
+    (root / "tool.sh").write_text(f"#!/bin/sh\ntouch {mark}\n")
+    (root / "tool.sh").chmod(0o755)
+    command, planted = ATTACKS[attack]
+    command = command.format(outside=outside, outside_folder=tmp_path, mark=mark)
+    text = await asyncio.wait_for(bash(context(root), command), 60)
+    _disarmed(text, planted)
+    assert outside.read_text().startswith("[core]\n\tfsmonitor")  # never written through
+    for folder in ("inner", "inner2", "docs", "sub", "docs/store.git"):
+        if (root / folder).is_dir():
+            (root / folder / "a.txt").write_text("changed\n")
+            _user_git(root / folder, "status")
+            _user_git(root / folder, "checkout", "-q", "-b", "other")
+            _user_git(root / folder, "fetch")
+    assert not mark.exists(), text
+
+
 async def test_what_git_makes_itself_is_left_alone(root: Path) -> None:
     """A clone, a new repository deep down and a linked worktree: no false alarm."""
     _repository(root)
