@@ -1,6 +1,7 @@
 """Where the `.git` entries of a workspace are, at any depth, kept up to date cheaply.
 
-A full walk of a big workspace around every command would cost it seconds. So the folders
+A full walk around every command would cost a big workspace most of a second each time
+(200,000 files). So the folders
 are walked once (links not followed, `.git` folders not entered), and each folder's change
 time kept. Later looks stat every known folder without listing it, and list only those
 whose change time moved (a `.git` made, removed or renamed in a folder changes it) and the
