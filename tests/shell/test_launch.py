@@ -83,12 +83,14 @@ def test_a_program_is_never_found_in_the_workspace_through_an_absolute_entry(
     env = {"PATH": f"{planted.parent}:{os.environ['PATH']}"}
     argv = ["git", "--version"]
     for program in (
+        launch.own(argv, tmp_path / "empty", env, tmp_path),
         launch.reader(argv, tmp_path, env),
         launch.in_workspace(argv, tmp_path, env),
         launch.on_host(argv, tmp_path / "elsewhere", tmp_path, env),
     ):
         assert program.argv[0] != str(planted) and os.path.isabs(program.argv[0])
-    assert launch.own(argv, tmp_path, env).argv[0] == str(planted)  # no workspace there
+    with pytest.raises(FileNotFoundError):
+        launch.own(argv, tmp_path / "empty", env, None)  # which workspace to avoid? named whole
 
 
 def test_a_users_program_starts_in_a_private_empty_folder(tmp_path: Path) -> None:

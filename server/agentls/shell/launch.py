@@ -107,10 +107,16 @@ class Launch:
     env: dict[str, str]
 
 
-def own(argv: Sequence[str], folder: Path, env: Mapping[str, str]) -> Launch:
-    """One of agentls's own programs that has nothing to do with a workspace (bubblewrap's
-    probe, the guardian), in `folder`."""
-    return Launch(_resolved(argv, env, None), folder, dict(env))
+def own(
+    argv: Sequence[str], folder: Path, env: Mapping[str, str], workspace: Path | None
+) -> Launch:
+    """One of agentls's own programs in `folder` (an empty one of its own): bubblewrap's
+    probe, the guardian, git parsing a config. `workspace` is the one it serves, if any: a
+    program named by a bare name is never found inside it; with none, a program must be
+    named by its absolute path."""
+    if workspace is None and not os.path.isabs(argv[0] if argv else ""):
+        raise FileNotFoundError(f"{argv[:1]}: outside a workspace, a program is named whole")
+    return Launch(_resolved(argv, env, workspace), folder, dict(env))
 
 
 def reader(argv: Sequence[str], root: Path, env: Mapping[str, str]) -> Launch:

@@ -100,7 +100,7 @@ class Bubblewrap:
         try:
             with tempfile.TemporaryDirectory(prefix="agentls-probe-") as folder:
                 argv = self.command(["true"], Confinement(Path(folder).resolve(), False, ()))
-                probe = launch.own(argv, Path(folder), {})
+                probe = launch.own(argv, Path(folder), {}, None)
                 done = launch.run(probe, capture_output=True, timeout=_PROBE_SECONDS)
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"bubblewrap does not start: {error}"

@@ -112,7 +112,7 @@ runs `git-remote-<scheme>` from PATH, which may hold a folder of the workspace (
 def refusal(config: bytes, git_folder: Path, root: Path) -> str | None:
     """Why git would run something of this config or read another file for it (the first
     key that is not inert, or a value that runs a program), or None when it runs nothing."""
-    entries = _parsed(config)
+    entries = _parsed(config, root)
     if entries is None:
         return "a config git cannot read"  # and so cannot be checked
     for key, value in entries:
@@ -122,7 +122,7 @@ def refusal(config: bytes, git_folder: Path, root: Path) -> str | None:
     return None
 
 
-def _parsed(config: bytes) -> list[tuple[str, str]] | None:
+def _parsed(config: bytes, root: Path) -> list[tuple[str, str]] | None:
     """The config's (key, value) pairs as git reads them; includes are not followed (an
     `include.path` key is refused like any other not listed)."""
     argv = ["git", "config", "--file", "-", "--list", "-z", "--no-includes"]
@@ -130,7 +130,7 @@ def _parsed(config: bytes) -> list[tuple[str, str]] | None:
         # Not in any repository: a cwd of its own, so git discovers none to read.
         with launch.private_folder() as folder:
             done = launch.run(
-                launch.own(argv, folder, safe_git_env()),
+                launch.own(argv, folder, safe_git_env(), root),
                 input=config,
                 capture_output=True,
                 timeout=_GIT_SECONDS,
