@@ -13,6 +13,7 @@ from . import redaction
 from .agent.conversation import Conversation
 from .agent.loop import Agent, LoopLimits
 from .agent.memory import ProjectMemory
+from .agent.subagents import delegate
 from .agent.task_result import TaskResult
 from .config import environment, project_settings
 from .config.project_settings import ProjectSettings
@@ -92,7 +93,9 @@ class TaskSetup:
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
         checkpoints = checkpoints_for(workspace.root)
         limits = loop_limits(self.settings)
-        return Agent(self.model, tools, progress, conversation, limits, memory, checkpoints)
+        agent = Agent(self.model, tools, progress, conversation, limits, memory, checkpoints)
+        delegate(agent)
+        return agent
 
     @property
     def price(self) -> Price | None:

@@ -8,9 +8,23 @@ from typing import Literal
 
 from ..interfaces import Usage
 
-Status = Literal["done", "cancelled", "failed", "step_limit"]
+Status = Literal["done", "cancelled", "failed", "step_limit", "token_limit"]
+"""`token_limit`: only a subagent's (`subagents.maxTokens`)."""
 
 CANCELLED_BY_USER = "Cancelled by the user."
+
+
+@dataclass
+class SubagentFigures:
+    """What one subagent did and cost (its own subagents' share included)."""
+
+    id: str
+    type: str
+    description: str
+    status: Status
+    steps: int
+    usage: Usage
+    model: str
 
 
 @dataclass
@@ -25,3 +39,5 @@ class TaskResult:
     edits_partly: int = 0
     refused: bool = False
     """The model declined the task (a front end that has a word for it says so: ACP)."""
+    subagents: list[SubagentFigures] = field(default_factory=list)
+    """The subagents the task started, in the order they ended; `usage` includes theirs."""

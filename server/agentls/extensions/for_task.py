@@ -164,3 +164,9 @@ class TaskExtensions:
 
     async def after_tool(self, tool: str, arguments: Any, result: str, is_error: bool) -> str:
         return await self.hooks.after_tool(tool, arguments, result, is_error)
+
+    async def subagent_started(self, agent_id: str, agent_type: str) -> str:
+        return await self.hooks.subagent_started(agent_id, agent_type)
+
+    async def subagent_stopping(self, agent_id: str, agent_type: str, active: bool) -> str | None:
+        return await self.hooks.subagent_stopping(agent_id, agent_type, active)
