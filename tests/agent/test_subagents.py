@@ -36,6 +36,7 @@ class Routed:
                 "system": system,
                 "messages": [dict(m, content=list(m["content"])) for m in messages],
                 "tools": [tool["name"] for tool in tools],
+                "schemas": {tool["name"]: tool for tool in tools},
             }
         )
         answer = self.scripts[who].pop(0)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..config.settings import SubagentLimits
 from ..extensions.agent_definitions import BUILT_IN, Definition
-from ..interfaces import Hooks, Model, SubagentProgress, SubagentShown
+from ..interfaces import Hooks, Model, ModelError, SubagentProgress, SubagentShown
 from ..models.costs import describe, price_of
 from ..tools import Tool, ToolContext, offered
 from ..tools.agent_tool import NAME, agent_tool
@@ -129,13 +129,16 @@ class Subagents:
         self, definition: Definition, description: str, prompt: str, before_change: BeforeChange
     ) -> tuple[str, bool]:
         parent = self.parent
+        model, model_name = parent.model, getattr(parent.model, "name", "")
+        if definition.model and self.models is not None:
+            try:
+                model, model_name = self.models(definition.model)
+            except ModelError as error:
+                return f"The {definition.name} subagent's model cannot be used: {error}", True
         shown = SubagentShown(
             f"agent-{next(self.ids)}", definition.name, description, CALL_ID.get(), self.depth + 1
         )
         sink = parent.progress.subagent(shown)
-        model, model_name = parent.model, getattr(parent.model, "name", "")
-        if definition.model and definition.model != "inherit" and self.models is not None:
-            model, model_name = self.models(definition.model)
         agent = self._agent(definition, shown, sink, model, before_change)
         result: TaskResult | None = None
         try:
