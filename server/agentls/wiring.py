@@ -30,7 +30,7 @@ from .interfaces import Approver, LanguageServers, Model, Progress, Shell, Works
 from .models import providers
 from .models.anthropic import AnthropicModel, ClientCache
 from .models.chat import ChatModel
-from .models.costs import Price, describe, price_of
+from .models.costs import Price, count, describe, price_of
 from .permissions.modes import SessionMode
 from .shell import sandbox
 from .shell.subprocess_shell import RefusingShell, SubprocessShell
@@ -139,20 +139,26 @@ class TaskSetup:
         return price_of(self.model.name, self.settings.prices)
 
     def outcome(self, result: TaskResult) -> str:
-        return outcome(result, self.price)
+        return outcome(result, self.price, self.settings.prices)
 
 
-def outcome(result: TaskResult, price: Price | None) -> str:
+def outcome(
+    result: TaskResult, price: Price | None, prices: tuple[tuple[str, Price], ...] = ()
+) -> str:
     """One line a person reads, the same in every door: how the task ended, what it did and
-    what it cost (no cost without a price): `done · 8 steps · 2 edits · 4.9k tokens (65 %
-    cached) · $0.0055`."""
+    what it cost (no cost without a price), its subagents' share of the tokens included:
+    `done · 8 steps · 2 edits · 2 subagents 38k tokens · 61k tokens (65 % cached) · $0.09`."""
     edits = counted(result.edits_applied, "edit")
     if result.edits_partly:
         edits += f" ({result.edits_partly} in part)"
     parts = [result.status.replace("_", " "), counted(result.steps, "step"), edits]
     if result.edits_rejected:
         parts.append(f"{result.edits_rejected} rejected")
-    return " · ".join([*parts, describe(result.usage, price)])
+    if result.subagents:
+        theirs = result.subagents_usage()
+        share = count(theirs.prompt + theirs.output)
+        parts.append(f"{counted(len(result.subagents), 'subagent')} {share} tokens")
+    return " · ".join([*parts, describe(result.usage, price, result.cost(price, prices))])
 
 
 def user_definitions() -> dict[str, str]:

@@ -305,3 +305,33 @@ async def test_subagent_hooks_start_and_stop_with_claude_codes_payloads(tmp_path
     assert stop["stop_hook_active"] is False and stop["session_id"] == "s1"
     (looked,) = [r for r in model.requests if r["who"] == "look"]
     assert "mind the tests" in looked["messages"][0]["content"][0]["text"]
+
+
+async def test_the_outcome_and_usage_json_show_the_subagents_share(tmp_path: Path) -> None:
+    from agentls.agent.task_json import task_json
+    from agentls.models.costs import price_of
+    from agentls.wiring import outcome
+
+    model = Routed(
+        fix=[calls(explore("one", "first question"), explore("two", "second question")), say("ok")],
+        first=[say("1", Usage(10_000, 500, 8_000, 0))],
+        second=[say("2", Usage(12_000, 600, 9_000, 0))],
+    )
+    agent, _ = agent_on(tmp_path, model)
+    result = await asyncio.wait_for(agent.run("fix it"), 30)
+    price = price_of("claude-sonnet-5-5")
+    line = outcome(result, price)
+    assert line.startswith("done · 2 steps · 0 edits · 2 subagents 40.1k tokens · 40.3k tokens (")
+    answer = task_json(result, line, "claude-sonnet-5-5", price)
+    usage = answer["usage"]
+    parts = usage["subagents"]
+    assert sorted(p["id"] for p in parts) == ["agent-1", "agent-2"]
+    assert all(p["type"] == "Explore" and p["status"] == "done" for p in parts)
+    for key in ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"):
+        assert usage[key] == sum(p[key] for p in parts) + {
+            "inputTokens": 200,
+            "outputTokens": 20,
+        }.get(key, 0)
+    assert usage["costUsd"] == pytest.approx(
+        sum(p["costUsd"] for p in parts) + price.cost(Usage(200, 20)), abs=1e-6
+    )

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..interfaces import Usage
+from ..models.costs import Price, price_of
 
 Status = Literal["done", "cancelled", "failed", "step_limit", "token_limit"]
 """`token_limit`: only a subagent's (`subagents.maxTokens`)."""
@@ -41,3 +42,29 @@ class TaskResult:
     """The model declined the task (a front end that has a word for it says so: ACP)."""
     subagents: list[SubagentFigures] = field(default_factory=list)
     """The subagents the task started, in the order they ended; `usage` includes theirs."""
+
+    def subagents_usage(self) -> Usage:
+        total = Usage()
+        for subagent in self.subagents:
+            total.add(subagent.usage)
+        return total
+
+    def cost(self, price: Price | None, prices: tuple[tuple[str, Price], ...] = ()) -> float | None:
+        """Dollars: the task's own tokens at its model's `price`, each subagent's at its own
+        model's (`prices`: the settings' overrides); None when any of them has no price."""
+        if price is None:
+            return None
+        theirs = self.subagents_usage()
+        own = Usage(
+            self.usage.input - theirs.input,
+            self.usage.output - theirs.output,
+            self.usage.cache_read - theirs.cache_read,
+            self.usage.cache_write - theirs.cache_write,
+        )
+        total = price.cost(own)
+        for subagent in self.subagents:
+            priced = price_of(subagent.model, prices) if subagent.model else price
+            if priced is None:
+                return None
+            total += priced.cost(subagent.usage)
+        return total

@@ -142,7 +142,8 @@ class TerminalSession:
             style = "green" if result.status == "done" else "yellow"
             self.screen.say(f"\n{outcome}", "bold " + style)
             return
-        answer = task_json(result, outcome, self.setup.model.name, self.setup.price)
+        setup = self.setup
+        answer = task_json(result, outcome, setup.model.name, setup.price, setup.settings.prices)
         answer["session"] = self.session.id
         if output_format == "stream-json":
             self.events.send("usage", **answer["usage"])
