@@ -281,7 +281,5 @@ class SubagentLines:
 
     def finished(self, ok: bool, detail: str) -> None:
         self._flush()
-        self._line(
-            f"{'✓' if ok else '✗'} {self.name} {visible(detail, lines=False)}",
-            "green" if ok else "red",
-        )
+        mark = "✓" if ok else "✗"
+        self._line(f"{mark} {visible(detail, lines=False)}", "green" if ok else "red")
