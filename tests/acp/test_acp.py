@@ -398,3 +398,40 @@ def test_a_refusal_is_the_refusal_stop_reason_and_a_failure_an_error(
     # The same outcome line as the other doors, beside the answer rather than in it.
     assert refused["result"]["_meta"]["agentls"]["outcome"].startswith("failed · 1 step")
     assert "failed ·" not in streamed_text(events)
+
+
+def test_a_subagent_is_a_tool_call_that_streams_and_asks_through_the_session(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(
+        reply(tool_use("agent", {"description": "run the greeting", "prompt": "greet"})),
+        reply(tool_use("bash", {"command": "echo hello-from-sub"})),  # the subagent's
+        reply(text("It printed hello-from-sub.")),
+        reply(text("ok")),
+    )
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [{"op": "new"}, {"op": "prompt", "text": "delegate", "permission": "allow"}],
+    )
+    (started,) = [u for u in updates(events, "tool_call") if u.get("kind") == "think"]
+    meta = started["_meta"]["agentls"]
+    assert started["title"] == "general-purpose: run the greeting"
+    assert meta["subagentSessionId"].endswith("/agent-1") and meta["name"] == "general-purpose"
+    call = started["toolCallId"]
+    (asked,) = [e["request"] for e in events if e["kind"] == "permission"]
+    assert asked["toolCall"]["toolCallId"] == call
+    assert asked["toolCall"]["rawInput"] == {"command": "echo hello-from-sub"}
+    streamed = [u for u in updates(events, "tool_call_update") if u["toolCallId"] == call]
+    shown = [c["content"]["text"] for u in streamed for c in u.get("content") or []]
+    assert any("bash echo hello-from-sub" in line for line in shown)
+    assert any("It printed hello-from-sub." in line for line in shown)
+    assert streamed[-1]["status"] == "completed"
+    subagent_result = fake.requests[2].body["messages"][-1]["content"][0]["content"]
+    assert "hello-from-sub" in subagent_result
+    assert (
+        "It printed hello-from-sub."
+        in fake.requests[3].body["messages"][-1]["content"][0]["content"]
+    )
+    assert streamed_text(events) == "ok"

@@ -492,6 +492,7 @@ async def test_prompt_caching_breakpoints(fake: FakeAnthropic, root: Path) -> No
         "cacheHitRate",
         "model",
         "costUsd",
+        "subagents",
     }
 
 

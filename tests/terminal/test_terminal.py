@@ -444,3 +444,51 @@ def test_headless_yes_never_answers_for_a_permission_rule(
     ]
     assert "nobody could approve it" in told[0] and "not a plain command" in told[0]
     assert "Denied by the permission rule Bash(rm:*)" in told[1]
+
+
+def test_a_subagents_events_name_it_and_the_agent_call_and_the_screen_nests_them(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+
+    def script() -> None:
+        fake.script(
+            reply(
+                tool_use(
+                    "agent",
+                    {"description": "find x", "prompt": "find x", "subagent_type": "Explore"},
+                )
+            ),
+            reply(text("Reading."), tool_use("read_file", {"path": "app.py"})),  # the subagent's
+            reply(text("x is at app.py:1")),
+            reply(text("Done.")),
+        )
+
+    script()
+    done = run(tmp_path, fake, "-p", "go", "--output-format", "stream-json")
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    call = fake.requests[0].body  # the task's first request offers the agent tool
+    assert "agent" in [tool["name"] for tool in call["tools"]]
+    (started,) = [e for e in events if e["type"] == "subagent" and e["state"] == "started"]
+    assert started["agent_type"] == "Explore" and started["description"] == "find x"
+    parent = started["parent_tool_use_id"]
+    theirs = [e for e in events if e.get("subagent") == started["subagent"]]
+    assert {e["type"] for e in theirs} == {"subagent", "text", "step"}
+    assert all(e["parent_tool_use_id"] == parent for e in theirs)
+    assert [e["tool"] for e in events if e["type"] == "step" and "subagent" not in e] == [
+        "agent"
+    ] * 2
+    assert events[-1]["usage"]["subagents"][0]["type"] == "Explore"
+
+    script()
+    shown = run(tmp_path, fake, "-p", "go", "--output-format", "text")
+    assert "Done." in shown.stdout
+    assert "1 subagent" in shown.stderr and shown.stderr.startswith("done · 2 steps")
+
+    script()
+    screen = run(tmp_path, fake, "--yes", "go")
+    lines = screen.stdout.splitlines()
+    assert "    ⎿ agent-1 Explore: find x" in lines
+    assert "      ▸ read_file: app.py" in lines
+    assert "      x is at app.py:1" in lines
+    assert any(line.startswith("      ✓ Explore agent-1: done · 2 steps") for line in lines)

@@ -52,6 +52,13 @@ class ReplyStream implements TaskListener {
 
   step(step: StepParams): void {
     const what = step.summary ? `${step.tool}: ${step.summary}` : step.tool;
+    if (step.subagent) {
+      // A subagent's steps, live while it works; its `agent` step's end says how it went.
+      if (step.state === 'started') {
+        this.stream.progress(`${step.subagent}: ${what}`);
+      }
+      return;
+    }
     if (step.state === 'started') {
       this.stream.progress(what);
       return;

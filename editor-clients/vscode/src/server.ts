@@ -126,7 +126,10 @@ export class AgentServer implements vscode.Disposable {
     client.onRequest(APPROVE_COMMAND, (params: ApproveCommandParams) =>
       answerApproveCommand(this.api, this.transcript, params),
     );
-    client.onNotification('agent/text', (params: { token?: unknown; text: string }) => {
+    client.onNotification('agent/text', (params: { token?: unknown; text: string; subagent?: string }) => {
+      if (params.subagent) {
+        return; // a subagent's words are its own: what it found comes back in its step's end
+      }
       const listener = this.events.of(params.token);
       listener?.text?.(params.text);
       if (!listener?.quiet) {

@@ -10,6 +10,9 @@ export interface StepParams {
   detail?: string;
   /** A command's last lines of output (bash steps). */
   outputTail?: string;
+  /** A subagent's own step: its id (`agent-1`) and the `agent` step's that started it. */
+  subagent?: string;
+  parentStep?: string;
 }
 
 export interface TaskResult {
@@ -49,12 +52,14 @@ export class Transcript {
   }
 
   step(step: StepParams): void {
+    // A subagent's steps go under the task's `agent` step, named: subagents run at once.
+    const indent = step.subagent ? `      [${step.subagent}] ` : '  ';
     const what = `${step.tool}: ${step.summary}`;
     if (step.state === 'started') {
-      this.line(`  ⚙ ${what}`);
+      this.line(`${indent}⚙ ${what}`);
     } else {
       const mark = step.state === 'succeeded' ? '✓' : '✗';
-      this.line(`  ${mark} ${what}${step.detail ? ` — ${step.detail}` : ''}`);
+      this.line(`${indent}${mark} ${what}${step.detail ? ` — ${step.detail}` : ''}`);
     }
   }
 

@@ -10,7 +10,7 @@ import acp
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate, ToolKind
 
 from ..interfaces import Decision
-from .progress import AcpProgress
+from .progress import AcpProgress, step_in_flight
 
 ALLOW_ONCE = PermissionOption(option_id="allow", name="Allow once", kind="allow_once")
 ALLOW_ALWAYS = PermissionOption(
@@ -50,7 +50,7 @@ async def ask(
 def _call(progress: AcpProgress, title: str, kind: ToolKind, raw_input: Any) -> ToolCallUpdate:
     """The question as the step in flight, so the client shows it on that tool call."""
     return ToolCallUpdate(
-        tool_call_id=progress.current or "agentls-approval",
+        tool_call_id=step_in_flight(progress) or "agentls-approval",
         title=title,
         kind=kind,
         raw_input=raw_input,

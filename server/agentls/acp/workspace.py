@@ -15,6 +15,7 @@ from ..disk.landing import land_on_disk
 from ..disk.paths import relative
 from ..interfaces import Change, Landed
 from .approver import AcpApprover
+from .progress import step_in_flight
 from .updates import Updates
 
 
@@ -75,7 +76,7 @@ class AcpWorkspace:
     def _show(self, change: Change, diff: FileEditToolCallContent) -> None:
         """The step in flight gets the diff and the line it starts at, so the editor can
         draw the change and follow along."""
-        step = self.approver.progress.current
+        step = step_in_flight(self.approver.progress)
         if step is None:
             return
         line = change.hunks[0].line - 1 if change.hunks else 0  # ACP counts lines from 0

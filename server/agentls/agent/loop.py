@@ -26,6 +26,8 @@ from ..interfaces import (
 )
 from ..redaction import redact
 from ..tools import ToolContext, offered, run_tool
+from ..tools.base import CALL_ID, BeforeChange
+from .budget import Budget
 from .calls import in_model_order
 from .compaction import compact
 from .context import prompt_chars
@@ -56,6 +58,17 @@ class LoopLimits:
         return int(self.context_window * self.context_budget)
 
 
+def _limit_reached(spent: Budget, own: bool) -> str:
+    """Why the loop stopped: its own limit, or that of an agent above it (its task's)."""
+    if spent.tokens_out():
+        reached = f"{spent.max_tokens:,} tokens ({spent.tokens_setting})"
+    else:
+        reached = f"{spent.max_steps} steps ({spent.steps_setting})"
+    if own:
+        return f"Stopped after {reached}."
+    return f"Stopped: the task reached its limit of {reached}, its subagents' steps counted."
+
+
 class Agent:
     def __init__(
         self,
@@ -66,7 +79,14 @@ class Agent:
         limits: LoopLimits,
         memory: Memory | None = None,
         checkpoints: Checkpoints | None = None,
+        *,
+        system: str | None = None,
+        budget: Budget | None = None,
+        record: BeforeChange | None = None,
     ) -> None:
+        """A subagent's agent has its own `system` prompt, a `budget` under its parent's,
+        and records the workspace through its parent's step (`record`), so undoing the task
+        undoes its changes too."""
         self.model = model
         self.tools = tools
         self.progress = progress
@@ -74,8 +94,12 @@ class Agent:
         self.limits = limits
         self.memory = memory
         # Built once: the system prompt (and the memory in it) stays byte-stable for the task.
-        self.system = system_prompt(tools.workspace.root, memory.prompt() if memory else "")
+        self.system = system or system_prompt(
+            tools.workspace.root, memory.prompt() if memory else ""
+        )
         self.checkpoints = checkpoints
+        self.budget = budget or Budget(limits.max_steps)
+        self.record = record
         self._recording: asyncio.Future[None] | None = None
 
     async def run(self, task: str, request: str | None = None) -> TaskResult:
@@ -122,19 +146,29 @@ class Agent:
         steps = 0
         conversation = self.conversation
 
+        budget = self.budget
+        budget.reset()
+
         def result(status: Status, summary: str, hint: str = "") -> TaskResult:
             edits = self.tools.edits
             applied, rejected, partly = edits.applied, edits.rejected, edits.partly
-            return TaskResult(status, summary, steps, applied, rejected, usage, hint, partly)
+            total = Usage()  # what the task cost: its subagents' share included
+            for spent in (usage, *(child.usage for child in budget.children)):
+                total.add(spent)
+            done = TaskResult(status, summary, steps, applied, rejected, total, hint, partly)
+            done.subagents = list(budget.children)
+            return done
 
         start = conversation.checkpoint()
         # The task may carry the editor's selection, which may hold a secret (a .env line).
         conversation.add_user([{"type": "text", "text": redact(task, self.tools.secrets)}])
         try:
-            while steps < self.limits.max_steps:
+            while (spent := budget.exceeded()) is None:
                 steps += 1
+                budget.spend(steps=1)
                 turn = await self._ask()
                 usage.add(turn.usage)
+                budget.spend(tokens=turn.usage.prompt + turn.usage.output)
                 # The API refuses an empty assistant turn in the history of a later request.
                 content = turn.content or [{"type": "text", "text": "(empty reply)"}]
                 conversation.messages.append({"role": "assistant", "content": content})
@@ -167,8 +201,8 @@ class Agent:
                         conversation.messages[-1]["content"].append(block)
                         conversation.save()
                 conversation.add_user(self._steering())
-            limit = self.limits.max_steps
-            return result("step_limit", f"Stopped after {limit} steps (the maxSteps setting).")
+            status: Status = "token_limit" if spent.tokens_out() else "step_limit"
+            return result(status, _limit_reached(spent, own=spent is budget))
         except asyncio.CancelledError:
             self._interrupted("The user cancelled this task; do not go on with it unless asked.")
             return result("cancelled", CANCELLED_BY_USER)
@@ -230,7 +264,11 @@ class Agent:
         label = f"{call['name']}: {summary}"
 
         async def before_change(touches: list[str] | None) -> None:
+            if self.record is not None:  # a subagent's change is recorded as its parent's step
+                await self.record(touches)
             await self._checkpoint("step", step, label, touches)
+
+        CALL_ID.set(call["id"])  # each call runs in its own context: this one's alone
 
         arguments = call.get("input")
         if cut_off:

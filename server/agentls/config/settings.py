@@ -16,6 +16,40 @@ from ..permissions.rules import Rules, parse_rules
 
 
 @dataclass(frozen=True)
+class SubagentLimits:
+    """What bounds the subagents a task starts (the `agent` tool)."""
+
+    max_depth: int = 1
+    """How deep subagents nest: 1, the task's own may start none; 0, no `agent` tool."""
+    max_parallel: int = 4
+    """The `agent` calls of one turn that run at once; the others wait their turn."""
+    max_steps: int = 25
+    max_tokens: int = 200_000
+    """Per subagent, prompt and output tokens as the outcome line counts them."""
+
+
+_SUBAGENT_FIELDS = {
+    "maxDepth": ("max_depth", 0, 5),
+    "maxParallel": ("max_parallel", 1, 20),
+    "maxSteps": ("max_steps", 1, 1000),
+    "maxTokens": ("max_tokens", 1000, 100_000_000),
+}
+
+
+def _subagents(value: Any) -> SubagentLimits:
+    if not isinstance(value, Mapping) or set(value) - set(_SUBAGENT_FIELDS):
+        raise ValueError(f"expected an object with {', '.join(_SUBAGENT_FIELDS)}")
+    limits: dict[str, int] = {}
+    for key, number in value.items():
+        name, low, high = _SUBAGENT_FIELDS[key]
+        try:
+            limits[name] = _int_in(low, high)(number)
+        except ValueError as error:
+            raise ValueError(f"{key}: {error}") from None
+    return SubagentLimits(**limits)
+
+
+@dataclass(frozen=True)
 class Settings:
     provider: str | None = None
     """None: AGENTLS_PROVIDER, else anthropic (providers.endpoint)."""
@@ -44,6 +78,7 @@ class Settings:
     mcp_call_timeout: float = 60.0
     tool_search_threshold: int = 1500
     hooks: tuple[Hook, ...] = ()
+    subagents: SubagentLimits = field(default_factory=SubagentLimits)
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -440,10 +475,31 @@ SETTINGS: tuple[Setting, ...] = (
         {"type": "object"},
         {},
         "Commands run at `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`, "
-        "`SessionStart` and `PreCompact`, in Claude Code's format: "
+        "`SessionStart`, `PreCompact`, `SubagentStart` and `SubagentStop`, in Claude Code's "
+        "format: "
         '`{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": '
         '"./check.sh"}]}]}`. User settings only.',
         user_only=True,
+    ),
+    Setting(
+        "subagents",
+        "subagents",
+        _subagents,
+        {
+            "type": "object",
+            "properties": {
+                "maxDepth": {"type": "integer", "minimum": 0, "maximum": 5},
+                "maxParallel": {"type": "integer", "minimum": 1, "maximum": 20},
+                "maxSteps": {"type": "integer", "minimum": 1, "maximum": 1000},
+                "maxTokens": {"type": "integer", "minimum": 1000, "maximum": 100000000},
+            },
+            "additionalProperties": False,
+        },
+        {"maxDepth": 1, "maxParallel": 4, "maxSteps": 25, "maxTokens": 200000},
+        "Bounds of the subagents the model starts with its `agent` tool: `maxDepth` how deep "
+        "they nest (1: the task's own start none; 0: no `agent` tool), `maxParallel` how many "
+        "of one turn run at once, `maxSteps` and `maxTokens` per subagent (its steps and "
+        "tokens also count against the task's `maxSteps`).",
     ),
 )
 

@@ -497,6 +497,11 @@ class WorkspaceCheckpoints:
         except (CheckpointError, OSError) as error:
             log.warning("no checkpoint taken: %s", error)
             return
+        whole = mark.kind != "task" and mark.touches is None
+        if whole and self._background is not None and not self._background.done():
+            # A look at the workspace under way may predate a change this checkpoint must
+            # see: it would take this checkpoint with it, and give it that older tree.
+            await asyncio.shield(self._background)
         with self._taking:
             self._pending.append(asked)
         if mark.kind == "task" or mark.touches is not None:

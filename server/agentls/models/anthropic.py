@@ -17,7 +17,7 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..interfaces import Block, Messages, ModelError, OnText, PromptTooLong, Schemas, Turn
 from ..redaction import redact, secret_values
@@ -301,6 +301,9 @@ def anthropic_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return cleaned
 
 
+_Adapter = TypeVar("_Adapter", bound="Adapter")
+
+
 class Adapter:
     """What every wire format's model holds: its SDK client, the model id, its limits, the
     endpoint, and the environment whose secrets its messages must not show."""
@@ -320,6 +323,12 @@ class Adapter:
         self.timeout = timeout
         self.endpoint = endpoint
         self._env = env
+
+    def renamed(self: _Adapter, name: str) -> _Adapter:
+        """The same endpoint and limits for another model id (a subagent's)."""
+        return type(self)(
+            self.client, name, self.max_tokens, self.endpoint, self._env, self.timeout
+        )
 
 
 class AnthropicModel(Adapter):

@@ -145,7 +145,8 @@ class TerminalSession:
             style = "green" if result.status == "done" else "yellow"
             self.screen.say(f"\n{outcome}", "bold " + style)
             return
-        answer = task_json(result, outcome, self.setup.model.name, self.setup.price)
+        setup = self.setup
+        answer = task_json(result, outcome, setup.model.name, setup.price, setup.settings.prices)
         answer["session"] = self.session.id
         not_approved = self.headless.not_approved if self.headless else []
         if not_approved:

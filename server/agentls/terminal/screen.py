@@ -21,7 +21,7 @@ from rich.spinner import Spinner
 from rich.text import Text
 
 from ..counts import counted
-from ..interfaces import PlanItem
+from ..interfaces import PlanItem, SubagentShown
 from ..visible import visible
 from .answers import Answers
 
@@ -153,6 +153,9 @@ class Screen:
         self.console.print(Text(f"\n+ added to the task: {visible(text, lines=False)}", "magenta"))
         self._wait()
 
+    def subagent(self, shown: SubagentShown) -> SubagentLines:
+        return SubagentLines(self, shown)
+
     # The rest of the terminal door
 
     def thinking(self) -> None:
@@ -217,9 +220,66 @@ class Screen:
             self._live = None
         self._streamed = None
 
+    def nested(self, line: Text) -> None:
+        """A line of a subagent's, printed for good under the step that started it; what
+        was moving moves on (subagents run at the same time as the task's own steps)."""
+        self._settle()
+        self.console.print(line)
+        self._wait()
+
     def _end_step(self) -> None:
         """The step's command printed its last: its tail stays (piped: is printed once)."""
         if self._tail is not None:
             for line in self._tail.shown():
                 self.console.print(line)
             self._tail = None
+
+
+class SubagentLines:
+    """A subagent's progress, indented under its `agent` step and named, one line each: its
+    steps and how they ended, its text once a turn is complete."""
+
+    def __init__(self, screen: Screen, shown: SubagentShown) -> None:
+        self.screen = screen
+        self.indent = "    " * shown.depth
+        self.name = shown.id
+        self._text: list[str] = []
+        what = f"{shown.type}: {visible(shown.description, lines=False)}"
+        screen.nested(Text(f"{self.indent}⎿ {self.name} {what}", "bold cyan"))
+
+    def _line(self, text: str, style: str = "") -> None:
+        self.screen.nested(Text(f"{self.indent}  {text}", style))
+
+    def _flush(self) -> None:
+        said = visible("".join(self._text)).strip()
+        self._text.clear()
+        for line in said.splitlines()[:OUTPUT_TAIL_LINES]:
+            self._line(line, "dim")
+
+    def step(self, tool: str, summary: str) -> None:
+        self._flush()
+        self._line(f"▸ {tool}: {visible(summary, lines=False)}" if summary else f"▸ {tool}", "blue")
+
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
+        self._line(f"{'✓' if ok else '✗'} {visible(detail, lines=False)}", "" if ok else "red")
+
+    def output(self, lines: str) -> None:
+        pass  # the step's end says how it went; its command's lines stay the subagent's
+
+    def text(self, delta: str) -> None:
+        self._text.append(delta)
+
+    def plan(self, items: list[PlanItem]) -> None:
+        done = sum(item.status == "completed" for item in items)
+        self._line(f"plan {done}/{len(items)}", "dim")
+
+    def steered(self, text: str) -> None:
+        pass
+
+    def subagent(self, shown: SubagentShown) -> SubagentLines:
+        return SubagentLines(self.screen, shown)
+
+    def finished(self, ok: bool, detail: str) -> None:
+        self._flush()
+        mark = "✓" if ok else "✗"
+        self._line(f"{mark} {visible(detail, lines=False)}", "green" if ok else "red")
