@@ -279,6 +279,7 @@ async def test_a_subagents_changes_are_undone_with_the_task(tmp_path: Path) -> N
 
 async def test_subagent_hooks_start_and_stop_with_claude_codes_payloads(tmp_path: Path) -> None:
     from agentls.extensions.hooks import Hooks, parse_hooks
+    from agentls.extensions.programs import Programs
 
     seen = tmp_path / "seen.jsonl"
     context = '{"hookSpecificOutput": {"additionalContext": "mind the tests"}}'
@@ -295,7 +296,7 @@ async def test_subagent_hooks_start_and_stop_with_claude_codes_payloads(tmp_path
     )
     model = Routed(fix=[calls(explore("look", "look around")), say("ok")], look=[say("found")])
     agent, _ = agent_on(tmp_path, model)
-    agent.tools.hooks = Hooks(hooks, tmp_path, lambda: "s1", {"PATH": "/usr/bin:/bin"}, print)
+    agent.tools.hooks = Hooks(hooks, Programs(tmp_path, "auto", False), lambda: "s1", print)
     await asyncio.wait_for(agent.run("fix it"), 30)
     import json
 
