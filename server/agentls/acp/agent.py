@@ -29,7 +29,9 @@ from acp.schema import (
     PromptResponse,
     ResourceContentBlock,
     ResumeSessionResponse,
+    SessionCapabilities,
     SessionInfo,
+    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionConfigOptionResponse,
@@ -50,6 +52,7 @@ from ..interfaces import ModelError
 from ..models.anthropic import ClientCache, load_sdk
 from ..permissions import modes
 from ..wiring import new_conversation, prepare_task, resumed_conversation
+from . import errors
 from .approver import AcpApprover
 from .progress import AcpProgress
 from .replay import replay
@@ -59,12 +62,13 @@ from .workspace import AcpWorkspace
 log = logging.getLogger(__name__)
 
 ALWAYS = "always"
-"""The ACP mode beside agentls's own (`permissions.modes`): default, commands unasked."""
+"""The ACP mode beside agentls's own (`permissions.modes`): acceptEdits, commands unasked."""
+ALWAYS_WORDS = "Edits land without review (checkpointed); commands run without asking."
 MODES = SessionModeState(
     current_mode_id="default",
     available_modes=[
         *(SessionMode(id=mode, name=mode, description=text) for mode, text in modes.MODES.items()),
-        SessionMode(id=ALWAYS, name="always", description="Run commands without asking"),
+        SessionMode(id=ALWAYS, name="always", description=ALWAYS_WORDS),
     ],
 )
 STOP_REASONS: dict[str, StopReason] = {
@@ -94,7 +98,9 @@ class AcpSession:
 
     @property
     def mode_id(self) -> str:
-        return ALWAYS if self.commands_always else self.mode.current
+        # "Allow always" on a command in default mode leaves edits reviewed: still default.
+        unasked = self.commands_always and self.mode.current == "acceptEdits"
+        return ALWAYS if unasked else self.mode.current
 
 
 def prompt_text(blocks: list[Any]) -> str:
@@ -138,6 +144,9 @@ class AcpAgent:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True),
+                # What the SDK routes without its unstable protocol: session/resume and
+                # session/close are refused there, so they are not advertised.
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="agentls", title="agentls", version=__version__),
         )
@@ -182,7 +191,7 @@ class AcpAgent:
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         if cwd is None:
-            raise acp.RequestError.invalid_params({"cwd": "sessions are kept per folder"})
+            raise errors.invalid_params("session/list needs a cwd: sessions are kept per folder")
         root = _root(cwd)
         return ListSessionsResponse(
             sessions=[
@@ -200,14 +209,12 @@ class AcpAgent:
         root = _root(cwd)
         running = self.sessions.get(session_id)
         if running is not None and running.running is not None and not running.running.done():
-            raise acp.RequestError.invalid_request(
-                {"message": "that session is running a prompt; cancel it first"}
-            )
+            raise errors.invalid_request("that session is running a prompt; cancel it first")
         try:
             conversation, _ = resumed_conversation(_store(root), session_id)
         except (KeyError, ValueError):
-            raise acp.RequestError.invalid_params(
-                {"sessionId": f"no saved session {session_id} in {root}"}
+            raise errors.invalid_params(
+                f"no saved session {session_id} in {root}", sessionId=session_id
             ) from None
         return self._open(root, conversation, mcp_servers)
 
@@ -222,7 +229,7 @@ class AcpAgent:
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
         if session is None:
-            raise acp.RequestError.invalid_params({"sessionId": f"no session {session_id}"})
+            raise errors.invalid_params(f"no session {session_id}", sessionId=session_id)
         return session
 
     async def set_session_mode(
@@ -230,23 +237,23 @@ class AcpAgent:
     ) -> SetSessionModeResponse:
         session = self._session(session_id)
         if session.running is not None and not session.running.done():
-            raise acp.RequestError.invalid_request({"message": "switch modes while idle"})
+            raise errors.invalid_request("switch modes while idle")
         try:
-            session.mode.current = "default" if mode_id == ALWAYS else modes.mode_of(mode_id)
+            session.mode.current = "acceptEdits" if mode_id == ALWAYS else modes.mode_of(mode_id)
         except ValueError as error:
-            raise acp.RequestError.invalid_params({"modeId": str(error)}) from None
+            raise errors.invalid_params(str(error), modeId=mode_id) from None
         session.commands_always = mode_id == ALWAYS
         return SetSessionModeResponse()
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         session = self._session(session_id)
         if session.running is not None and not session.running.done():
-            raise acp.RequestError.invalid_request(
-                {"message": "a prompt is already running in this session; cancel it first"}
+            raise errors.invalid_request(
+                "a prompt is already running in this session; cancel it first"
             )
         task = prompt_text(prompt)
         if not task.strip():
-            raise acp.RequestError.invalid_params({"prompt": "the prompt has no text"})
+            raise errors.invalid_params("the prompt has no text")
         updates = Updates(self.client, session.id)
         for note in session.notes:
             updates.send(acp.update_agent_message_text(note))
@@ -260,7 +267,7 @@ class AcpAgent:
             setup = prepare_task(session.root, settings, self.clients)
         except ModelError as error:
             await updates.flush()
-            raise acp.RequestError.internal_error({"message": f"{error} {error.hint}"}) from None
+            raise errors.failed(f"{error} {error.hint}".strip()) from None
         if setup.warning and not session.warned:
             # Once per session, as the other doors do: why bash is not sandboxed.
             session.warned = True
@@ -284,6 +291,7 @@ class AcpAgent:
             result = await session.running
         finally:
             session.running = None
+        progress.end_open_step(result.status)
         if session.mode_id != before:  # an approved plan switched to default
             updates.send(
                 CurrentModeUpdate(
@@ -296,9 +304,7 @@ class AcpAgent:
         if result.refused:
             return PromptResponse(stop_reason="refusal", usage=_usage(result), field_meta=meta)
         if result.status == "failed":
-            raise acp.RequestError.internal_error(
-                {"message": f"{result.summary} {result.error_hint}".strip(), **meta["agentls"]}
-            )
+            raise errors.failed(f"{result.summary} {result.error_hint}".strip(), **meta["agentls"])
         stop = STOP_REASONS[result.status]
         return PromptResponse(stop_reason=stop, usage=_usage(result), field_meta=meta)
 
@@ -341,7 +347,7 @@ class AcpAgent:
 def _root(cwd: str) -> Path:
     root = Path(cwd)
     if not root.is_absolute() or not root.is_dir():
-        raise acp.RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
+        raise errors.invalid_params(f"not an absolute folder: {cwd}", cwd=cwd)
     return root
 
 
@@ -349,7 +355,7 @@ def _store(root: Path) -> SessionStore:
     try:
         return SessionStore(root)
     except OSError as error:
-        raise acp.RequestError.internal_error({"message": f"the session store: {error}"}) from None
+        raise errors.failed(f"the session store: {error}") from None
 
 
 def _modes(current: str) -> SessionModeState:
