@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import redaction
 from .agent.conversation import Conversation
+from .agent.conversation import note as agentls_note
 from .agent.loop import Agent, LoopLimits
 from .agent.memory import ProjectMemory
 from .agent.task_result import TaskResult
@@ -208,7 +209,7 @@ def tell_the_model(result: UndoResult, current: Conversation, store: SessionStor
     task, which a resume picks up."""
     if not (result.restored or result.removed):
         return
-    note = [{"type": "text", "text": result.note()}]
+    note = [agentls_note(result.note())]
     if current.messages or current.journal is not None:
         current.add_user(note)
         current.save()

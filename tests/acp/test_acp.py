@@ -486,3 +486,27 @@ def test_a_refusal_is_the_refusal_stop_reason_and_a_failure_an_error(
     assert refused["result"]["_meta"]["agentls"]["outcome"].startswith("failed · 1 step")
     assert "failed ·" not in streamed_text(events)
 
+
+def test_a_replay_shows_the_users_words_not_agentls_notes(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(tool_use("bash", {"command": "sleep 31.5"})), reply(text("not reached")))
+    first = drive(
+        client_installed,
+        root,
+        fake,
+        [
+            {"op": "new"},
+            {"op": "setMode", "mode": "always"},
+            {"op": "prompt", "text": "wait for it", "cancelOnExecute": True},
+        ],
+    )
+    (new,) = responses(first, "new")
+    events = drive(
+        client_installed, root, fake, [{"op": "load", "sessionId": new["result"]["sessionId"]}]
+    )
+    said = [u["content"]["text"] for u in updates(events, "user_message_chunk")]
+    assert said == ["wait for it"]
+    assert "cancelled this task" not in json.dumps(events)
+    # The cancelled call is told as ended, there as it was live.
+    assert [u.get("status") for u in updates(events, "tool_call_update")] == ["failed"]
