@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import re
+from pathlib import Path
 
+from agentls.permissions.modes import MODES
 from agentls.terminal import prompt
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
@@ -26,3 +29,14 @@ async def test_enter_accepts_a_ctrl_r_match_and_enter_again_runs_it() -> None:
 
 async def test_enter_runs_the_line_and_a_trailing_backslash_goes_on() -> None:
     assert await _typed("one \\\rtwo\r", []) == "one \ntwo"
+
+
+def test_the_docs_list_the_slash_commands_the_prompt_has() -> None:
+    """docs/terminal.md's table and the program agree (it once documented `/mode ask|always`
+    where the program took `default|acceptEdits|plan`)."""
+    docs = (Path(__file__).parents[2] / "docs" / "terminal.md").read_text()
+    rows = re.findall(r"^\| `(/\w+)([^`]*)` \|", docs, re.MULTILINE)
+    assert [name for name, _ in rows] == list(prompt.COMMANDS)
+    (mode_arguments,) = [arguments for name, arguments in rows if name == "/mode"]
+    assert mode_arguments.strip(" []").split("\\|") == list(MODES)
+    assert prompt.COMMANDS["/mode"].endswith(" | ".join(MODES))
