@@ -17,6 +17,10 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from ..history.state import private_dir, state_base
 
 PROMPT = "agentls> "
+WELCOME = (
+    "agentls in {root}: each line is a task in one conversation; /help lists the commands. "
+    "Ctrl-C cancels a task, Ctrl-D leaves."
+)
 
 COMMANDS = {
     "/help": "what the commands do",
