@@ -1,5 +1,5 @@
-"""The ACP agent: sessions (one conversation and workspace root each), prompts run as tasks
-on the same loop as the other front ends, cancel, modes for command approval."""
+"""ACP sessions (one conversation and workspace root each): prompts run as tasks on the same
+loop as the other front ends, cancel, the modes, the saved sessions listed and loaded."""
 
 from __future__ import annotations
 
@@ -12,29 +12,19 @@ from typing import Any
 
 import acp
 from acp.schema import (
-    AgentCapabilities,
-    AuthenticateResponse,
     ClientCapabilities,
     CloseSessionResponse,
     CurrentModeUpdate,
     EmbeddedResourceContentBlock,
-    ForkSessionResponse,
-    Implementation,
-    InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
-    McpCapabilities,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
     ResumeSessionResponse,
-    SessionCapabilities,
     SessionInfo,
-    SessionListCapabilities,
     SessionMode,
     SessionModeState,
-    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
     TextContentBlock,
@@ -42,7 +32,6 @@ from acp.schema import (
     Usage,
 )
 
-from .. import __version__
 from ..agent.conversation import Conversation
 from ..agent.task_result import TaskResult
 from ..config.user_settings import load as load_user_settings
@@ -120,55 +109,23 @@ def prompt_text(blocks: list[Any]) -> str:
     return "\n\n".join(part for part in parts if part.strip())
 
 
-class AcpAgent:
-    def __init__(self) -> None:
-        self.client: Any = None
-        self.capabilities: ClientCapabilities | None = None
+class AcpSessions:
+    """The sessions of one connection: what every request but `initialize` needs (the loop,
+    the tools, the store), loaded once the client has been answered (`agent.AcpAgent`)."""
+
+    def __init__(self, client: Any, capabilities: ClientCapabilities | None) -> None:
+        self.client = client
+        self.capabilities = capabilities
         self.sessions: dict[str, AcpSession] = {}
         self.clients = ClientCache()
 
-    def on_connect(self, conn: Any) -> None:
-        self.client = conn
-
-    async def initialize(
-        self,
-        protocol_version: int,
-        client_capabilities: ClientCapabilities | None = None,
-        client_info: Implementation | None = None,
-        **kwargs: Any,
-    ) -> InitializeResponse:
-        self.capabilities = client_capabilities
-        return InitializeResponse(
-            protocol_version=acp.PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=True),
-                # What the SDK routes without its unstable protocol: session/resume and
-                # session/close are refused there, so they are not advertised.
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
-            ),
-            agent_info=Implementation(name="agentls", title="agentls", version=__version__),
-        )
-
-    async def new_session(
-        self,
-        cwd: str,
-        additional_directories: list[str] | None = None,
-        mcp_servers: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> NewSessionResponse:
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None) -> NewSessionResponse:
         root = _root(cwd)
         session = self._open(root, new_conversation(root), mcp_servers)
         return NewSessionResponse(session_id=session.id, modes=_modes(session.mode_id))
 
     async def load_session(
-        self,
-        cwd: str,
-        session_id: str,
-        mcp_servers: list[Any] | None = None,
-        additional_directories: list[str] | None = None,
-        **kwargs: Any,
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None
     ) -> LoadSessionResponse:
         session = self._resume(cwd, session_id, mcp_servers)
         updates = Updates(self.client, session.id)
@@ -177,19 +134,12 @@ class AcpAgent:
         return LoadSessionResponse(modes=_modes(session.mode_id))
 
     async def resume_session(
-        self,
-        session_id: str,
-        cwd: str,
-        additional_directories: list[str] | None = None,
-        mcp_servers: list[Any] | None = None,
-        **kwargs: Any,
+        self, session_id: str, cwd: str, mcp_servers: list[Any] | None
     ) -> ResumeSessionResponse:
         session = self._resume(cwd, session_id, mcp_servers)
         return ResumeSessionResponse(modes=_modes(session.mode_id))
 
-    async def list_sessions(
-        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
-    ) -> ListSessionsResponse:
+    async def list_sessions(self, cwd: str | None) -> ListSessionsResponse:
         if cwd is None:
             raise errors.invalid_params("session/list needs a cwd: sessions are kept per folder")
         root = _root(cwd)
@@ -232,9 +182,7 @@ class AcpAgent:
             raise errors.invalid_params(f"no session {session_id}", sessionId=session_id)
         return session
 
-    async def set_session_mode(
-        self, session_id: str, mode_id: str, **kwargs: Any
-    ) -> SetSessionModeResponse:
+    async def set_session_mode(self, session_id: str, mode_id: str) -> SetSessionModeResponse:
         session = self._session(session_id)
         if session.running is not None and not session.running.done():
             raise errors.invalid_request("switch modes while idle")
@@ -245,7 +193,7 @@ class AcpAgent:
         session.commands_always = mode_id == ALWAYS
         return SetSessionModeResponse()
 
-    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+    async def prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
         session = self._session(session_id)
         if session.running is not None and not session.running.done():
             raise errors.invalid_request(
@@ -308,40 +256,15 @@ class AcpAgent:
         stop = STOP_REASONS[result.status]
         return PromptResponse(stop_reason=stop, usage=_usage(result), field_meta=meta)
 
-    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+    async def cancel(self, session_id: str) -> None:
         session = self.sessions.get(session_id)
         if session is not None and session.running is not None:
             session.running.cancel()
 
-    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+    async def close_session(self, session_id: str) -> CloseSessionResponse:
         await self.cancel(session_id)
         self.sessions.pop(session_id, None)
         return CloseSessionResponse()
-
-    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
-        # No methods are offered: the key comes from the user's environment or config.
-        return None
-
-    async def set_config_option(
-        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
-    ) -> SetSessionConfigOptionResponse | None:
-        raise acp.RequestError.method_not_found("session/set_config_option")
-
-    async def fork_session(
-        self,
-        session_id: str,
-        cwd: str,
-        additional_directories: list[str] | None = None,
-        mcp_servers: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> ForkSessionResponse:
-        raise acp.RequestError.method_not_found("session/fork")
-
-    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        raise acp.RequestError.method_not_found(method)
-
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        log.info("ignored the ACP notification %s", method)
 
 
 def _root(cwd: str) -> Path:
@@ -371,8 +294,3 @@ def _usage(result: TaskResult) -> Usage:
         cached_read_tokens=usage.cache_read,
         cached_write_tokens=usage.cache_write,
     )
-
-
-def serve() -> None:
-    """Serve ACP on stdin/stdout until the client closes it."""
-    asyncio.run(acp.run_agent(AcpAgent()))
