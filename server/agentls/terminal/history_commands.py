@@ -94,9 +94,8 @@ def _undo_plan(repository: ShadowRepository, target: int | None, overwrite: list
     last = plan(repository, target, overwrite)
     if target is not None or last.restores or last.conflicts:
         return last
-    earlier = [
-        c for c in repository.checkpoints() if c.kind == "task" and c.id < last.target.id
-    ][-_LOOKED_BACK:]
+    tasks = [c for c in repository.checkpoints() if c.kind == "task"]
+    earlier = [c for c in tasks if c.id < last.target.id][-_LOOKED_BACK:]
     for checkpoint in reversed(earlier):
         found = plan(repository, checkpoint.id, overwrite)
         if found.restores:
