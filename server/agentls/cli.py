@@ -214,21 +214,21 @@ def _converse(arguments: argparse.Namespace) -> int:
     from .terminal.first_prompt import LoadFailed, first_line
     from .terminal.prompt import WELCOME
 
-    flags = (
-        arguments.yes,
-        arguments.provider,
-        arguments.model,
-        arguments.max_steps,
-        arguments.sandbox,
-        arguments.sandbox_network,
-        arguments.mode,
-    )
-
-    def load() -> Any:
+    def load() -> Any:  # in the loading thread
         from .terminal import history_commands  # noqa: F401 (loaded here, used below)
         from .terminal.run import Flags, prepare_conversation
 
-        return prepare_conversation(Flags(*flags))
+        return prepare_conversation(
+            Flags(
+                arguments.yes,
+                arguments.provider,
+                arguments.model,
+                arguments.max_steps,
+                arguments.sandbox,
+                arguments.sandbox_network,
+                arguments.mode,
+            )
+        )
 
     try:
         first = asyncio.run(first_line(WELCOME.format(root=Path.cwd()), load))
@@ -239,14 +239,13 @@ def _converse(arguments: argparse.Namespace) -> int:
         print()
         return 0
     from .terminal.history_commands import saved_session
-    from .terminal.run import RunOptions, Started, run_in_terminal
+    from .terminal.run import RunOptions, Started, go_on
 
     for line in first.loaded.said:  # not shown yet: the line was typed first
         print(line)
     session, _ = saved_session(Path.cwd(), None, False)
     started = Started(first.line, first.loaded.value)
-    options = RunOptions(arguments.yes, None, "")
-    return run_in_terminal(None, options, *flags[1:6], session, arguments.mode, started)
+    return go_on(started, RunOptions(arguments.yes, None, ""), session)
 
 
 def _run(arguments: argparse.Namespace) -> int:

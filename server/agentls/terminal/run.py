@@ -14,7 +14,7 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
@@ -273,21 +273,26 @@ def run_in_terminal(
     sandbox_network: bool | None,
     session: Conversation | None,
     mode: str | None = None,
-    started: Started | None = None,
 ) -> int:
     """Run `task`, or with None a conversation, in the current directory. `session` is the
     conversation to go on with (a saved one, to continue it), None for a new one. The
-    settings are the user's file's (`~/.config/agentls/settings.json`), the flags given on
-    top; `started`: a conversation begun at the first prompt, its settings made then."""
-    if started is not None:
-        settings = started.prepared.settings
-    else:
-        flags = Flags(options.yes, provider, model, max_steps, sandbox, sandbox_network, mode)
-        settings, problems = flags.settings()
-        for problem in problems:
-            sys.stderr.write(f"agentls: {problem}\n")
+    settings are the user's file's (`~/.config/agentls/settings.json`), the flags given on top."""
+    flags = Flags(options.yes, provider, model, max_steps, sandbox, sandbox_network, mode)
+    settings, problems = flags.settings()
+    for problem in problems:
+        sys.stderr.write(f"agentls: {problem}\n")
+    return _in_loop(_run(task, settings, options, session or Conversation()))
+
+
+def go_on(started: Started, options: RunOptions, session: Conversation) -> int:
+    """The conversation begun at the first prompt (`first_prompt.py`), from its first line."""
+    settings = started.prepared.settings
+    return _in_loop(_run(None, settings, options, session, started))
+
+
+def _in_loop(run: Coroutine[Any, Any, int]) -> int:
     try:
-        return asyncio.run(_run(task, settings, options, session or Conversation(), started))
+        return asyncio.run(run)
     except KeyboardInterrupt:  # before the Ctrl-C handler was in place: nothing had begun
         sys.stdout.write("\n")
         return EXIT_CODES["cancelled"]
