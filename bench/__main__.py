@@ -27,6 +27,7 @@ from .big_repos import (
 )
 from .checkpoints import CheckpointCost, checkpoint_cost, make_workspace
 from .editor import BenchEditor, server_command
+from .first_answers import FirstAnswer, time_to_initialize, time_to_prompt
 from .mcp_tools import MCP_TOOLS, with_mcp_tools
 from .report import (
     Row,
@@ -113,6 +114,8 @@ QUICK = Plan(
 class Results:
     plan: Plan
     startup: dict[str, Startup]
+    prompt: FirstAnswer
+    acp: FirstAnswer
     greeting: Comparison
     mcp: Trajectory
     reads: Comparison
@@ -142,6 +145,7 @@ async def measure(plan: Plan) -> Results:
         paths = make_modules(root, plan.steps)
         env = environment(fake.url, home)
         startup = await start_ups(plan.start_ups, env, root)
+        prompt, acp = first_answers(plan.start_ups, env, root)
         editor = BenchEditor(SETTINGS)
         await editor.start(server_command("agentls"), env, root)
         try:
@@ -186,6 +190,8 @@ async def measure(plan: Plan) -> Results:
     return Results(
         plan,
         startup,
+        prompt,
+        acp,
         greeting,
         mcp,
         reads,
@@ -270,6 +276,7 @@ def rows(results: Results) -> list[Row]:
             "bare pygls",
             1.3,
         ),
+        *first_answer_rows(results.prompt, results.acp),
         info(
             "start-up: CPU time of the server to the initialize answer (median)",
             startup["agentls"].cpu_seconds * 1000,
@@ -444,6 +451,40 @@ def big_repository_rows(results: Results) -> list[Row]:
     return rows
 
 
+def first_answers(rounds: int, env: dict[str, str], root: Path) -> tuple[FirstAnswer, FirstAnswer]:
+    """The `agentls>` prompt and `agentls acp`'s initialize, each in turns with its baseline."""
+    return time_to_prompt(rounds, env, root), time_to_initialize(rounds, env, root)
+
+
+def first_answer_rows(prompt: FirstAnswer, acp: FirstAnswer) -> list[Row]:
+    return [
+        ratio_at_most(
+            "start-up: `agentls run` to the `agentls>` prompt drawn (median)",
+            prompt.agentls * 1000,
+            "ms",
+            prompt.bare * 1000,
+            "bare prompt_toolkit prompt",
+            1.5,
+        ),
+        ratio_at_most(
+            "start-up: `agentls acp` spawned to initialize answered (median)",
+            acp.agentls * 1000,
+            "ms",
+            acp.bare * 1000,
+            "bare ACP SDK agent",
+            1.3,
+        ),
+    ]
+
+
+def _first_answers_only(plan: Plan) -> list[Row]:
+    with tempfile.TemporaryDirectory(prefix="agentls-bench-") as temp, FakeAnthropic() as fake:
+        home = Path(temp)
+        root = home / "workspace"
+        root.mkdir()
+        return first_answer_rows(*first_answers(plan.start_ups, environment(fake.url, home), root))
+
+
 def _sandbox_row(cost: SandboxCost, runs: int) -> Row:
     measure = f"bash `true` in the sandbox, side by side with none (median of {runs})"
     if cost.bwrap_ms is not None:
@@ -501,9 +542,17 @@ def _first_and_last(measure: str, per_task: list[float]) -> Row:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer steps and repetitions")
+    parser.add_argument(
+        "--first-answers",
+        action="store_true",
+        help="only the rows of the `agentls>` prompt and of `agentls acp`'s initialize",
+    )
     arguments = parser.parse_args(argv)
     plan = QUICK if arguments.quick else Plan()
-    table = rows(asyncio.run(measure(plan)))
+    if arguments.first_answers:
+        table = _first_answers_only(plan)
+    else:
+        table = rows(asyncio.run(measure(plan)))
     command = "python -m bench --quick" if arguments.quick else "python -m bench"
     print(
         f"agentls benchmarks, {datetime.date.today()}, {len(os.sched_getaffinity(0))} cores, "

@@ -16,6 +16,11 @@ from .edits import Hunk
 
 Block = dict[str, Any]
 """A content block of the Messages API, as plain JSON-ready data."""
+SAID = "agentls_said"
+"""Marks a user text block that is agentls's, not the user's (a note that a task stopped, the
+user's words added to a running task, what undo did): its value is the words of the user it
+holds, "" for none. Saved with the conversation, so a replay (ACP's `session/load`) shows the
+user's own words only; taken off before a request (the API refuses extra fields)."""
 
 
 @dataclass

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .agent.conversation import Conversation
+from .agent.conversation import note as agentls_note
 from .agent.loop import Agent, LoopLimits
 from .agent.memory import ProjectMemory
 from .agent.subagents import delegate
@@ -261,7 +262,7 @@ def tell_the_model(result: UndoResult, current: Conversation, store: SessionStor
     task, which a resume picks up."""
     if not (result.restored or result.removed):
         return
-    note = [{"type": "text", "text": result.note()}]
+    note = [agentls_note(result.note())]
     if current.messages or current.journal is not None:
         current.add_user(note)
         current.save()

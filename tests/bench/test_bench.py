@@ -27,7 +27,7 @@ def test_quick_bench_prints_every_measure() -> None:
         for line in done.stdout.splitlines()
         if line.startswith("| ") and not line.startswith(("| measure", "| ---"))
     }
-    assert len(rows) == 37, done.stdout
+    assert len(rows) == 39, done.stdout
     overhead = rows["fixed overhead: input tokens of the first request, one-word task"]
     assert overhead[-1].strip(" |") == "pass"
     with_mcp = rows["fixed overhead with 100 MCP tools configured (tool_search)"]
@@ -43,3 +43,19 @@ def test_quick_bench_prints_every_measure() -> None:
     searches = [cells for name, cells in rows.items() if "files of real source" in name]
     assert len(searches) == 5 and all("counts as rg's" in cells[0] for cells in searches)
     assert "`python -m bench --quick`" in done.stdout and "cores" in done.stdout
+
+
+def test_the_first_answers_rows_run_alone() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--first-answers"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    measures = [line.split(" | ")[0].lstrip("| ") for line in done.stdout.splitlines()[4:]]
+    assert measures == [
+        "start-up: `agentls run` to the `agentls>` prompt drawn (median)",
+        "start-up: `agentls acp` spawned to initialize answered (median)",
+    ]

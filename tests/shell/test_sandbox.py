@@ -77,6 +77,26 @@ async def test_a_command_writes_the_workspace_and_nothing_else(root: Path) -> No
     assert "\n[sandbox] The sandbox refused a write" in text  # one line for the model
 
 
+async def test_a_home_under_tmp_is_there_and_read_only(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Containers and CI often have HOME under /tmp, which the sandbox's private /tmp hid:
+    `~` did not exist inside. It is there, read-only, as a home elsewhere is; the rest of
+    /tmp stays private."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n")
+    (tmp_path / "beside.txt").write_text("not for the sandbox\n")
+    monkeypatch.setenv("HOME", str(home))
+    assert str(home).startswith("/tmp/")
+    command = f"cat ~/.gitconfig; touch ~/new; cat {tmp_path}/beside.txt; echo $HOME"
+    text = await bash(context(root), command)
+    assert "[user]" in text
+    assert "Read-only file system" in text and not (home / "new").exists()
+    assert "not for the sandbox" not in text
+    assert text.rstrip().endswith(str(home))
+
+
 async def test_git_hooks_git_config_and_agentls_settings_and_state_stay_read_only(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

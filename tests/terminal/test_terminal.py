@@ -273,6 +273,24 @@ def test_undo_from_the_terminal_and_continue_the_session(root: Path, fake: FakeA
     assert any("The user undid" in t for t in told)
 
 
+def test_undo_after_a_task_that_changed_nothing_offers_the_last_that_did(
+    root: Path, fake: FakeAnthropic
+) -> None:
+    edit_then_make_a_file(root, fake)
+    assert run(root, fake, "--yes", "change x").returncode == 0
+    fake.script(reply(text("Nothing to change.")))
+    assert run(root, fake, "--continue", "--yes", "just look").returncode == 0
+
+    undone = agentls(root, fake, "undo", stdin="y\n")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert "The last task (just look) changed nothing; the last one that did was 'change x'." in (
+        undone.stdout
+    )
+    assert "Nothing to undo" not in undone.stdout
+    assert "put back  app.py" in undone.stdout and "removed   made.txt" in undone.stdout
+    assert (root / "app.py").read_text() == "x = 1\n" and not (root / "made.txt").exists()
+
+
 def test_resume_with_an_unknown_id_fails(root: Path, fake: FakeAnthropic) -> None:
     done = run(root, fake, "--resume", "nope", "task")
     assert done.returncode == 1 and "no saved session 'nope'" in done.stdout

@@ -83,6 +83,16 @@ class AcpProgress:
         )
         self.current = None
 
+    def end_open_step(self, status: str) -> None:
+        """End the step a cancel (or a failure) cut short: a client shows a tool call left
+        without an end as running for ever."""
+        if self.current is None:
+            return
+        said = "Cancelled." if status == "cancelled" else "Stopped: the task ended here."
+        content = [acp.tool_content(acp.text_block(said))]
+        self.updates.send(acp.update_tool_call(self.current, status="failed", content=content))
+        self.current = None
+
     def output(self, lines: str) -> None:
         """The running command's output so far (its last lines), as the step's content."""
         if self.current is None:

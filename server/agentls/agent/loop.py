@@ -31,7 +31,7 @@ from .budget import Budget
 from .calls import in_model_order
 from .compaction import compact
 from .context import prompt_chars
-from .conversation import Conversation, text_of, tool_result
+from .conversation import Conversation, note, text_of, tool_result
 from .prompt import system_prompt
 from .task_result import CANCELLED_BY_USER, Status, TaskResult
 
@@ -183,13 +183,13 @@ class Agent:
                     return declined
                 if not calls:
                     if turn.stop_reason == "max_tokens":
-                        conversation.add_user([{"type": "text", "text": _CUT_OFF}])
+                        conversation.add_user([note(_CUT_OFF)])
                         continue
                     if conversation.steering:  # added as the model finished: not done yet
                         conversation.add_user(self._steering())
                         continue
                     if (more := await self.tools.hooks.stopping()) is not None:
-                        conversation.add_user([{"type": "text", "text": more}])
+                        conversation.add_user([note(more)])
                         continue
                     return result("done", text_of(turn.content))
                 cut_off = turn.stop_reason == "max_tokens"
@@ -246,11 +246,11 @@ class Agent:
             log.info("elided %d characters of old tool results (context budget)", removed)
         return removed
 
-    def _interrupted(self, note: str) -> None:
+    def _interrupted(self, why: str) -> None:
         """Close the task in the conversation so the next one starts clean and knows why;
         text the user added that never reached the model goes with it."""
         self.conversation.close_open_tool_calls()
-        self.conversation.add_user([{"type": "text", "text": f"({note})"}, *self._steering()])
+        self.conversation.add_user([note(f"({why})"), *self._steering()])
 
     def _steering(self) -> list[Block]:
         """The text the user added since the last step, as blocks for the next request."""
@@ -258,7 +258,7 @@ class Agent:
         self.conversation.steering.clear()
         for text in texts:
             self.progress.steered(text)
-        return [{"type": "text", "text": _STEERED.format(text=text)} for text in texts]
+        return [note(_STEERED.format(text=text), said=text) for text in texts]
 
     async def _call(self, call: Block, summary: str, cut_off: bool, step: int) -> tuple[str, bool]:
         label = f"{call['name']}: {summary}"

@@ -14,7 +14,7 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
@@ -31,17 +31,13 @@ from ..visible import visible
 from ..wiring import TaskSetup, prepare_task
 from .adapters import TerminalApprover, TerminalWorkspace
 from .answers import Answers
+from .first_prompt import Loaded, LoadFailed
 from .headless import Events, HeadlessApprover, HeadlessProgress, HeadlessWorkspace, OutputFormat
-from .prompt import PROMPT, Prompt
+from .prompt import PROMPT, WELCOME, Prompt
 from .screen import Screen
 from .slash import run_command
 
 EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
-
-_WELCOME = (
-    "agentls in {root}: each line is a task in one conversation; /help lists the commands. "
-    "Ctrl-C cancels a task, Ctrl-D leaves."
-)
 
 T = TypeVar("T")
 
@@ -55,6 +51,24 @@ class RunOptions:
     """None: a person at a terminal; else `-p`, for a script."""
     resumed: str = ""
     """The conversation gone on with, in words ("" for a new one)."""
+
+
+@dataclass
+class Prepared:
+    """What a task needs, made before the conversation: its settings and setup."""
+
+    settings: Settings
+    setup: TaskSetup
+    clients: ClientCache
+
+
+@dataclass
+class Started:
+    """A conversation begun at the first prompt (`first_prompt.py`): the line typed there,
+    and what was prepared meanwhile."""
+
+    line: str
+    prepared: Prepared
 
 
 class TerminalSession:
@@ -189,15 +203,19 @@ class TerminalSession:
             if line.strip():
                 return line.strip()
 
-    async def conversation(self) -> int:
-        self.screen.say(_WELCOME.format(root=self.root))
+    async def conversation(self, first: str | None = None) -> int:
+        """Each line a task or a slash command, until the user leaves; `first`: the line
+        typed at the first prompt, below the welcome (`first_prompt.py`)."""
+        if first is None:
+            self.screen.say(WELCOME.format(root=self.root))
         if self.options.resumed:
             self.screen.say(self.options.resumed)
         # A real prompt where someone types; lines read plainly from a pipe, or from a dumb
         # terminal (Emacs's shell edits the line itself, and sends it whole).
         typing = sys.stdin is not None and sys.stdin.isatty() and self.screen.animated
         prompt = Prompt() if typing else None
-        while (line := await self._next_line(prompt)) is not None:
+        while (line := first or await self._next_line(prompt)) is not None:
+            first = None
             if line.startswith("/"):
                 await self._stoppable(run_command(self, line))
             else:
@@ -218,25 +236,33 @@ class TerminalSession:
 
 
 async def _run(
-    task: str | None, settings: Settings, options: RunOptions, session: Conversation
+    task: str | None,
+    settings: Settings,
+    options: RunOptions,
+    session: Conversation,
+    started: Started | None = None,
 ) -> int:
     stream = sys.stdout
     root = Path.cwd()
     loop = asyncio.get_running_loop()
-    clients = ClientCache()
-    try:
-        setup = prepare_task(root, settings, clients)
-    except ModelError as error:
-        stream.write(f"agentls: {error} {error.hint}\n")
-        return EXIT_CODES["failed"]
+    if started is not None:  # its warning was shown at the first prompt
+        prepared = started.prepared
+        setup, clients = prepared.setup, prepared.clients
+    else:
+        clients = ClientCache()
+        try:
+            setup = prepare_task(root, settings, clients)
+        except ModelError as error:
+            stream.write(f"agentls: {error} {error.hint}\n")
+            return EXIT_CODES["failed"]
     terminal = TerminalSession(setup, root, options, stream, session, clients)
     # Before anything is awaited, so no Ctrl-C is left to asyncio's own (a traceback).
     loop.add_signal_handler(signal.SIGINT, terminal.interrupt)
-    if setup.warning:
+    if setup.warning and started is None:
         (sys.stderr if options.output_format else stream).write(f"agentls: {setup.warning}\n")
     try:
         if task is None:
-            return await terminal.conversation()
+            return await terminal.conversation(started.line if started else None)
         if options.resumed and options.output_format is None:
             terminal.screen.say(options.resumed)
         return EXIT_CODES[(await terminal.task(task)).status]
@@ -260,19 +286,63 @@ def run_in_terminal(
     """Run `task`, or with None a conversation, in the current directory. `session` is the
     conversation to go on with (a saved one, to continue it), None for a new one. The
     settings are the user's file's (`~/.config/agentls/settings.json`), the flags given on top."""
-    settings, problems = user_settings.load(
-        approveCommands="always" if options.yes else None,
-        provider=provider,
-        model=model,
-        maxSteps=max_steps,
-        sandbox=sandbox,
-        sandboxNetwork=sandbox_network,
-        mode=mode,
-    )
+    flags = Flags(options.yes, provider, model, max_steps, sandbox, sandbox_network, mode)
+    settings, problems = flags.settings()
     for problem in problems:
         sys.stderr.write(f"agentls: {problem}\n")
+    return _in_loop(_run(task, settings, options, session or Conversation()))
+
+
+def go_on(started: Started, options: RunOptions, session: Conversation) -> int:
+    """The conversation begun at the first prompt (`first_prompt.py`), from its first line."""
+    settings = started.prepared.settings
+    return _in_loop(_run(None, settings, options, session, started))
+
+
+def _in_loop(run: Coroutine[Any, Any, int]) -> int:
     try:
-        return asyncio.run(_run(task, settings, options, session or Conversation()))
+        return asyncio.run(run)
     except KeyboardInterrupt:  # before the Ctrl-C handler was in place: nothing had begun
         sys.stdout.write("\n")
         return EXIT_CODES["cancelled"]
+
+
+@dataclass(frozen=True)
+class Flags:
+    """What `agentls run`'s flags set on top of the user's settings file."""
+
+    yes: bool = False
+    provider: str | None = None
+    model: str | None = None
+    max_steps: int | None = None
+    sandbox: Literal["auto", "required", "off"] | None = None
+    sandbox_network: bool | None = None
+    mode: str | None = None
+
+    def settings(self) -> tuple[Settings, list[str]]:
+        """The settings, and the problems of the user's file."""
+        return user_settings.load(
+            approveCommands="always" if self.yes else None,
+            provider=self.provider,
+            model=self.model,
+            maxSteps=self.max_steps,
+            sandbox=self.sandbox,
+            sandboxNetwork=self.sandbox_network,
+            mode=self.mode,
+        )
+
+
+def prepare_conversation(flags: Flags) -> Loaded[Prepared]:
+    """The settings and the task's setup (the model's SDK imported with its client), made in
+    a thread while the first line is typed; what the user should read, as lines. Raises
+    LoadFailed when no task can run (no API key, say)."""
+    settings, problems = flags.settings()
+    clients = ClientCache()
+    try:
+        setup = prepare_task(Path.cwd(), settings, clients)
+    except ModelError as error:
+        raise LoadFailed(f"{error} {error.hint}".strip()) from None
+    said = [f"agentls: {problem}" for problem in problems]
+    if setup.warning:
+        said.append(f"agentls: {setup.warning}")
+    return Loaded(Prepared(settings, setup, clients), said)
