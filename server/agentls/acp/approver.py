@@ -70,13 +70,11 @@ class AcpApprover:
 
     async def _ask(self, call: ToolCallUpdate, options: list[PermissionOption]) -> str | None:
         async with self.asking:
+            # The step's tool_call (and an edit's diff) go through the update queue, the
+            # question straight to the client: without the flush a client hears of the
+            # question first.
+            await self.progress.updates.flush()
             return await ask(self.client, self.session_id, call, options)
-
-    async def _ask(self, call: ToolCallUpdate, options: list[PermissionOption]) -> str | None:
-        # The step's tool_call (and an edit's diff) go through the update queue, the question
-        # straight to the client: without the flush a client hears of the question first.
-        await self.progress.updates.flush()
-        return await ask(self.client, self.session_id, call, options)
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
         title = f"{command} (outside the sandbox)" if unsandboxed else command
