@@ -26,10 +26,15 @@ class _OneAtATime:
         return SimpleNamespace(outcome=AllowedOutcome(option_id="allow", outcome="selected"))
 
 
+class _NothingQueued:
+    async def flush(self) -> None:
+        return None
+
+
 async def test_questions_are_put_one_at_a_time() -> None:
     """L2: the read-only calls of a turn run together; their questions must not."""
     client = _OneAtATime()
-    progress = SimpleNamespace(current=None)
+    progress = SimpleNamespace(current=None, updates=_NothingQueued())
     approver = AcpApprover(client, "s", progress, SimpleNamespace())  # type: ignore[arg-type]
     answers = await asyncio.gather(
         approver.approve("read_file a.txt"),
