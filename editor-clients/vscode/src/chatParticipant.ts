@@ -70,6 +70,9 @@ class ReplyStream implements TaskListener {
       this.stream.progress(what);
       return;
     }
+    if (step.tool === 'agent' && this.subagents.repeats(step.detail)) {
+      return; // the subagent's block just said it all
+    }
     this.newParagraph();
     const file = FILE_TOOLS.has(step.tool) ? workspaceFile(step.summary) : undefined;
     const mark = step.state === 'succeeded' ? '✓' : '✗';

@@ -2,6 +2,8 @@
 // subagent as one block. VS Code's stable chat API (1.104) has no part an extension can fold:
 // the Chat view's Markdown sanitizer drops <details> and <summary>, and the progress parts
 // that group ("task" progress, thinking) are proposed API, closed to a published extension.
+// (The Chat view of code-server 4.139 does fold a reply's progress lines, the live steps,
+// into its "Completed N steps" list once the reply goes on.)
 // Reply parts cannot be changed once sent and subagents run at once, so a subagent's steps
 // are kept until it ends and then sent together, quoted under its line: never interleaved
 // with another's. No `vscode` import (unit-tested).
@@ -40,6 +42,8 @@ export function markdownText(text: string): string {
 
 export class SubagentParts {
   private readonly running = new Map<string, Running>();
+  /** The figures of the blocks sent, until the `agent` step's end repeats them. */
+  private readonly told = new Set<string>();
 
   constructor(private readonly parts: ReplyParts) {}
 
@@ -70,6 +74,15 @@ export class SubagentParts {
     const running = this.running.get(params.subagent);
     this.running.delete(params.subagent);
     this.parts.markdown(block(running, params));
+    if (params.detail) {
+      this.told.add(params.detail);
+    }
+  }
+
+  /** Whether the task's `agent` step that ended with `detail` only repeats a block's line
+   * (its result's last line is the subagent's figures). */
+  repeats(detail: string | undefined): boolean {
+    return detail !== undefined && this.told.delete(detail);
   }
 
   /** The task ended with subagents whose end never came (the server stopped): say so. */

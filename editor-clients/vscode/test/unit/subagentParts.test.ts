@@ -32,6 +32,10 @@ describe('subagent parts', () => {
       '✓ **find beta** — Explore agent\\-2: done · 1 step · 90 tokens\n>\n> ✗ grep: beta — no match  \n\n',
       '✓ **find alpha** — Explore agent\\-1: done · 2 steps · 220 tokens\n>\n> ✓ read\\_file: a\\.py — read a\\.py  \n\n',
     ]);
+    // The task's `agent` steps end with the same figures: said once.
+    assert.ok(subagents.repeats('Explore agent-1: done · 2 steps · 220 tokens'));
+    assert.ok(!subagents.repeats('Explore agent-1: done · 2 steps · 220 tokens'));
+    assert.ok(!subagents.repeats('No subagent type \'x\'; the types are Explore.'));
   });
 
   it('quotes a nested subagent once more, and ends those the task left running', () => {
