@@ -59,6 +59,7 @@ from .runs import (
 from .sandbox_cost import SandboxCost, sandbox_cost
 from .search import GREP_BOUND_SECONDS, STEPS, SearchStep, make_tree, search_steps
 from .streaming import DELTA_CHARS, Streamed, streamed_write
+from .subagents import ParallelExplorers, first_prompt_without_subagents, parallel_explorers
 from .trajectory import make_modules
 
 
@@ -85,6 +86,8 @@ class Plan:
     """And the big tree's."""
     streamed_bytes: int = 200_000
     idle_seconds: float = 5.0
+    explore_delay: float = 0.5
+    """The fake model's wait before each of a subagent's answers."""
 
 
 QUICK = Plan(
@@ -106,6 +109,7 @@ QUICK = Plan(
     undo_files=200,
     streamed_bytes=20_000,
     idle_seconds=0.5,
+    explore_delay=0.2,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -136,6 +140,9 @@ class Results:
     streamed: Streamed
     reads_together: ParallelReads
     idle_kib: int
+    without_subagents_tokens: int
+    """The one-word task's first request with `subagents.maxDepth` 0."""
+    explorers: ParallelExplorers
 
 
 async def measure(plan: Plan) -> Results:
@@ -151,12 +158,16 @@ async def measure(plan: Plan) -> Results:
         try:
             greeting, reads = await compare(editor, fake, env, root, paths, plan.rounds)
             soaked = await soak(editor, fake, paths, plan.soak_tasks)
+            explorers = await parallel_explorers(
+                editor, fake, paths, plan.explore_delay, plan.rounds
+            )
             shared = None
             if not plan.edit_server_of_its_own:
                 shared = await big_edits(editor, fake, root, plan.edit_bytes, plan.edits)
         finally:
             await editor.close()
         mcp = await with_mcp_tools(fake, env, root)
+        without_subagents = await first_prompt_without_subagents(fake, env, root)
         edit = shared or await big_edits_in_own_server(fake, env, root, plan.edit_bytes, plan.edits)
         hunks = hunk_cost(plan.edit_lines, 3 * plan.edits)
         # A file of that many lines, of about the bytes they take in source code.
@@ -212,6 +223,8 @@ async def measure(plan: Plan) -> Results:
         streamed,
         together,
         idle_kib,
+        without_subagents,
+        explorers,
     )
 
 
@@ -332,9 +345,35 @@ def rows(results: Results) -> list[Row]:
             50,
         ),
         info("the same: CPU time, agentls and git", checkpoint.cpu_median * 1000, "ms", None, ""),
+        *_subagent_rows(results),
         *(_search_row(step, results.tree_files) for step in results.search),
         *(_big_search_row(step, results.big_tree_files) for step in results.big_search),
         *big_repository_rows(results),
+    ]
+
+
+def _subagent_rows(results: Results) -> list[Row]:
+    explorers = results.explorers
+    return [
+        added_at_most(
+            "fixed cost of the agent tool (subagents): input tokens of the first request, "
+            "one-word task",
+            results.greeting.agentls[0].first_prompt_tokens,
+            "tokens",
+            results.without_subagents_tokens,
+            "subagents.maxDepth 0",
+            250,
+        ),
+        ratio_at_most(
+            f"2 Explore subagents of one turn ({explorers.slower_turns} and "
+            f"{explorers.slower_turns - 1} model turns of {explorers.delay:g} s), beside the "
+            f"slower alone (median of {results.plan.rounds})",
+            explorers.together_seconds * 1000,
+            "ms",
+            explorers.slower_alone_seconds * 1000,
+            "slower alone",
+            1.3,
+        ),
     ]
 
 

@@ -32,6 +32,10 @@ def test_quick_bench_prints_every_measure() -> None:
     assert overhead[-1].strip(" |") == "pass"
     with_mcp = rows["fixed overhead with 100 MCP tools configured (tool_search)"]
     assert with_mcp[-1].strip(" |") == "pass"
+    agent_tool = next(cells for name, cells in rows.items() if "fixed cost of the agent" in name)
+    assert "(subagents.maxDepth 0)" in agent_tool[2] and agent_tool[-1].strip(" |") == "pass"
+    explorers = next(cells for name, cells in rows.items() if "2 Explore subagents" in name)
+    assert "(slower alone)" in explorers[2] and explorers[4] == "≤ 1.3x"
     billed = next(cells for name, cells in rows.items() if name.startswith("billed input"))
     assert float(billed[3].rstrip("x")) < 1  # cheaper than the naive loop even on a short run
     wire = next(cells for name, cells in rows.items() if "on the wire" in name)

@@ -14,10 +14,12 @@ from pathlib import Path
 from unittest import mock
 
 from agentls.cli import main
+from agentls.interfaces import SubagentShown
 from agentls.shell.sandbox.bubblewrap import no_user_namespaces
 from agentls.terminal.screen import Screen
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
+from rich.console import Console
 from scripts import edit_then_make_a_file
 
 
@@ -333,6 +335,34 @@ def test_a_step_without_a_summary_shows_no_dangling_colon() -> None:
     stream = io.StringIO()
     Screen(stream).step("todo_write", "")
     assert stream.getvalue() == "\n▸ todo_write\n"
+
+
+def test_each_running_subagent_has_a_spinner_under_the_tasks() -> None:
+    screen = Screen(io.StringIO())
+    screen.step("agent", "find x")
+
+    def moving() -> list[str]:
+        drawn = io.StringIO()
+        Console(file=drawn, width=80, no_color=True).print(screen.moving())
+        return [line.rstrip() for line in drawn.getvalue().splitlines()]
+
+    first = screen.subagent(SubagentShown("agent-1", "Explore", "find x", "toolu_1"))
+    second = screen.subagent(SubagentShown("agent-2", "Explore", "find y", "toolu_2"))
+    first.step("read_file", "app.py")
+    # Each its own line, spinner first, under the task's: the step it is at, for how long.
+    task, one, two = moving()
+    assert task.endswith("agent · 0s")
+    assert one.startswith("      ") and one.endswith(" agent-1 · read_file · 0s")
+    assert two.startswith("      ") and two.endswith(" agent-2 · thinking · 0s")
+    first.step_done("read_file", "app.py", True, "read app.py")
+    first.finished(True, "Explore agent-1: done · 2 steps")
+    _, left = moving()
+    assert left.endswith(" agent-2 · thinking · 0s")
+    second.finished(False, "Explore agent-2: cancelled")
+    assert len(moving()) == 1
+    screen.subagent(SubagentShown("agent-3", "Explore", "find z", "toolu_3"))
+    screen.finish()  # cancelled: no spinner of its outlives the task
+    assert screen.moving() is None and screen.running_subagents == {}
 
 
 def test_the_users_settings_file_applies_and_flags_win(tmp_path: Path, fake: FakeAnthropic) -> None:

@@ -23,6 +23,7 @@ import { bundledWheel, existingEnvironment, makeEnvironment, NoPython } from './
 import { findProgram, type Launch, privateFolder, serverExecutable } from './launch';
 import { pythonExtensionInterpreter } from './pythonExtension';
 import { BadServerCommand, SECTION, SERVER_PROGRAM, serverCommand, serverSettings } from './settings';
+import type { SubagentParams } from './subagentParts';
 import { TaskEvents } from './taskEvents';
 import type { StepParams, Transcript } from './transcript';
 import type { EditorApi } from './vscodeApi';
@@ -139,6 +140,10 @@ export class AgentServer implements vscode.Disposable {
     client.onNotification('agent/step', (params: StepParams) => {
       this.events.of(params.token)?.step?.(params);
       this.transcript.step(params);
+    });
+    client.onNotification('agent/subagent', (params: SubagentParams) => {
+      this.events.of(params.token)?.subagent?.(params);
+      this.transcript.subagent(params);
     });
     client.onRequest('agent/diagnostics', (params) => this.eyes.diagnostics(params));
     client.onRequest('agent/definition', (params) => this.eyes.locations('vscode.executeDefinitionProvider', params));

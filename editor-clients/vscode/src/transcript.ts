@@ -1,5 +1,6 @@
 // The task transcript: the model's streamed text, each tool step, and how the task ended.
 import { checklist, type PlanItem } from './plan';
+import type { SubagentParams } from './subagentParts';
 import type { Lines } from './vscodeApi';
 
 export interface StepParams {
@@ -60,6 +61,16 @@ export class Transcript {
     } else {
       const mark = step.state === 'succeeded' ? '✓' : '✗';
       this.line(`${indent}${mark} ${what}${step.detail ? ` — ${step.detail}` : ''}`);
+    }
+  }
+
+  /** A subagent's start, naming the `[agent-1]` of its steps (its `agent` step's end says
+   * how it went). */
+  subagent(params: SubagentParams): void {
+    if (params.state === 'started') {
+      const name = params.type ? `${params.type} ${params.subagent}` : params.subagent;
+      const indent = `    ${'  '.repeat(Math.max(0, (params.depth ?? 1) - 1))}`;
+      this.line(`${indent}▸ ${name}${params.description ? `: ${params.description}` : ''}`);
     }
   }
 

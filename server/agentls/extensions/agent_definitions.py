@@ -63,12 +63,12 @@ numbers, the few lines of code that matter, no narration of your search."""
 BUILT_IN: tuple[Definition, ...] = (
     Definition(
         "general-purpose",
-        "every tool of this task; for multi-step work that would fill this conversation",
+        "every tool",
         _GENERAL,
     ),
     Definition(
         "Explore",
-        "read-only; searches the code and reports what it found with paths and line numbers",
+        "read-only; reports findings with paths",
         _EXPLORE,
         read_only=True,
     ),

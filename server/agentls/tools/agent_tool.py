@@ -10,11 +10,11 @@ from .base import BeforeChange, Tool, ToolContext, ToolError
 
 NAME = "agent"
 
+# Lean on purpose: every request carries it, and the first request with 100 MCP tools must
+# stay within 2,500 tokens (bench). Models know the fields from Claude Code's Agent tool.
 _INTRO = (
-    "Hand a self-contained task to a subagent: a fresh conversation that sees nothing of "
-    "this one, so put all it needs in prompt. Only its final report comes back, with its "
-    "steps, tokens and cost. Use it for broad searches or independent questions that would "
-    "fill this conversation; several calls in one turn run at the same time. Types:\n"
+    "Runs prompt in a new conversation that sees none of this one, and returns its report; "
+    "one turn's calls run at once.\n"
 )
 
 
@@ -43,13 +43,9 @@ def agent_tool(types: Sequence[tuple[str, str]]) -> Tool:
         name=NAME,
         description=_INTRO + listed,
         properties={
-            "description": {"type": "string", "description": "3-8 words, shown to the user"},
-            "prompt": {"type": "string", "description": "the whole task for the subagent"},
-            "subagent_type": {
-                "type": "string",
-                "enum": [name for name, _ in types],
-                "description": "default general-purpose",
-            },
+            "description": {"type": "string"},
+            "prompt": {"type": "string"},
+            "subagent_type": {"type": "string", "enum": [name for name, _ in types]},
         },
         required=("description", "prompt"),
         handler=_delegate,

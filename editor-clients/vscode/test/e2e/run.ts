@@ -248,7 +248,8 @@ async function askChat(page: Page, text: string): Promise<void> {
 const SIGN_IN = /sign in/i;
 
 /** @agentls in VS Code's Chat view: a task on the open file, reviewed from the reply's
- * Review button; then a follow-up in the same chat continues the same agentls session. */
+ * Review button; then a follow-up in the same chat continues the same agentls session, and
+ * one more hands a question to a subagent. */
 async function chatTask(editor: Editor, fake: FakeApi, workspace: string, shots: string) {
   const { page } = editor;
   await fake.post('/_fake/script', [
@@ -284,6 +285,22 @@ async function chatTask(editor: Editor, fake: FakeApi, workspace: string, shots:
   assert.ok(requests[2].messages.length > 3, 'the follow-up continued the first task\'s conversation');
   assert.match(JSON.stringify(requests[2].messages[0]), /annotate greet/);
   assert.strictEqual(await page.locator('.monaco-dialog-box', { hasText: SIGN_IN }).count(), 0, 'no sign-in dialog');
+
+  // A subagent: its steps shown while it works, then its block (line, figures, steps).
+  await fake.post('/_fake/script', [
+    toolUse('agent', { description: 'find greet', prompt: 'Where is greet defined?', subagent_type: 'Explore' }),
+    toolUse('read_file', { path: 'app.py' }),
+    { text: 'greet is at app.py:1' },
+    { text: 'The subagent found it.' },
+  ]);
+  await askChat(page, '@agentls where is greet?');
+  const found = await waitForChat(page, /The subagent found it\./);
+  await page.screenshot({ path: path.join(shots, 'chat-subagent.png') });
+  assert.match(found, /find greet — Explore agent-1: done · 2 steps/);
+  assert.match(found, /✓ read_file: app\.py — /);
+  assert.doesNotMatch(found, /✓ agent: find greet/, 'the agent step\'s end repeats the block: left out');
+  const subagent = (await fake.requests())[4];
+  assert.doesNotMatch(JSON.stringify(subagent.messages), /annotate greet/, 'the subagent saw none of the chat');
   fs.writeFileSync(path.join(workspace, 'app.py'), APP); // as the next scenario expects it
 }
 
