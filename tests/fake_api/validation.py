@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .billing import prompt_blocks
+from .images import messages_image_problem
 from .limits import MAX_CACHE_BREAKPOINTS
 
 
@@ -21,6 +22,8 @@ def validate_request(body: Mapping[str, Any]) -> str | None:
     for i, m in enumerate(messages):
         if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
             return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+    if said := messages_image_problem(body):
+        return said
     marked = sum(1 for _, bp in prompt_blocks(body) if bp)
     if marked > MAX_CACHE_BREAKPOINTS:
         return (
