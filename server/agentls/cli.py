@@ -65,6 +65,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument(
+        "-i",
+        "--image",
+        dest="images",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="attach an image (PNG, JPEG, GIF, WebP) to the first task; repeatable "
+        "(in a line, @path/to/shot.png attaches one too)",
+    )
+    run.add_argument(
         "-p",
         "--print",
         dest="print_task",
@@ -211,7 +222,10 @@ def _run(arguments: argparse.Namespace) -> int:
         print("agentls: --output-format needs a task: agentls run -p TASK", file=sys.stderr)
         return 2
     options = RunOptions(
-        arguments.yes, (arguments.output_format or "text") if headless else None, resumed
+        arguments.yes,
+        (arguments.output_format or "text") if headless else None,
+        resumed,
+        tuple(path.absolute() for path in arguments.images),
     )
     return run_in_terminal(
         task,
