@@ -3,6 +3,7 @@ tests/acp/acp_client) against the fake Messages API."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 from fake_api import FakeAnthropic, auth_error, reply, text, tool_use
+from pictures import png
 
 CLIENT = Path(__file__).with_name("acp_client")
 EVERYTHING = (
@@ -398,3 +400,29 @@ def test_a_refusal_is_the_refusal_stop_reason_and_a_failure_an_error(
     # The same outcome line as the other doors, beside the answer rather than in it.
     assert refused["result"]["_meta"]["agentls"]["outcome"].startswith("failed · 1 step")
     assert "failed ·" not in streamed_text(events)
+
+
+def test_an_image_in_the_prompt_reaches_the_model(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    shot = base64.b64encode(png(50, 20)).decode()
+    fake.script(reply(text("A red bar.")))
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [
+            {"op": "new"},
+            {
+                "op": "prompt",
+                "text": "what is this?",
+                "image": {"data": shot, "mimeType": "image/png"},
+            },
+        ],
+    )
+    (init,) = responses(events, "initialize")
+    assert init["result"]["agentCapabilities"]["promptCapabilities"]["image"] is True
+    (image,) = fake.requests[0].images
+    assert image == {"type": "base64", "media_type": "image/png", "data": shot, "where": "user"}
+    assert "what?" in json.dumps(fake.requests[0].body["messages"])
+    assert "A red bar." in streamed_text(events)
