@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from editor_client import EditorClient, approves_commands, editor
-from pictures import png
 from fake_api import FakeAnthropic, reply, text, tool_use
 from lsprotocol import types
+from pictures import png
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 WRITE = os.environ.get("AGENTLS_GOLDEN") == "write"
