@@ -22,6 +22,7 @@ from .image_results import read_image
 from .review_outcome import describe, not_applied
 
 READ_LINES = 2000
+IMAGES_NOTE = "PNG, JPEG, GIF and WebP files come back as the image."
 LINE_CHARS = 2000
 
 
@@ -338,8 +339,7 @@ READ_FILE = Tool(
     description=(
         "Read a text file as the editor has it (unsaved changes included). Lines are "
         "numbered 'N<tab>text'; the numbers are not part of the file. "
-        f"Reads up to {READ_LINES} lines; use offset and limit for more. "
-        "PNG, JPEG, GIF and WebP files come back as the image."
+        f"Reads up to {READ_LINES} lines; use offset and limit for more. {IMAGES_NOTE}"
     ),
     properties={
         "path": _PATH,
