@@ -29,6 +29,7 @@ from .checkpoints import CheckpointCost, checkpoint_cost, make_workspace
 from .editor import BenchEditor, server_command
 from .first_answers import FirstAnswer, time_to_initialize, time_to_prompt
 from .mcp_tools import MCP_TOOLS, with_mcp_tools
+from .new_tools import new_tools_cost
 from .report import (
     Row,
     added_at_most,
@@ -230,6 +231,14 @@ def rows(results: Results) -> list[Row]:
             2000,
             results.greeting.naive[0].first_prompt_tokens,
             "naive",
+        ),
+        added_at_most(
+            "the same: what web_fetch and read_file's images add to it",
+            results.greeting.agentls[0].first_prompt_tokens,
+            "tokens",
+            results.greeting.agentls[0].first_prompt_tokens - new_tools_cost(),
+            "without them",
+            300,
         ),
         at_most(
             f"fixed overhead with {MCP_TOOLS} MCP tools configured (tool_search)",

@@ -67,6 +67,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument(
+        "-i",
+        "--image",
+        dest="images",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="attach an image (PNG, JPEG, GIF, WebP) to the first task; repeatable "
+        "(in a line, @path/to/shot.png attaches one too)",
+    )
+    run.add_argument(
         "-p",
         "--print",
         dest="print_task",
@@ -245,7 +256,8 @@ def _converse(arguments: argparse.Namespace) -> int:
         print(line)
     session, _ = saved_session(Path.cwd(), None, False)
     started = Started(first.line, first.loaded.value)
-    return go_on(started, RunOptions(arguments.yes, None, ""), session)
+    images = tuple(path.absolute() for path in arguments.images)  # for the first line's task
+    return go_on(started, RunOptions(arguments.yes, None, "", images), session)
 
 
 def _run(arguments: argparse.Namespace) -> int:
@@ -268,7 +280,10 @@ def _run(arguments: argparse.Namespace) -> int:
         print("agentls: --output-format needs a task: agentls run -p TASK", file=sys.stderr)
         return 2
     options = RunOptions(
-        arguments.yes, (arguments.output_format or "text") if headless else None, resumed
+        arguments.yes,
+        (arguments.output_format or "text") if headless else None,
+        resumed,
+        tuple(path.absolute() for path in arguments.images),
     )
     return run_in_terminal(
         task,

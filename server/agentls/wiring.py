@@ -130,6 +130,7 @@ class TaskSetup:
                 self.env,
                 settings.request_timeout,
             )
+            built.web_search = settings.web_search and endpoint.profile.wire == "anthropic"
             return built, name
         return self.model.renamed(spec), spec
 
@@ -182,17 +183,28 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
     name = providers.model_id(endpoint.profile, settings.model, env)
     if settings.context_window is None:
         settings = replace(settings, context_window=providers.context_window(name, wire))
+    if settings.vision is None:
+        settings = replace(settings, vision=endpoint.profile.vision)
     adapter = ChatModel if wire == "openai" else AnthropicModel
     shell, warning = _shell(root, settings, secrets)
+    if settings.web_search and wire == "openai":
+        # Said once per session, as the sandbox's warning is: the setting does nothing here.
+        no_search = (
+            f"webSearch is on, but {endpoint.profile.title} (the Chat Completions format) has no "
+            "web search of its own: the model is not offered one. web_fetch still reads pages."
+        )
+        warning = f"{warning} {no_search}" if warning else no_search
+    model = adapter(
+        clients.get(endpoint),
+        name,
+        settings.max_tokens,
+        endpoint,
+        env,
+        settings.request_timeout,
+    )
+    model.web_search = settings.web_search and wire == "anthropic"
     return TaskSetup(
-        adapter(
-            clients.get(endpoint),
-            name,
-            settings.max_tokens,
-            endpoint,
-            env,
-            settings.request_timeout,
-        ),
+        model,
         shell,
         settings,
         secrets,

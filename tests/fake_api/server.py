@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from .billing import Billing, InputUsage, compute_input_usage, output_tokens, over_window
+from .images import chat_images, messages_images
 from .limits import CACHE_LOOKBACK_BLOCKS, DEFAULT_MIN_CACHEABLE_TOKENS, EXHAUSTED_MESSAGE
 from .script import (
     Fault,
@@ -39,6 +40,11 @@ class Recorded:
     headers: dict[str, str]
     received: float = field(default_factory=time.monotonic)
     """When the request arrived (time.monotonic), for timing the client between requests."""
+
+    @property
+    def images(self) -> list[dict[str, Any]]:
+        """The request's images (`fake_api.images`), whichever format it is in."""
+        return messages_images(self.body) + chat_images(self.body)
 
 
 class _Server(ThreadingHTTPServer):

@@ -11,9 +11,26 @@ command('Agent', function(args)
   if args.range > 0 then
     range = require('agentls.selection').from_command(args.line1, args.line2)
   end
-  local task = args.args ~= '' and args.args or nil
-  require('agentls').run(task, { bufnr = 0, range = range })
-end, { nargs = '*', range = true, desc = 'agentls: run a task against the current buffer' })
+  -- `-i {file}` (repeatable) attaches an image; the other words are the task.
+  local words, images = {}, {}
+  local i = 1
+  while i <= #args.fargs do
+    if args.fargs[i] == '-i' and args.fargs[i + 1] then
+      table.insert(images, vim.fn.fnamemodify(vim.fn.expand(args.fargs[i + 1]), ':p'))
+      i = i + 2
+    else
+      table.insert(words, args.fargs[i])
+      i = i + 1
+    end
+  end
+  local task = #words > 0 and table.concat(words, ' ') or nil
+  require('agentls').run(task, { bufnr = 0, range = range, images = images })
+end, {
+  nargs = '*',
+  range = true,
+  complete = 'file',
+  desc = 'agentls: run a task against the current buffer (-i {file} attaches an image)',
+})
 
 command('AgentCancel', function()
   require('agentls').cancel()

@@ -4,6 +4,7 @@
 // reply names. `/ask` is a plain question to the chat's model (agentls's own, by default).
 import * as vscode from 'vscode';
 import { type Checkpoint, type SavedSession, type ServerCommand } from './history';
+import { referencedImages } from './images';
 import { checklist, type PlanItem } from './plan';
 import { taskArguments, type TaskProgress } from './progress';
 import type { Reviewer } from './review';
@@ -148,7 +149,9 @@ export class ChatParticipant {
     try {
       await this.enterSession(context);
       stream.button({ command: 'agentls.cancel', title: 'Cancel' });
-      const result = await this.progress.run(taskArguments(task), { listener: reply, cancel: token });
+      // Images attached or pasted in the Chat view go along (agent.runTask's `images`).
+      const images = await referencedImages(request.references);
+      const result = await this.progress.run(taskArguments(task, images), { listener: reply, cancel: token });
       if (!result) {
         return {};
       }

@@ -12,10 +12,12 @@ from typing import Any
 
 import acp
 from acp.schema import (
+    BlobResourceContents,
     ClientCapabilities,
     CloseSessionResponse,
     CurrentModeUpdate,
     EmbeddedResourceContentBlock,
+    ImageContentBlock,
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
@@ -32,6 +34,7 @@ from acp.schema import (
     Usage,
 )
 
+from .. import images
 from ..agent.conversation import Conversation
 from ..agent.task_result import TaskResult
 from ..config.user_settings import load as load_user_settings
@@ -102,11 +105,30 @@ def prompt_text(blocks: list[Any]) -> str:
             resource = block.resource
             if isinstance(resource, TextResourceContents):
                 parts.append(f'<attached uri="{resource.uri}">\n{resource.text}\n</attached>')
-            else:
+            elif not _is_image(resource.mime_type):  # an image goes as itself (prompt_images)
                 parts.append(f'<attached uri="{resource.uri}">(binary, not shown)</attached>')
         elif isinstance(block, ResourceContentBlock):
             parts.append(f'<attached uri="{block.uri}">(not included; read it)</attached>')
     return "\n\n".join(part for part in parts if part.strip())
+
+
+def _is_image(mime_type: str | None) -> bool:
+    return bool(mime_type and mime_type.startswith("image/"))
+
+
+def prompt_images(blocks: list[Any]) -> list[images.Image]:
+    """The prompt's images (we declare `promptCapabilities.image`): image blocks, and
+    embedded image resources; each checked and scaled as a file is (CPU work: a thread)."""
+    found: list[images.Image] = []
+    for block in blocks:
+        if isinstance(block, ImageContentBlock):
+            name = block.uri or f"image {len(found) + 1}"
+            found.append(images.from_base64(name, block.data, block.mime_type))
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            if isinstance(resource, BlobResourceContents) and _is_image(resource.mime_type):
+                found.append(images.from_base64(resource.uri, resource.blob, resource.mime_type))
+    return found
 
 
 class AcpSessions:
@@ -200,8 +222,10 @@ class AcpSessions:
                 "a prompt is already running in this session; cancel it first"
             )
         task = prompt_text(prompt)
-        if not task.strip():
+        attached = await asyncio.to_thread(prompt_images, prompt)
+        if not task.strip() and not attached:
             raise errors.invalid_params("the prompt has no text")
+        task = task if task.strip() else "(The user sent the image(s) above without words.)"
         updates = Updates(self.client, session.id)
         for note in session.notes:
             updates.send(acp.update_agent_message_text(note))
@@ -234,7 +258,7 @@ class AcpSessions:
             mcp_servers=session.mcp_servers,
         )
         before = session.mode_id
-        session.running = asyncio.ensure_future(agent.run(task))
+        session.running = asyncio.ensure_future(agent.run(task, images=attached))
         try:
             result = await session.running
         finally:

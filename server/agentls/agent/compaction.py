@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..interfaces import Checkpoints, ModelError, Turn
+from .context import drop_images
 from .conversation import Conversation, note, text_of
 from .task_result import CANCELLED_BY_USER, TaskResult
 
@@ -35,6 +36,8 @@ async def compact(
     if not conversation.messages:
         return TaskResult("done", "Nothing to compact yet.")
     conversation.close_open_tool_calls()
+    # Images first: a summary is text, and the images would cost the summary's request most.
+    drop_images(conversation.messages)
     before = conversation.checkpoint()
     conversation.add_user([{"type": "text", "text": _COMPACT}])
     try:

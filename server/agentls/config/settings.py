@@ -79,6 +79,10 @@ class Settings:
     tool_search_threshold: int = 1500
     hooks: tuple[Hook, ...] = ()
     subagents: SubagentLimits = field(default_factory=SubagentLimits)
+    vision: bool | None = None
+    """None: the provider profile's (providers.Profile.vision), resolved by prepare_task."""
+    web_search: bool = False
+    web_fetch_allow_hosts: tuple[str, ...] = ()
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -148,6 +152,18 @@ def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError("expected true or false")
     return value
+
+
+def _optional_flag(value: Any) -> bool | None:
+    return None if value is None else _flag(value)
+
+
+def _hosts(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and v.strip() and "/" not in v for v in value
+    ):
+        raise ValueError('expected a list of host names, e.g. ["localhost", "intranet.example"]')
+    return tuple(v.strip().lower().rstrip(".") for v in value)
 
 
 def _prefixes(value: Any) -> tuple[str, ...]:
@@ -501,6 +517,38 @@ SETTINGS: tuple[Setting, ...] = (
         "of one turn run at once, `maxSteps` and `maxTokens` per subagent (its steps and "
         "tokens also count against the task's `maxSteps`).",
     ),
+    Setting(
+        "vision",
+        "vision",
+        _optional_flag,
+        {"type": ["boolean", "null"]},
+        None,
+        "Whether the model takes images (read_file of a PNG, JPEG, GIF or WebP; images you "
+        "attach); `false` sends a one-line placeholder instead. `null` (default): the "
+        "provider's profile says (true for `anthropic`, `openai` and `openrouter`).",
+    ),
+    Setting(
+        "webSearch",
+        "web_search",
+        _flag,
+        {"type": "boolean"},
+        False,
+        "Offer the model the provider's own web search (Anthropic's `web_search` server tool, "
+        "billed per search by Anthropic); the OpenAI Chat Completions format has none. "
+        "User settings only.",
+        user_only=True,
+    ),
+    Setting(
+        "webFetch.allowHosts",
+        "web_fetch_allow_hosts",
+        _hosts,
+        {"type": "array", "items": {"type": "string"}},
+        [],
+        "Hosts `web_fetch` may reach although they resolve to a loopback, private or "
+        'link-local address, e.g. `["localhost", "wiki.intranet"]`; every other such address '
+        "is refused. User settings only.",
+        user_only=True,
+    ),
 )
 
 _BY_KEY = {setting.key: setting for setting in SETTINGS}
@@ -526,6 +574,20 @@ def checked(key: str, value: Any) -> Any:
     return _BY_KEY[key].check(value)
 
 
+def flattened(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """`{"webFetch": {"allowHosts": [...]}}` (a JSON file, a Lua table) as the dotted keys
+    `webFetch.allowHosts` that VS Code's settings use: flattened before anything sorts the
+    user-only keys out, so a nested one is never mistaken for another."""
+    flat: dict[str, Any] = {}
+    for key, value in raw.items():
+        nested = isinstance(value, Mapping) and key not in _BY_KEY
+        if nested and any(name.startswith(f"{key}.") for name in _BY_KEY):
+            flat.update((f"{key}.{inner}", item) for inner, item in value.items())
+        else:
+            flat[key] = value
+    return flat
+
+
 def parse(raw: Any) -> tuple[Settings, list[str]]:
     """Settings from the client's object; each bad value is reported and left at its default."""
     settings = Settings()
@@ -535,7 +597,7 @@ def parse(raw: Any) -> tuple[Settings, list[str]]:
         return settings, ["agentls settings must be an object; using the defaults"]
     problems = []
     values: dict[str, Any] = {}
-    for key, value in raw.items():
+    for key, value in flattened(raw).items():
         if key in CLIENT_ONLY:
             continue
         if key not in _BY_KEY:

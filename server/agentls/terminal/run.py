@@ -15,7 +15,7 @@ import json
 import signal
 import sys
 from collections.abc import Awaitable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
@@ -31,6 +31,7 @@ from ..visible import visible
 from ..wiring import TaskSetup, prepare_task
 from .adapters import TerminalApprover, TerminalWorkspace
 from .answers import Answers
+from .attachments import task_images
 from .first_prompt import Loaded, LoadFailed
 from .headless import Events, HeadlessApprover, HeadlessProgress, HeadlessWorkspace, OutputFormat
 from .prompt import PROMPT, WELCOME, Prompt
@@ -51,6 +52,8 @@ class RunOptions:
     """None: a person at a terminal; else `-p`, for a script."""
     resumed: str = ""
     """The conversation gone on with, in words ("" for a new one)."""
+    images: tuple[Path, ...] = ()
+    """Images given with `-i`, for the first task."""
 
 
 @dataclass
@@ -131,6 +134,11 @@ class TerminalSession:
         return self.setup.agent(workspace, approver, progress, self.session, mode=self.mode)
 
     async def task(self, text: str) -> TaskResult:
+        given, self.options = self.options.images, replace(self.options, images=())
+        attached = await task_images(text, given, self.root)
+        if self.options.output_format is None:
+            for image in attached:
+                self.screen.say(image.placeholder or f"(attached {image.size})", "dim")
         agent = self.agent()
         if self.stopped:  # Ctrl-C while starting: the task is not begun
             result = TaskResult("cancelled", CANCELLED_BY_USER)
@@ -139,7 +147,7 @@ class TerminalSession:
                 self.screen.thinking()
             try:
                 # The loop answers a cancel itself, with a `cancelled` result.
-                result = await self._stoppable(agent.run(text))
+                result = await self._stoppable(agent.run(text, images=attached))
             except asyncio.CancelledError:
                 if not self._interrupted:  # the program is stopping, not the user's Ctrl-C
                     raise
