@@ -282,3 +282,11 @@ def described(waiting: dict[str, str]) -> str:
         [f"commands {', '.join('/' + c for c in commands)}"] if commands else []
     )
     return "; ".join(parts)
+
+
+def for_workspace(root: Path, plugin_folders: tuple[str, ...]) -> Shared:
+    """What a door lists for `root`: the user's skills and commands, the plugins' (those of
+    the `plugins` setting and the user's file), the project's once approved."""
+    from .plugins import installed
+
+    return available(root, installed(plugin_folders)[0], Trust(root))

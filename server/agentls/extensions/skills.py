@@ -92,6 +92,14 @@ def _say_once(path: Path, why: str) -> None:
         log.warning("skill %s: %s", path, why)
 
 
+_COLON_VALUE = re.compile(r"^([\w-]+):[ \t]+([^\s\"'\[{|>&*!].*: .*)$", re.MULTILINE)
+
+
+def _quoted(match: re.Match[str]) -> str:
+    value = match[2].rstrip().replace("\\", "\\\\").replace('"', '\\"')
+    return f'{match[1]}: "{value}"'
+
+
 def front_matter(text: str) -> tuple[dict[str, Any], str]:
     """The YAML front matter and the body of a Markdown file; raises ValueError when the
     front matter is missing or is not a YAML mapping."""
@@ -103,12 +111,16 @@ def front_matter(text: str) -> tuple[dict[str, Any], str]:
             break
     else:
         raise ValueError("the front matter has no closing ---")
+    written = "".join(lines[1:end])
     try:
-        loaded = yaml.safe_load("".join(lines[1:end]))
+        loaded = yaml.safe_load(written)
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 2})" if mark is not None else ""
-        raise ValueError(f"the front matter is not YAML{where}") from None
+        try:  # `description: Use when: ...`, unquoted, as other agents accept it
+            loaded = yaml.safe_load(_COLON_VALUE.sub(_quoted, written))
+        except yaml.YAMLError:
+            mark = getattr(error, "problem_mark", None)
+            where = f" (line {mark.line + 1})" if mark is not None else ""
+            raise ValueError(f"the front matter is not YAML{where}") from None
     if not isinstance(loaded, dict):
         raise ValueError("the front matter is not a mapping of fields")
     return loaded, "".join(lines[end + 1 :]).strip("\n")
