@@ -13,7 +13,14 @@ command('Agent', function(args)
   end
   local task = args.args ~= '' and args.args or nil
   require('agentls').run(task, { bufnr = 0, range = range })
-end, { nargs = '*', range = true, desc = 'agentls: run a task against the current buffer' })
+end, {
+  nargs = '*',
+  range = true,
+  desc = 'agentls: run a task against the current buffer (or /name args: a skill or command)',
+  complete = function(arglead, cmdline)
+    return require('agentls.commands').complete(arglead, cmdline)
+  end,
+})
 
 command('AgentCancel', function()
   require('agentls').cancel()
