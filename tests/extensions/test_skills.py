@@ -259,3 +259,14 @@ def test_a_plugin_folder_is_searched_with_its_prefix(tmp_path: Path) -> None:
     skill(base, "lint")
     search(found, base, "plugin", "plugin demo", base.parent, "demo:")
     assert list(found.skills) == ["demo:lint"]
+
+
+def test_the_terminal_prompt_completes_skills_beside_its_own_commands() -> None:
+    from agentls.terminal.prompt import _Commands
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    completer = _Commands(lambda: {"/deploy": "Deploy it.", "/demo:fix": "Fix"})
+    typed = Document("/de", len("/de"))
+    found = [c.text for c in completer.get_completions(typed, CompleteEvent())]
+    assert found == ["/deploy", "/demo:fix"]
