@@ -60,6 +60,7 @@ from .runs import (
 )
 from .sandbox_cost import SandboxCost, sandbox_cost
 from .search import GREP_BOUND_SECONDS, STEPS, SearchStep, make_tree, search_steps
+from .skills import SKILLS, WithSkills, with_skills
 from .streaming import DELTA_CHARS, Streamed, streamed_write
 from .trajectory import make_modules
 
@@ -145,6 +146,7 @@ class Results:
     idle_kib: int
     batch: BatchSpeed
     overhead: TaskOverhead
+    skills: WithSkills
 
 
 async def measure(plan: Plan) -> Results:
@@ -198,6 +200,7 @@ async def measure(plan: Plan) -> Results:
         idle_kib = await idle_memory(env, root, plan.idle_seconds)
         batch = await batch_speed(home / "batches", env, latency=plan.batch_latency)
         overhead = await task_overhead(home / "overhead", env, plan.overhead_files)
+        skills = await with_skills(fake, env, home / "skills-home", root, paths)
     return Results(
         plan,
         startup,
@@ -225,6 +228,7 @@ async def measure(plan: Plan) -> Results:
         idle_kib,
         batch,
         overhead,
+        skills,
     )
 
 
@@ -259,6 +263,21 @@ def rows(results: Results) -> list[Row]:
             2500,
             results.greeting.agentls[0].first_prompt_tokens,
             "no MCP",
+        ),
+        added_at_most(
+            f"fixed overhead with {SKILLS} skills in the catalog",
+            results.skills.first_prompt_tokens,
+            "tokens",
+            results.greeting.agentls[0].first_prompt_tokens,
+            "no skills",
+            1500,
+        ),
+        at_least(
+            f"share of the input tokens read from the cache, {results.skills.steps} steps "
+            "with skills (a skill loaded, then read_file)",
+            results.skills.cache_hit_rate * 100,
+            "%",
+            90,
         ),
         ratio_at_most(
             f"billed input, {plan.steps} x read_file of 6 KB",

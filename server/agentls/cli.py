@@ -136,6 +136,18 @@ def _parser() -> argparse.ArgumentParser:
     hooks = commands.add_parser("hooks", help="the hooks of this project's .agentls/settings.json")
     hooks_commands = hooks.add_subparsers(dest="hooks_command", required=True)
     hooks_commands.add_parser("approve", help="let the project's hooks run, as defined now")
+    skills = commands.add_parser(
+        "skills", help="the skills and commands found here, from where, what was skipped"
+    )
+    skills_commands = skills.add_subparsers(dest="skills_command")
+    skills_commands.add_parser(
+        "approve", help="let the project's skills and commands in, as they are now"
+    )
+    plugin = commands.add_parser("plugin", help="your plugins: add, list, remove")
+    plugin_commands = plugin.add_subparsers(dest="plugin_command", required=True)
+    plugin_commands.add_parser("add", help="add a plugin folder").add_argument("path")
+    plugin_commands.add_parser("list", help="the plugins you added")
+    plugin_commands.add_parser("remove", help="forget a plugin").add_argument("name")
     undo = commands.add_parser(
         "undo", help="undo the agent's changes back to a checkpoint (default: the last task)"
     )
@@ -400,6 +412,15 @@ def main(argv: list[str] | None = None) -> int:
         if arguments.mcp_command == "list":
             return list_servers()
         return approve("mcp", arguments.name)
+    if arguments.command in ("skills", "plugin"):
+        from .terminal import skill_commands
+
+        if arguments.command == "plugin":
+            target = getattr(arguments, "path", None) or getattr(arguments, "name", None)
+            return skill_commands.plugin_command(arguments.plugin_command, target)
+        if arguments.skills_command == "approve":
+            return skill_commands.approve_skills()
+        return skill_commands.list_skills()
     if arguments.command in ("sessions", "undo"):
         from .terminal.history_commands import list_sessions, undo_in_terminal
 

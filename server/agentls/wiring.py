@@ -95,17 +95,21 @@ class TaskSetup:
             notify or (lambda message: progress.text(f"\n(agentls: {message})\n")),
         )
         extensions.context = tools
+        extensions.share()  # the skills' catalog, in the system prompt from the first request
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
         checkpoints = checkpoints_for(workspace.root)
         limits = loop_limits(self.settings)
         agent = Agent(self.model, tools, progress, conversation, limits, memory, checkpoints)
 
         def definitions() -> dict[str, Definition]:
-            """Read once the task's project approvals are through (`submitted`)."""
+            """Read once the task's project approvals are through (`submitted`): the user's
+            own, their plugins' (`plugin:name`), the project's approved ones."""
             user, problems = agent_definitions.parsed(user_definitions())
-            for problem in problems:
+            plugged, wrong = agent_definitions.plugin_definitions(extensions.plugins)
+            for problem in (*problems, *wrong):
                 extensions.notify(problem)
-            return agent_definitions.offered(user, approved_agents(self.project, extensions.trust))
+            project = approved_agents(self.project, extensions.trust)
+            return agent_definitions.offered([*user, *plugged], project)
 
         delegate(agent, definitions, self.subagent_model)
         return agent

@@ -28,8 +28,15 @@ command('Agent', function(args)
 end, {
   nargs = '*',
   range = true,
-  complete = 'file',
-  desc = 'agentls: run a task against the current buffer (-i {file} attaches an image)',
+  desc = 'agentls: run a task against the current buffer (-i {file} attaches an image; '
+    .. '/name args: a skill or command)',
+  complete = function(arglead, cmdline)
+    -- After `-i`, a file; a first word starting with `/`, a skill or command.
+    if cmdline:sub(1, #cmdline - #arglead):match('%-i%s+$') then
+      return vim.fn.getcompletion(arglead, 'file')
+    end
+    return require('agentls.commands').complete(arglead, cmdline)
+  end,
 })
 
 command('AgentCancel', function()

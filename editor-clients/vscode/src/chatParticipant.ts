@@ -106,6 +106,13 @@ function markdownText(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
 }
 
+/** One of `agent.commands`' answer: a skill or command the task text may start with. */
+interface SlashCommand {
+  name: string;
+  description: string;
+  hint: string;
+}
+
 export class ChatParticipant {
   constructor(
     private readonly progress: TaskProgress,
@@ -114,11 +121,31 @@ export class ChatParticipant {
   ) {}
 
   register(extensionUri: vscode.Uri): vscode.Disposable {
+    // `@agentls /name args` for a skill or command the server knows: VS Code's chat API
+    // takes a participant's commands from package.json only, so any other `/name` stays in
+    // the prompt, which the server expands (`agent.commands` lists them).
     const participant = vscode.chat.createChatParticipant(PARTICIPANT, (request, context, stream, token) =>
-      request.command === 'ask' ? this.ask(request, context, stream, token) : this.runTask(request, context, stream, token),
+      request.command === 'ask'
+        ? this.ask(request, context, stream, token)
+        : request.command === 'commands'
+          ? this.listCommands(stream)
+          : this.runTask(request, context, stream, token),
     );
     participant.iconPath = vscode.Uri.joinPath(extensionUri, 'icon.png');
     return participant;
+  }
+
+  private async listCommands(stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+    const commands = (await this.send('agent.commands')) as SlashCommand[];
+    if (commands.length === 0) {
+      stream.markdown('No skills or commands here: see `agentls skills`.');
+      return {};
+    }
+    const lines = commands.map(
+      (c) => `- \`/${c.name}${c.hint ? ' ' + c.hint : ''}\`: ${markdownText(c.description)}`,
+    );
+    stream.markdown(`Run one with \`@agentls /name arguments\`:\n\n${lines.join('\n')}`);
+    return {};
   }
 
   private async runTask(

@@ -12,6 +12,9 @@ from typing import Any
 
 import acp
 from acp.schema import (
+    AvailableCommand,
+    AvailableCommandInput,
+    AvailableCommandsUpdate,
     BlobResourceContents,
     ClientCapabilities,
     CloseSessionResponse,
@@ -31,6 +34,7 @@ from acp.schema import (
     StopReason,
     TextContentBlock,
     TextResourceContents,
+    UnstructuredCommandInput,
     Usage,
 )
 
@@ -38,6 +42,7 @@ from .. import images
 from ..agent.conversation import Conversation
 from ..agent.task_result import TaskResult
 from ..config.user_settings import load as load_user_settings
+from ..extensions.commands import for_workspace
 from ..extensions.mcp_config import ServerSpec, from_acp
 from ..history.sessions import SessionStore
 from ..interfaces import ModelError
@@ -84,6 +89,8 @@ class AcpSession:
     warned: bool = False
     notes: list[str] = field(default_factory=list)
     """Said once, at the start of the next answer (what the session ignored, say)."""
+    commands: list[AvailableCommand] | None = None
+    """The `/` commands last sent to the client (`available_commands_update`)."""
 
     def allow_always(self) -> None:
         self.commands_always = True
@@ -140,10 +147,12 @@ class AcpSessions:
         self.capabilities = capabilities
         self.sessions: dict[str, AcpSession] = {}
         self.clients = ClientCache()
+        self._pending: asyncio.Future[None] | None = None
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None) -> NewSessionResponse:
         root = _root(cwd)
         session = self._open(root, new_conversation(root), mcp_servers)
+        self._later(session)
         return NewSessionResponse(session_id=session.id, modes=_modes(session.mode_id))
 
     async def load_session(
@@ -153,12 +162,14 @@ class AcpSessions:
         updates = Updates(self.client, session.id)
         replay(session.conversation.messages, updates)
         await updates.flush()
+        self._later(session)
         return LoadSessionResponse(modes=_modes(session.mode_id))
 
     async def resume_session(
         self, session_id: str, cwd: str, mcp_servers: list[Any] | None
     ) -> ResumeSessionResponse:
         session = self._resume(cwd, session_id, mcp_servers)
+        self._later(session)
         return ResumeSessionResponse(modes=_modes(session.mode_id))
 
     async def list_sessions(self, cwd: str | None) -> ListSessionsResponse:
@@ -197,6 +208,40 @@ class AcpSessions:
         session.mcp_servers = from_acp(mcp_servers or [])
         self.sessions[session.id] = session
         return session
+
+    def _later(self, session: AcpSession) -> None:
+        """The session's commands, sent once the client knows the session (after the
+        answer that names it)."""
+
+        async def send() -> None:
+            await asyncio.sleep(0)
+            updates = Updates(self.client, session.id)
+            self._commands(session, updates)
+            await updates.flush()
+
+        self._pending = asyncio.ensure_future(send())
+
+    def _commands(self, session: AcpSession, updates: Updates) -> None:
+        """Send the `/` commands (skills, commands, the approved project's) if they changed
+        since last sent."""
+        settings, _ = load_user_settings()
+        commands = [
+            AvailableCommand(
+                name=command.name,
+                description=command.description,
+                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=command.hint))
+                if command.hint
+                else None,
+            )
+            for command in for_workspace(session.root, settings.plugins).listing()
+        ]
+        if commands != session.commands:
+            session.commands = commands
+            updates.send(
+                AvailableCommandsUpdate(
+                    session_update="available_commands_update", available_commands=commands
+                )
+            )
 
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
@@ -264,6 +309,7 @@ class AcpSessions:
         finally:
             session.running = None
         progress.end_open_step(result.status)
+        self._commands(session, updates)  # the project's, once approved in this task
         if session.mode_id != before:  # an approved plan switched to default
             updates.send(
                 CurrentModeUpdate(

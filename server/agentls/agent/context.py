@@ -140,8 +140,9 @@ def _elidable(messages: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], 
                     yield message, index, (shortened, saved)
             elif block.get("type") == "tool_result":
                 chars = block_chars(block)
-                if chars > KEEP_CHARS:
-                    tool = names.get(block.get("tool_use_id", ""), "tool")
+                tool = names.get(block.get("tool_use_id", ""), "tool")
+                # A loaded skill's instructions hold for the whole task: kept.
+                if chars > KEEP_CHARS and tool != "skill":
                     note = _ELIDED_RESULT.format(chars=chars, tool=tool)
                     yield message, index, ({**block, "content": note}, chars - len(note))
 

@@ -98,15 +98,21 @@ class Agent:
         self.limits = limits
         self.memory = memory
         # Built once: the system prompt (and the memory in it) stays byte-stable for the task.
-        self.system = system or system_prompt(
-            tools.workspace.root, memory.prompt() if memory else ""
-        )
+        self._given_system = system
+        self.system = self._system()
         self.checkpoints = checkpoints
         self.budget = budget or Budget(limits.max_steps)
         self.record = record
         self._recording: asyncio.Future[None] | None = None
         self._attached: dict[str, list[Block]] = {}
         """Images a call's tool attached (image_results), by call id, until its result."""
+
+    def _system(self) -> str:
+        """The system prompt: a subagent's own, else the task's rules, memory and skills."""
+        if self._given_system:
+            return self._given_system
+        memory = self.memory.prompt() if self.memory else ""
+        return system_prompt(self.tools.workspace.root, memory, self.tools.skill_catalog)
 
     async def run(
         self, task: str, request: str | None = None, images: Sequence[Image] = ()
@@ -119,6 +125,9 @@ class Agent:
         task, blocked = await self.tools.hooks.submitted(task, not self.conversation.messages)
         if blocked is not None:  # a UserPromptSubmit hook's block: nothing reaches the model
             return TaskResult("failed", blocked)
+        # Again, the same unless the user just approved the project's skills (before any
+        # request of the task, so the prefix stays byte-stable within it).
+        self.system = self._system()
         title = self.conversation.begin_task(words)
         if self.checkpoints is not None:
             # Recorded while the model thinks; awaited before the first step that may change

@@ -50,6 +50,13 @@ def _subagents(value: Any) -> SubagentLimits:
 
 
 @dataclass(frozen=True)
+class SkillOptions:
+    catalog_budget: int | None = None
+    """Characters of the skills' catalog in the system prompt; None: 2 % of the context
+    window's size, at most 8,000 (`extensions/skill_tool.budget`)."""
+
+
+@dataclass(frozen=True)
 class Settings:
     provider: str | None = None
     """None: AGENTLS_PROVIDER, else anthropic (providers.endpoint)."""
@@ -83,6 +90,8 @@ class Settings:
     """None: the provider profile's (providers.Profile.vision), resolved by prepare_task."""
     web_search: bool = False
     web_fetch_allow_hosts: tuple[str, ...] = ()
+    skills: SkillOptions = field(default_factory=SkillOptions)
+    plugins: tuple[str, ...] = ()
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -180,6 +189,19 @@ def _variable_names(value: Any) -> tuple[str, ...]:
         isinstance(v, str) and _VARIABLE_NAME.fullmatch(v) for v in value
     ):
         raise ValueError("expected a list of environment variable names")
+    return tuple(value)
+
+
+def _skill_options(value: Any) -> SkillOptions:
+    if not isinstance(value, Mapping) or set(value) - {"catalogBudget"}:
+        raise ValueError('expected {"catalogBudget": characters or null}')
+    budget = value.get("catalogBudget")
+    return SkillOptions(None if budget is None else _int_in(0, 100_000)(budget))
+
+
+def _folders(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError("expected a list of folders")
     return tuple(value)
 
 
@@ -547,6 +569,34 @@ SETTINGS: tuple[Setting, ...] = (
         "Hosts `web_fetch` may reach although they resolve to a loopback, private or "
         'link-local address, e.g. `["localhost", "wiki.intranet"]`; every other such address '
         "is refused. User settings only.",
+        user_only=True,
+    ),
+    Setting(
+        "skills",
+        "skills",
+        _skill_options,
+        {
+            "type": "object",
+            "properties": {
+                "catalogBudget": {"type": ["integer", "null"], "minimum": 0, "maximum": 100000}
+            },
+            "additionalProperties": False,
+        },
+        {},
+        "Agent Skills: `catalogBudget`, the characters of the skills' names and descriptions "
+        "in the system prompt (`null`, the default: 2 % of the context window's size in "
+        "tokens, at most 8000); over it, descriptions are shortened.",
+    ),
+    Setting(
+        "plugins",
+        "plugins",
+        _folders,
+        {"type": "array", "items": {"type": "string"}},
+        [],
+        "Plugin folders (Claude Code's `.claude-plugin/` or Agent Plugins' `plugin.json`) "
+        "whose skills, commands, hooks and MCP servers you use, beside those `agentls plugin "
+        "add` records in your settings file. User settings only: a plugin's hooks and servers "
+        "run as yours.",
         user_only=True,
     ),
 )

@@ -15,6 +15,7 @@ from ..agent.conversation import Conversation
 from ..agent.loop import Agent
 from ..agent.prompt import task_message
 from ..config import project_settings
+from ..extensions.commands import for_workspace
 from ..extensions.for_task import project_waiting
 from ..extensions.mcp_servers import running
 from ..extensions.trust import Trust
@@ -44,6 +45,7 @@ SESSIONS = "agent.sessions"
 RESUME_SESSION = "agent.resumeSession"
 SET_MODE = "agent.setMode"
 MCP_SERVERS = "agent.mcpServers"
+SLASH_COMMANDS = "agent.commands"
 
 
 def refuse_while_running(ls: AgentServer, message: str) -> None:
@@ -240,6 +242,14 @@ async def mcp_server_list(ls: AgentServer, *arguments: Any) -> list[dict[str, An
     ]  # fmt: skip
 
 
+async def slash_commands(ls: AgentServer, *arguments: Any) -> list[dict[str, Any]]:
+    """The `/` commands a task's text may start with (skills, commands; the project's once
+    approved): `[{"name", "description", "hint"}]`, by name."""
+    settings = await ls.settings()
+    shared = await asyncio.to_thread(for_workspace, ls.root(), settings.plugins)
+    return [command.as_json() for command in shared.listing()]
+
+
 COMMANDS = {
     RUN_TASK: run_task,
     CANCEL: cancel,
@@ -254,4 +264,5 @@ COMMANDS = {
     MODEL: model,
     SET_MODE: set_mode,
     MCP_SERVERS: mcp_server_list,
+    SLASH_COMMANDS: slash_commands,
 }

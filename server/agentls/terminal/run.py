@@ -24,6 +24,7 @@ from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..config import user_settings
 from ..config.settings import Settings
+from ..extensions.commands import for_workspace
 from ..interfaces import Approver, ModelError
 from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
@@ -34,7 +35,7 @@ from .answers import Answers
 from .attachments import task_images
 from .first_prompt import Loaded, LoadFailed
 from .headless import Events, HeadlessApprover, HeadlessProgress, HeadlessWorkspace, OutputFormat
-from .prompt import PROMPT, WELCOME, Prompt
+from .prompt import COMMANDS, PROMPT, WELCOME, Prompt
 from .screen import Screen
 from .slash import run_command
 
@@ -102,6 +103,7 @@ class TerminalSession:
         """Ctrl-C came while nothing could be cancelled (starting up): the run ends."""
         self.headless: HeadlessApprover | None = None
         """The approver of the `-p` task, which tells what nobody could approve."""
+        self._shared: dict[str, str] | None = None
 
     def interrupt(self) -> None:
         """Ctrl-C: stop what runs now (a task, or the wait for a line), nothing more."""
@@ -221,14 +223,26 @@ class TerminalSession:
         # A real prompt where someone types; lines read plainly from a pipe, or from a dumb
         # terminal (Emacs's shell edits the line itself, and sends it whole).
         typing = sys.stdin is not None and sys.stdin.isatty() and self.screen.animated
-        prompt = Prompt() if typing else None
+        prompt = Prompt(self.shared_commands) if typing else None
         while (line := first or await self._next_line(prompt)) is not None:
             first = None
-            if line.startswith("/"):
+            name = line.split(maxsplit=1)[0]
+            if name in COMMANDS or (name.startswith("/") and name not in self.shared_commands()):
                 await self._stoppable(run_command(self, line))
-            else:
+            else:  # a task, or a skill's or command's `/name arguments`, which the task expands
                 await self.task(line)
+                self._shared = None  # the project's may have been approved meanwhile
         return 0
+
+    def shared_commands(self) -> dict[str, str]:
+        """The skills' and commands' `/name`s (the project's once approved), described."""
+        if self._shared is None:
+            shared = for_workspace(self.root, self.setup.settings.plugins)
+            self._shared = {
+                f"/{c.name}": c.description + (f" ({c.hint})" if c.hint else "")
+                for c in shared.listing()
+            }
+        return self._shared
 
     def switch_mode(self, words: list[str]) -> None:
         """`/mode`: the mode now and the others; `/mode MODE`: switch (between tasks)."""

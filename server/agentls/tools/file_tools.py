@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from ..counts import counted
+from ..disk import files
 from ..disk.files import NotText, PathChanged
 from ..disk.paths import refuse_git_metadata, relative, resolve
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
@@ -30,6 +32,15 @@ async def _current_text(
     context: ToolContext, path: str, writing: bool = False
 ) -> tuple[Path, str | None]:
     """The resolved path and its current text, or None if there is no such file."""
+    in_skill = None if writing else _in_loaded_skill(context, path)
+    if in_skill is not None:
+        folder, target = in_skill
+        try:  # from the skill's folder down, through no link
+            return target, await asyncio.to_thread(files.read_text, folder, target)
+        except FileNotFoundError:
+            return target, None
+        except (IsADirectoryError, NotText, OSError) as error:
+            raise ToolError(f"{path} cannot be read: {error}") from None
     target = resolve(context.workspace.root, path)
     if writing:
         refuse_git_metadata(context.workspace.root, target)
@@ -41,6 +52,18 @@ async def _current_text(
         raise ToolError(f"{path} is a directory; use list_files to see what it holds") from None
     except (NotText, PathChanged) as error:
         raise ToolError(str(error)) from None
+
+
+def _in_loaded_skill(context: ToolContext, path: str) -> tuple[Path, Path] | None:
+    """(the skill's folder, the file) for an absolute path into the folder of a skill loaded
+    in this task outside the workspace (a user's skill): read, never written, unasked."""
+    if not path.startswith(("/", "~")):
+        return None
+    target = Path(os.path.normpath(Path(path).expanduser()))  # no `..` out of the folder
+    for folder in context.skills.folders:
+        if target.is_relative_to(folder) and not folder.is_relative_to(context.workspace.root):
+            return folder, target
+    return None
 
 
 async def read_file(context: ToolContext, arguments: dict[str, Any], _: BeforeChange) -> str:
