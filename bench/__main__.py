@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .api import FakeAnthropic
+from .batch import BatchSpeed, TaskOverhead, batch_speed, task_overhead
 from .big_file_edit import HunkCost, hunk_cost
 from .big_repos import (
     BigUndo,
@@ -29,6 +30,7 @@ from .checkpoints import CheckpointCost, checkpoint_cost, make_workspace
 from .editor import BenchEditor, server_command
 from .first_answers import FirstAnswer, time_to_initialize, time_to_prompt
 from .mcp_tools import MCP_TOOLS, with_mcp_tools
+from .new_tools import new_tools_cost
 from .report import (
     Row,
     added_at_most,
@@ -58,6 +60,7 @@ from .runs import (
 )
 from .sandbox_cost import SandboxCost, sandbox_cost
 from .search import GREP_BOUND_SECONDS, STEPS, SearchStep, make_tree, search_steps
+from .skills import SKILLS, WithSkills, with_skills
 from .streaming import DELTA_CHARS, Streamed, streamed_write
 from .subagents import ParallelExplorers, first_prompt_without_subagents, parallel_explorers
 from .trajectory import make_modules
@@ -88,6 +91,9 @@ class Plan:
     idle_seconds: float = 5.0
     explore_delay: float = 0.5
     """The fake model's wait before each of a subagent's answers."""
+    batch_latency: float = 1.0
+    """Seconds the fake model waits before each answer in the batch rows."""
+    overhead_files: int = 20_000
 
 
 QUICK = Plan(
@@ -110,6 +116,8 @@ QUICK = Plan(
     streamed_bytes=20_000,
     idle_seconds=0.5,
     explore_delay=0.2,
+    batch_latency=0.2,
+    overhead_files=300,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -143,6 +151,9 @@ class Results:
     without_subagents_tokens: int
     """The one-word task's first request with `subagents.maxDepth` 0."""
     explorers: ParallelExplorers
+    batch: BatchSpeed
+    overhead: TaskOverhead
+    skills: WithSkills
 
 
 async def measure(plan: Plan) -> Results:
@@ -198,6 +209,9 @@ async def measure(plan: Plan) -> Results:
         ]
         streamed = await streamed_write(plan.streamed_bytes, 3 * plan.rounds)
         idle_kib = await idle_memory(env, root, plan.idle_seconds)
+        batch = await batch_speed(home / "batches", env, latency=plan.batch_latency)
+        overhead = await task_overhead(home / "overhead", env, plan.overhead_files)
+        skills = await with_skills(fake, env, home / "skills-home", root, paths)
     return Results(
         plan,
         startup,
@@ -225,6 +239,9 @@ async def measure(plan: Plan) -> Results:
         idle_kib,
         without_subagents,
         explorers,
+        batch,
+        overhead,
+        skills,
     )
 
 
@@ -245,6 +262,14 @@ def rows(results: Results) -> list[Row]:
             "naive",
         ),
         added_at_most(
+            "the same: what web_fetch and read_file's images add to it",
+            results.greeting.agentls[0].first_prompt_tokens,
+            "tokens",
+            results.greeting.agentls[0].first_prompt_tokens - new_tools_cost(),
+            "without them",
+            300,
+        ),
+        added_at_most(
             # What the MCP tools add: the tools agentls offers of its own have rows of theirs.
             f"fixed overhead with {MCP_TOOLS} MCP tools configured (tool_search)",
             results.mcp.first_prompt_tokens,
@@ -252,6 +277,21 @@ def rows(results: Results) -> list[Row]:
             results.greeting.agentls[0].first_prompt_tokens,
             "no MCP",
             850,
+        ),
+        added_at_most(
+            f"fixed overhead with {SKILLS} skills in the catalog",
+            results.skills.first_prompt_tokens,
+            "tokens",
+            results.greeting.agentls[0].first_prompt_tokens,
+            "no skills",
+            1500,
+        ),
+        at_least(
+            f"share of the input tokens read from the cache, {results.skills.steps} steps "
+            "with skills (a skill loaded, then read_file)",
+            results.skills.cache_hit_rate * 100,
+            "%",
+            90,
         ),
         ratio_at_most(
             f"billed input, {plan.steps} x read_file of 6 KB",
@@ -349,6 +389,36 @@ def rows(results: Results) -> list[Row]:
         *(_search_row(step, results.tree_files) for step in results.search),
         *(_big_search_row(step, results.big_tree_files) for step in results.big_search),
         *big_repository_rows(results),
+        *batch_rows(results.batch, results.overhead),
+    ]
+
+
+def batch_rows(speed: BatchSpeed, overhead: TaskOverhead) -> list[Row]:
+    """`agentls batch`: side by side in one run, the same tasks on 4 workers and on 1."""
+    return [
+        ratio_at_most(
+            f"agentls batch, {speed.tasks} tasks on {speed.workers} workers, model answering "
+            f"after {speed.latency:g} s a turn (workers' start included)",
+            speed.seconds,
+            "s",
+            speed.one_worker_seconds,
+            "1 worker",
+            1 / 3,
+        ),
+        at_most(
+            f"a batch task's start on a {overhead.files:,}-file repository: worktree and "
+            "agent, to its first request (warm worker)",
+            overhead.first_request_seconds,
+            "s",
+            1,
+        ),
+        info(
+            f"the same: the worktree alone ({overhead.files:,} files checked out)",
+            overhead.worktree_seconds,
+            "s",
+            None,
+            "",
+        ),
     ]
 
 

@@ -67,6 +67,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--yes", action="store_true", help="apply every edit and run every command")
     run.add_argument(
+        "-i",
+        "--image",
+        dest="images",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="attach an image (PNG, JPEG, GIF, WebP) to the first task; repeatable "
+        "(in a line, @path/to/shot.png attaches one too)",
+    )
+    run.add_argument(
         "-p",
         "--print",
         dest="print_task",
@@ -115,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
         help="go on with this folder's last session",
     )
     resume.add_argument("--resume", metavar="ID", help="go on with a saved session")
+    _batch_parser(commands)
     commands.add_parser("sessions", help="list this folder's saved sessions, newest first")
     mcp = commands.add_parser("mcp", help="the MCP servers: list them, approve a project's")
     mcp_commands = mcp.add_subparsers(dest="mcp_command", required=True)
@@ -124,6 +136,18 @@ def _parser() -> argparse.ArgumentParser:
     hooks = commands.add_parser("hooks", help="the hooks of this project's .agentls/settings.json")
     hooks_commands = hooks.add_subparsers(dest="hooks_command", required=True)
     hooks_commands.add_parser("approve", help="let the project's hooks run, as defined now")
+    skills = commands.add_parser(
+        "skills", help="the skills and commands found here, from where, what was skipped"
+    )
+    skills_commands = skills.add_subparsers(dest="skills_command")
+    skills_commands.add_parser(
+        "approve", help="let the project's skills and commands in, as they are now"
+    )
+    plugin = commands.add_parser("plugin", help="your plugins: add, list, remove")
+    plugin_commands = plugin.add_subparsers(dest="plugin_command", required=True)
+    plugin_commands.add_parser("add", help="add a plugin folder").add_argument("path")
+    plugin_commands.add_parser("list", help="the plugins you added")
+    plugin_commands.add_parser("remove", help="forget a plugin").add_argument("name")
     undo = commands.add_parser(
         "undo", help="undo the agent's changes back to a checkpoint (default: the last task)"
     )
@@ -149,6 +173,89 @@ def _parser() -> argparse.ArgumentParser:
         "settings", help='the object under "agentls", e.g. \'{"provider": "ollama"}\''
     )
     return parser
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError("a whole number, 1 or more")
+    return int(text)
+
+
+def _batch_parser(commands: Any) -> None:
+    batch = commands.add_parser(
+        "batch",
+        help="run many tasks (JSONL), each in a git worktree, on local workers or Ray",
+        description="Run each task of TASKS (one JSON object a line: id, repo, prompt; "
+        "optional base, setup, test, max_steps, timeout) in a worktree of its own, nobody "
+        "asked; results in OUT (docs/batch.md). Run it again to go on where it stopped.",
+    )
+    batch.add_argument("tasks", type=Path, help="the tasks file (JSONL)")
+    batch.add_argument("-o", "--out", type=Path, required=True, help="the results folder")
+    batch.add_argument("--name", help="the batch's name in its branches (default: OUT's name)")
+    batch.add_argument(
+        "--workers", type=_positive_int, help="local worker processes (default: the cores)"
+    )
+    batch.add_argument(
+        "--ray",
+        metavar="auto|ADDRESS",
+        help="run on a Ray cluster instead (pip install 'agentls[ray]')",
+    )
+    batch.add_argument(
+        "--max-in-flight", type=_positive_int, help="tasks at once (default: workers or slots)"
+    )
+    batch.add_argument("--budget", type=float, metavar="USD", help="stop starting tasks once spent")
+    batch.add_argument(
+        "--retries",
+        type=int,
+        default=2,
+        help="retries of a task whose worker or node died (default 2)",
+    )
+    batch.add_argument(
+        "--retry-failed", action="store_true", help="run failed, error and timeout tasks again"
+    )
+    batch.add_argument(
+        "--sandbox-network", action="store_true", help="let sandboxed commands reach the network"
+    )
+    batch.add_argument(
+        "--shared",
+        action="store_true",
+        help="a `git clone --shared` per task instead of a worktree",
+    )
+    batch.add_argument("--keep-worktrees", action="store_true", help="leave each task's tree")
+    batch.add_argument("--worktrees", type=Path, help="where the trees go (default OUT/worktrees)")
+    batch.add_argument(
+        "--fresh-workers",
+        action="store_true",
+        help="a new worker process per task (default: warm workers)",
+    )
+    batch.add_argument("--provider", type=_provider, help="as for agentls run")
+    batch.add_argument("--model", help="as for agentls run")
+
+
+def _batch(arguments: argparse.Namespace) -> int:
+    import asyncio
+
+    from .batch.driver import BatchOptions, run_batch
+
+    options = BatchOptions(
+        arguments.tasks,
+        arguments.out,
+        arguments.name,
+        arguments.workers,
+        arguments.ray,
+        arguments.max_in_flight,
+        arguments.budget,
+        max(0, arguments.retries),
+        arguments.retry_failed,
+        arguments.sandbox_network,
+        arguments.shared,
+        arguments.keep_worktrees,
+        arguments.worktrees,
+        arguments.provider,
+        arguments.model,
+        1 if arguments.fresh_workers else 0,
+    )
+    return asyncio.run(run_batch(options))
 
 
 def check_settings(raw: str) -> int:
@@ -245,7 +352,8 @@ def _converse(arguments: argparse.Namespace) -> int:
         print(line)
     session, _ = saved_session(Path.cwd(), None, False)
     started = Started(first.line, first.loaded.value)
-    return go_on(started, RunOptions(arguments.yes, None, ""), session)
+    images = tuple(path.absolute() for path in arguments.images)  # for the first line's task
+    return go_on(started, RunOptions(arguments.yes, None, "", images), session)
 
 
 def _run(arguments: argparse.Namespace) -> int:
@@ -268,7 +376,10 @@ def _run(arguments: argparse.Namespace) -> int:
         print("agentls: --output-format needs a task: agentls run -p TASK", file=sys.stderr)
         return 2
     options = RunOptions(
-        arguments.yes, (arguments.output_format or "text") if headless else None, resumed
+        arguments.yes,
+        (arguments.output_format or "text") if headless else None,
+        resumed,
+        tuple(path.absolute() for path in arguments.images),
     )
     return run_in_terminal(
         task,
@@ -291,6 +402,8 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:  # Ctrl-C while starting: nothing had begun
             print()
             return 130
+    if arguments.command == "batch":
+        return _batch(arguments)
     if arguments.command in ("mcp", "hooks"):
         from .terminal.mcp_commands import approve, list_servers
 
@@ -299,6 +412,15 @@ def main(argv: list[str] | None = None) -> int:
         if arguments.mcp_command == "list":
             return list_servers()
         return approve("mcp", arguments.name)
+    if arguments.command in ("skills", "plugin"):
+        from .terminal import skill_commands
+
+        if arguments.command == "plugin":
+            target = getattr(arguments, "path", None) or getattr(arguments, "name", None)
+            return skill_commands.plugin_command(arguments.plugin_command, target)
+        if arguments.skills_command == "approve":
+            return skill_commands.approve_skills()
+        return skill_commands.list_skills()
     if arguments.command in ("sessions", "undo"):
         from .terminal.history_commands import list_sessions, undo_in_terminal
 

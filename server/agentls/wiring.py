@@ -95,17 +95,21 @@ class TaskSetup:
             notify or (lambda message: progress.text(f"\n(agentls: {message})\n")),
         )
         extensions.context = tools
+        extensions.share()  # the skills' catalog, in the system prompt from the first request
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
         checkpoints = checkpoints_for(workspace.root)
         limits = loop_limits(self.settings)
         agent = Agent(self.model, tools, progress, conversation, limits, memory, checkpoints)
 
         def definitions() -> dict[str, Definition]:
-            """Read once the task's project approvals are through (`submitted`)."""
+            """Read once the task's project approvals are through (`submitted`): the user's
+            own, their plugins' (`plugin:name`), the project's approved ones."""
             user, problems = agent_definitions.parsed(user_definitions())
-            for problem in problems:
+            plugged, wrong = agent_definitions.plugin_definitions(extensions.plugins)
+            for problem in (*problems, *wrong):
                 extensions.notify(problem)
-            return agent_definitions.offered(user, approved_agents(self.project, extensions.trust))
+            project = approved_agents(self.project, extensions.trust)
+            return agent_definitions.offered([*user, *plugged], project)
 
         delegate(agent, definitions, self.subagent_model)
         return agent
@@ -130,6 +134,7 @@ class TaskSetup:
                 self.env,
                 settings.request_timeout,
             )
+            built.web_search = settings.web_search and endpoint.profile.wire == "anthropic"
             return built, name
         return self.model.renamed(spec), spec
 
@@ -182,17 +187,28 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
     name = providers.model_id(endpoint.profile, settings.model, env)
     if settings.context_window is None:
         settings = replace(settings, context_window=providers.context_window(name, wire))
+    if settings.vision is None:
+        settings = replace(settings, vision=endpoint.profile.vision)
     adapter = ChatModel if wire == "openai" else AnthropicModel
     shell, warning = _shell(root, settings, secrets)
+    if settings.web_search and wire == "openai":
+        # Said once per session, as the sandbox's warning is: the setting does nothing here.
+        no_search = (
+            f"webSearch is on, but {endpoint.profile.title} (the Chat Completions format) has no "
+            "web search of its own: the model is not offered one. web_fetch still reads pages."
+        )
+        warning = f"{warning} {no_search}" if warning else no_search
+    model = adapter(
+        clients.get(endpoint),
+        name,
+        settings.max_tokens,
+        endpoint,
+        env,
+        settings.request_timeout,
+    )
+    model.web_search = settings.web_search and wire == "anthropic"
     return TaskSetup(
-        adapter(
-            clients.get(endpoint),
-            name,
-            settings.max_tokens,
-            endpoint,
-            env,
-            settings.request_timeout,
-        ),
+        model,
         shell,
         settings,
         secrets,

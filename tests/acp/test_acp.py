@@ -3,6 +3,7 @@ tests/acp/acp_client) against the fake Messages API."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 from fake_api import FakeAnthropic, auth_error, reply, text, tool_use
+from pictures import png
 
 CLIENT = Path(__file__).with_name("acp_client")
 EVERYTHING = (
@@ -547,3 +549,29 @@ def test_a_replay_shows_the_users_words_not_agentls_notes(
     assert "cancelled this task" not in json.dumps(events)
     # The cancelled call is told as ended, there as it was live.
     assert [u.get("status") for u in updates(events, "tool_call_update")] == ["failed"]
+
+
+def test_an_image_in_the_prompt_reaches_the_model(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    shot = base64.b64encode(png(50, 20)).decode()
+    fake.script(reply(text("A red bar.")))
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [
+            {"op": "new"},
+            {
+                "op": "prompt",
+                "text": "what is this?",
+                "image": {"data": shot, "mimeType": "image/png"},
+            },
+        ],
+    )
+    (init,) = responses(events, "initialize")
+    assert init["result"]["agentCapabilities"]["promptCapabilities"]["image"] is True
+    (image,) = fake.requests[0].images
+    assert image == {"type": "base64", "media_type": "image/png", "data": shot, "where": "user"}
+    assert "what is this?" in json.dumps(fake.requests[0].body["messages"])
+    assert "A red bar." in streamed_text(events)

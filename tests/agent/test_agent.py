@@ -55,6 +55,7 @@ async def test_an_optional_tool_is_offered_only_when_the_front_end_serves_it(
     )
     table = {**tools.TOOLS, "look": optional}
     core = ["bash", "read_file", "write_file", "edit_file", "list_files", "grep", "todo_write"]
+    core.append("web_fetch")
 
     model = ScriptedModel(call("look"), say("ok"))
     agent, _ = make_agent(tmp_path, model, table=table)

@@ -144,3 +144,50 @@ async def test_the_users_own_definitions_need_no_approval(
     await run(root, model, approver)
     assert approver.asked == []
     assert "- reviewer: Reviews" in model.requests[0]["schemas"]["agent"]["description"]
+
+
+async def test_a_plugins_agents_are_the_users_own_named_plugin_colon_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin's `agents/*.md` (`Plugin.agent_files()`) are offered unasked, as the user's
+    own definitions are, each named `plugin:name` as its skills are: never a built-in's name."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    plugin = tmp_path / "demo-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "demo"}')
+    (plugin / "agents").mkdir()
+    (plugin / "agents" / "reviewer.md").write_text(REVIEWER)
+    explore = "---\nname: Explore\ndescription: edits everything\n---\nEdit it all.\n"
+    (plugin / "agents" / "Explore.md").write_text(explore)
+    (plugin / "agents" / "broken.md").write_text("no front matter")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "app.py").write_text("x = 1\n")
+
+    review = {"description": "review", "prompt": "look at app", "subagent_type": "demo:reviewer"}
+    model = Routed(
+        review=[calls(("agent", review)), say("reviewed")],
+        look=[calls(("read_file", {"path": "app.py"})), say("no bugs")],
+    )
+    shell = SubprocessShell(root, redaction.scrubbed(os.environ))
+    settings = Settings(approve_commands="always", plugins=(str(plugin),))
+    setup = TaskSetup(model, shell, settings, (), project=project_settings.load(root))  # type: ignore[arg-type]
+    approver, progress = Approver(), Recorder()
+    agent = setup.agent(MemoryEditor(root), approver, progress, Conversation())
+    result = await asyncio.wait_for(agent.run("review"), 30)
+
+    assert result.status == "done" and approver.asked == []
+    agent_tool = model.requests[0]["schemas"]["agent"]
+    assert agent_tool["input_schema"]["properties"]["subagent_type"]["enum"] == [
+        "general-purpose",
+        "Explore",
+        "demo:Explore",
+        "demo:reviewer",
+    ]
+    assert "- demo:reviewer: Reviews a change for bugs" in agent_tool["description"]
+    looked = [r for r in model.requests if r["who"] == "look"]
+    assert all(r["tools"] == ["read_file", "grep"] for r in looked)
+    assert looked[0]["system"].startswith("You review code.")
+    said = "".join(event[1] for event in progress.events if event[0] == "text")
+    assert "broken.md is ignored: no front matter" in said

@@ -119,7 +119,7 @@ async def test_two_explorers_of_one_turn_overlap_read_only_and_answer_in_order(
     for request in subagent_requests:
         assert "fix the parser" not in str(request["messages"])
         assert "read-only explorer" in request["system"]
-        assert set(request["tools"]) <= {"read_file", "list_files", "grep"}
+        assert set(request["tools"]) <= {"read_file", "list_files", "grep", "web_fetch"}
         assert "read_file" in request["tools"]
     assert "agent" in model.requests[0]["tools"]
     assert len(result.subagents) == 2

@@ -65,20 +65,20 @@ def _section(text: str, start: str, end: str) -> str:
 
 def test_the_settings_reference_has_one_heading_per_setting_in_order() -> None:
     reference = (REPO / "docs" / "settings.md").read_text()
-    headings = re.findall(r"^## `(\w+)`$", reference, re.MULTILINE)
+    headings = re.findall(r"^## `([\w.]+)`$", reference, re.MULTILINE)
     assert headings == KEYS
 
 
 def test_the_protocol_table_lists_every_setting_in_order() -> None:
     table = _section((REPO / "docs" / "protocol.md").read_text(), "| name |", "\n\n")
-    assert re.findall(r"^\| `(\w+)` \|", table, re.MULTILINE) == KEYS
+    assert re.findall(r"^\| `([\w.]+)` \|", table, re.MULTILINE) == KEYS
 
 
 @pytest.mark.parametrize("key", KEYS)
 def test_the_vimdoc_names_the_setting(key: str) -> None:
     vimdoc = (REPO / "editor-clients" / "nvim" / "doc" / "agentls.txt").read_text()
     listed = _section(vimdoc, "The same settings object", "It is sent")
-    assert re.findall(r"`(\w+)`", listed) == KEYS, "the vimdoc lists the settings in order"
+    assert re.findall(r"`([\w.]+)`", listed) == KEYS, "the vimdoc lists the settings in order"
     assert f"`{key}`" in listed
 
 

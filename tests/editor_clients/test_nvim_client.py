@@ -3,6 +3,7 @@ drives the real plugin and the real server against the fake Messages API."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from doubles import running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
+from pictures import png
 from scripts import SOURCE, edit_then_make_a_file, result_text
 
 PLUGIN = Path(__file__).resolve().parents[2] / "editor-clients" / "nvim"
@@ -356,3 +358,14 @@ def test_the_transcript_indents_a_subagents_steps_under_its_step(
     assert "      greet is at app.py:1" in lines
     assert any(line.startswith("      ✓ Explore agent-1: done · 2 steps") for line in lines)
     assert "Found it." in lines and "Looking." not in lines
+
+
+def test_agent_with_i_attaches_an_image(fake: FakeAnthropic, root: Path) -> None:
+    (root / "app.py").write_text(SOURCE)
+    (root / "shot.png").write_bytes(png(12, 6))
+    fake.script(reply(text("A red bar.")))
+    report = run_spec("image_spec.lua", root, fake.url)
+    assert report["status"] == "done"
+    (image,) = fake.requests[0].images
+    assert base64.b64decode(image["data"]) == (root / "shot.png").read_bytes()
+    assert "what is in the picture?" in json.dumps(fake.requests[0].body["messages"])

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .billing import Billing, InputUsage, canonical, estimate_tokens, output_tokens
+from .images import chat_image_problem
 from .limits import CHARS_PER_TOKEN, DEFAULT_MIN_CACHEABLE_TOKENS
 from .script import Reply, TextBlock
 from .server import FakeAnthropic, _Handler
@@ -81,6 +82,8 @@ def validate_chat_request(body: Mapping[str, Any], dialect: Dialect = Dialect())
         return "[] is too short - 'messages'"
     if "stream_options" in body and not body.get("stream"):
         return "The 'stream_options' parameter is only allowed when 'stream' is enabled."
+    if said := chat_image_problem(body):
+        return said
     waiting: list[str] = []  # calls of the last assistant message not yet answered
     loop_start = max(
         (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "user"),

@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from .billing import Billing, InputUsage, compute_input_usage, output_tokens, over_window
+from .images import chat_images, messages_images
 from .limits import CACHE_LOOKBACK_BLOCKS, DEFAULT_MIN_CACHEABLE_TOKENS, EXHAUSTED_MESSAGE
 from .script import (
     Fault,
@@ -39,6 +40,11 @@ class Recorded:
     headers: dict[str, str]
     received: float = field(default_factory=time.monotonic)
     """When the request arrived (time.monotonic), for timing the client between requests."""
+
+    @property
+    def images(self) -> list[dict[str, Any]]:
+        """The request's images (`fake_api.images`), whichever format it is in."""
+        return messages_images(self.body) + chat_images(self.body)
 
 
 class _Server(ThreadingHTTPServer):
@@ -172,7 +178,7 @@ class _Handler(BaseHTTPRequestHandler):
         if problem is not None:
             self._send_error(400, "invalid_request_error", problem)
             return
-        turn = fake._next_turn()
+        turn = fake._next_turn(body)
         if turn is None:
             # x-should-retry makes "do not retry" explicit for any client, not just the SDK.
             self._send_error(
@@ -249,6 +255,7 @@ class FakeAnthropic:
         self.validate = validate
         self._cond = threading.Condition(threading.RLock())
         self._queue: deque[Turn] = deque()
+        self._by_prompt: dict[str, deque[Turn]] = {}
         self._requests: list[Recorded] = []
         self._cache: set[str] = set()
         self._billed = self.billing()
@@ -331,6 +338,14 @@ class FakeAnthropic:
         with self._cond:
             self._queue.extend(converted)
 
+    def script_for(self, prompt: str, *turns: ScriptItem) -> None:
+        """Queue turns for the requests whose first user message contains `prompt`, apart
+        from the shared queue: tasks that run side by side (a batch) each follow their own
+        script, whichever asks first. A task run again (a retry) goes on where it stopped."""
+        converted = [as_turn(t) for t in turns]
+        with self._cond:
+            self._by_prompt.setdefault(prompt, deque()).extend(converted)
+
     @property
     def pending(self) -> int:
         with self._cond:
@@ -367,6 +382,7 @@ class FakeAnthropic:
     def reset(self) -> None:
         with self._cond:
             self._queue.clear()
+            self._by_prompt.clear()
             self._requests.clear()
             self._cache.clear()
             self._billed = self.billing()
@@ -400,8 +416,13 @@ class FakeAnthropic:
             self._requests.append(Recorded(body, headers))
             self._cond.notify_all()
 
-    def _next_turn(self) -> Turn | None:
+    def _next_turn(self, body: dict[str, Any]) -> Turn | None:
         with self._cond:
+            if self._by_prompt:
+                task = _first_user_text(body)
+                for prompt, turns in self._by_prompt.items():
+                    if prompt in task:
+                        return turns.popleft() if turns else None
             return self._queue.popleft() if self._queue else None
 
     def _resolve(self, turn: Turn, body: dict[str, Any]) -> Reply | Fault | Hang:
@@ -471,3 +492,18 @@ class FakeAnthropic:
         }
         message["_request_id"] = self._next_id("req_fake")
         return message, usage
+
+
+def _first_user_text(body: dict[str, Any]) -> str:
+    """The text of the request's first user message: the task, in an agent's conversation."""
+    for message in body.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return "".join(
+                    block.get("text", "") for block in content if isinstance(block, dict)
+                )
+            return ""
+    return ""

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .billing import prompt_blocks
+from .images import messages_image_problem
 from .limits import MAX_CACHE_BREAKPOINTS
 
 _TEXT_FIELDS = {"type", "text", "cache_control", "citations"}
@@ -28,6 +29,8 @@ def validate_request(body: Mapping[str, Any]) -> str | None:
             extra = set(b) - _TEXT_FIELDS if isinstance(b, dict) and b.get("type") == "text" else ()
             for name in sorted(extra):
                 return f"messages.{i}.content.{j}.text.{name}: Extra inputs are not permitted"
+    if said := messages_image_problem(body):
+        return said
     marked = sum(1 for _, bp in prompt_blocks(body) if bp)
     if marked > MAX_CACHE_BREAKPOINTS:
         return (

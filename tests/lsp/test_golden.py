@@ -11,6 +11,7 @@ the diff is the change to review (and docs/protocol.md to update)."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 from editor_client import EditorClient, approves_commands, editor
 from fake_api import FakeAnthropic, reply, text, tool_use
 from lsprotocol import types
+from pictures import png
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 WRITE = os.environ.get("AGENTLS_GOLDEN") == "write"
@@ -113,7 +115,12 @@ async def test_the_agent_messages_keep_their_golden_shapes(fake: FakeAnthropic, 
         answer_the_eyes(client, root)
         client.approvals = ["Allow"]
         client.progress_reports["golden"] = []  # the token's progress, as an editor creates it
-        _, task = client.start_task("greet", token="golden")
+        (root / "shot.png").write_bytes(png(8, 8))
+        pasted = base64.b64encode(png(4, 4)).decode()
+        images = [{"uri": client.uri(root / "shot.png")}, {"data": pasted, "mimeType": "image/png"}]
+        # What a client sends, pinned beside what it gets: the images are a request's.
+        seen["agent.runTask.arguments"] = {"task": "greet", "images": images}
+        _, task = client.start_task("greet", token="golden", images=images)
         while not any(step["tool"] == "bash" for step in client.steps):
             await asyncio.sleep(0.01)
         seen["agent.steer"] = await client.command("agent.steer", {"text": "and be brief"})

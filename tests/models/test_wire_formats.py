@@ -5,6 +5,7 @@ cancel, a tool error, retries, usage and cost."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from doubles import running_argv, unique_seconds, usage_of
 from editor_client import editor
 from fake_api import FakeAnthropic, rate_limited, reply, server_error, text, tool_use
 from fake_api.chat import FakeOpenAI
+from pictures import png
 
 
 @dataclass
@@ -187,3 +189,38 @@ def test_the_terminal_runs_with_the_openai_format_from_the_environment(root: Pat
         assert fake.requests[-1].body["model"] == "gpt-4o-mini"
     assert (root / "app.py").read_text() == SOURCE.replace("hello", "x")
     assert "done · 2 steps · 1 edit" in done.stdout and "$" in done.stdout
+
+
+async def test_read_file_of_a_png_reaches_the_model_as_an_image(api: Api, root: Path) -> None:
+    (root / "shot.png").write_bytes(png(64, 48))
+    api.fake.script(reply(tool_use("read_file", {"path": "shot.png"})), reply(text("Red.")))
+    async with editor(root, api.fake.url, env=api.env) as client:
+        result = await client.run_task("what colour is shot.png?")
+    assert (result["status"], result["summary"]) == ("done", "Red.")
+    last = api.fake.requests[-1]
+    (image,) = last.images
+    assert image["media_type"] == "image/png"
+    assert base64.b64decode(image["data"]) == (root / "shot.png").read_bytes()
+    # Messages: inside the tool_result; Chat Completions: a user message after the results.
+    assert image["where"] == ("user" if api.openai else "tool_result")
+    ((told, is_error),) = api.results(last.body)
+    told = told if isinstance(told, str) else told[0]["text"]
+    assert not is_error and "PNG, 64x48 px" in told
+
+
+async def test_run_task_images_reach_the_model(api: Api, root: Path) -> None:
+    (root / "mock.png").write_bytes(png(20, 10))
+    pasted = base64.b64encode(png(30, 10, (0, 0, 255))).decode()
+    api.fake.script(reply(text("Two images.")))
+    async with editor(root, api.fake.url, env=api.env) as client:
+        result = await client.run_task(
+            "compare them",
+            images=[
+                {"uri": (root / "mock.png").as_uri()},
+                {"data": pasted, "mimeType": "image/png"},
+            ],
+        )
+    assert result["status"] == "done"
+    first, second = api.fake.requests[0].images
+    assert base64.b64decode(first["data"]) == (root / "mock.png").read_bytes()
+    assert second["data"] == pasted and first["where"] == second["where"] == "user"

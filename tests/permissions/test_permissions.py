@@ -186,8 +186,9 @@ def test_plan_mode_offers_no_tool_that_changes_anything(tmp_path: Path) -> None:
     agent, _ = make_agent(tmp_path, ScriptedModel(), extra_tools=frozenset({"diagnostics"}))
     agent.tools.mode = SessionMode("plan")
     names = set(offered(agent.tools))
+    # web_fetch changes nothing in the workspace; a deny rule keeps it out of a plan.
     assert names == {"read_file", "list_files", "grep", "todo_write", "diagnostics",
-                     "exit_plan_mode"}  # fmt: skip
+                     "exit_plan_mode", "web_fetch"}  # fmt: skip
     assert all(tool.read_only for tool in offered(agent.tools).values())
     agent.tools.mode = SessionMode("default")
     assert {"bash", "edit_file", "write_file"} <= set(offered(agent.tools))

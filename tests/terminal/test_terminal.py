@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 import json
@@ -19,6 +20,7 @@ from agentls.shell.sandbox.bubblewrap import no_user_namespaces
 from agentls.terminal.screen import Screen
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
+from pictures import png
 from rich.console import Console
 from scripts import edit_then_make_a_file
 
@@ -540,3 +542,21 @@ def test_a_subagents_events_name_it_and_the_agent_call_and_the_screen_nests_them
     assert "      ▸ read_file: app.py" in lines
     assert "      x is at app.py:1" in lines
     assert any(line.startswith("      ✓ Explore agent-1: done · 2 steps") for line in lines)
+
+
+def test_images_from_i_and_at_mentions_reach_the_model(tmp_path: Path, fake: FakeAnthropic) -> None:
+    (tmp_path / "shots").mkdir()
+    (tmp_path / "shots" / "a.png").write_bytes(png(20, 10))
+    (tmp_path / "b.png").write_bytes(png(30, 10))
+    fake.script(reply(text("Both seen.")), reply(text("Third seen.")))
+    done = agentls(tmp_path, fake, "run", "-i", "shots/a.png", "-p", "compare with @b.png")
+    assert done.returncode == 0 and "Both seen." in done.stdout
+    first = fake.requests[0]
+    assert [i["where"] for i in first.images] == ["user", "user"]
+    sent = [base64.b64decode(i["data"]) for i in first.images]
+    assert sent == [(tmp_path / "shots" / "a.png").read_bytes(), (tmp_path / "b.png").read_bytes()]
+    # In a conversation, a line's @mention attaches the image to that line's task.
+    typed = agentls(tmp_path, fake, "run", stdin="what is in @shots/a.png?\n")
+    assert "attached shots/a.png: PNG, 20x10 px" in typed.stdout
+    (image,) = fake.requests[-1].images
+    assert base64.b64decode(image["data"]) == (tmp_path / "shots" / "a.png").read_bytes()

@@ -11,9 +11,33 @@ command('Agent', function(args)
   if args.range > 0 then
     range = require('agentls.selection').from_command(args.line1, args.line2)
   end
-  local task = args.args ~= '' and args.args or nil
-  require('agentls').run(task, { bufnr = 0, range = range })
-end, { nargs = '*', range = true, desc = 'agentls: run a task against the current buffer' })
+  -- `-i {file}` (repeatable) attaches an image; the other words are the task.
+  local words, images = {}, {}
+  local i = 1
+  while i <= #args.fargs do
+    if args.fargs[i] == '-i' and args.fargs[i + 1] then
+      table.insert(images, vim.fn.fnamemodify(vim.fn.expand(args.fargs[i + 1]), ':p'))
+      i = i + 2
+    else
+      table.insert(words, args.fargs[i])
+      i = i + 1
+    end
+  end
+  local task = #words > 0 and table.concat(words, ' ') or nil
+  require('agentls').run(task, { bufnr = 0, range = range, images = images })
+end, {
+  nargs = '*',
+  range = true,
+  desc = 'agentls: run a task against the current buffer (-i {file} attaches an image; '
+    .. '/name args: a skill or command)',
+  complete = function(arglead, cmdline)
+    -- After `-i`, a file; a first word starting with `/`, a skill or command.
+    if cmdline:sub(1, #cmdline - #arglead):match('%-i%s+$') then
+      return vim.fn.getcompletion(arglead, 'file')
+    end
+    return require('agentls.commands').complete(arglead, cmdline)
+  end,
+})
 
 command('AgentCancel', function()
   require('agentls').cancel()

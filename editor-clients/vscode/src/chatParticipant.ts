@@ -4,6 +4,7 @@
 // reply names. `/ask` is a plain question to the chat's model (agentls's own, by default).
 import * as vscode from 'vscode';
 import { type Checkpoint, type SavedSession, type ServerCommand } from './history';
+import { referencedImages } from './images';
 import { checklist, type PlanItem } from './plan';
 import { taskArguments, type TaskProgress } from './progress';
 import type { Reviewer } from './review';
@@ -119,6 +120,13 @@ class ReplyStream implements TaskListener {
   }
 }
 
+/** One of `agent.commands`' answer: a skill or command the task text may start with. */
+interface SlashCommand {
+  name: string;
+  description: string;
+  hint: string;
+}
+
 export class ChatParticipant {
   constructor(
     private readonly progress: TaskProgress,
@@ -127,11 +135,31 @@ export class ChatParticipant {
   ) {}
 
   register(extensionUri: vscode.Uri): vscode.Disposable {
+    // `@agentls /name args` for a skill or command the server knows: VS Code's chat API
+    // takes a participant's commands from package.json only, so any other `/name` stays in
+    // the prompt, which the server expands (`agent.commands` lists them).
     const participant = vscode.chat.createChatParticipant(PARTICIPANT, (request, context, stream, token) =>
-      request.command === 'ask' ? this.ask(request, context, stream, token) : this.runTask(request, context, stream, token),
+      request.command === 'ask'
+        ? this.ask(request, context, stream, token)
+        : request.command === 'commands'
+          ? this.listCommands(stream)
+          : this.runTask(request, context, stream, token),
     );
     participant.iconPath = vscode.Uri.joinPath(extensionUri, 'icon.png');
     return participant;
+  }
+
+  private async listCommands(stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+    const commands = (await this.send('agent.commands')) as SlashCommand[];
+    if (commands.length === 0) {
+      stream.markdown('No skills or commands here: see `agentls skills`.');
+      return {};
+    }
+    const lines = commands.map(
+      (c) => `- \`/${c.name}${c.hint ? ' ' + c.hint : ''}\`: ${markdownText(c.description)}`,
+    );
+    stream.markdown(`Run one with \`@agentls /name arguments\`:\n\n${lines.join('\n')}`);
+    return {};
   }
 
   private async runTask(
@@ -162,7 +190,9 @@ export class ChatParticipant {
     try {
       await this.enterSession(context);
       stream.button({ command: 'agentls.cancel', title: 'Cancel' });
-      const result = await this.progress.run(taskArguments(task), { listener: reply, cancel: token });
+      // Images attached or pasted in the Chat view go along (agent.runTask's `images`).
+      const images = await referencedImages(request.references);
+      const result = await this.progress.run(taskArguments(task, images), { listener: reply, cancel: token });
       if (!result) {
         return {};
       }

@@ -1,6 +1,7 @@
 // Activation: the Agent commands, the review, and the server (restarted on settings change).
 import * as vscode from 'vscode';
 import { resumeSession, undo, undoToCheckpoint, type Pick, type ServerCommand } from './history';
+import type { TaskImage } from './images';
 import { Plan } from './plan';
 import { PlanView } from './planView';
 import { ChatParticipant } from './chatParticipant';
@@ -21,14 +22,38 @@ async function runTask(progress: TaskProgress): Promise<void> {
   }
   const editor = vscode.window.activeTextEditor;
   const where = editor && !editor.selection.isEmpty ? ' (about the selection)' : '';
-  const task = await vscode.window.showInputBox({
-    title: 'Agent: Run Task',
-    prompt: `What should the agent do?${where}`,
-    placeHolder: 'e.g. add type hints to this function',
-    ignoreFocusOut: true,
+  const images: TaskImage[] = [];
+  const box = vscode.window.createInputBox();
+  box.title = 'Agent: Run Task';
+  box.prompt = `What should the agent do?${where}`;
+  box.placeholder = 'e.g. add type hints to this function';
+  box.ignoreFocusOut = true;
+  const attach: vscode.QuickInputButton = {
+    iconPath: new vscode.ThemeIcon('file-media'),
+    tooltip: 'Attach an image (PNG, JPEG, GIF, WebP) for the agent to see',
+  };
+  box.buttons = [attach];
+  const task = await new Promise<string | undefined>((resolve) => {
+    box.onDidTriggerButton(async () => {
+      const picked = await vscode.window.showOpenDialog({
+        canSelectMany: true,
+        openLabel: 'Attach',
+        filters: { Images: ['png', 'jpg', 'jpeg', 'gif', 'webp'] },
+      });
+      images.push(...(picked ?? []).map((uri) => ({ uri: uri.toString() })));
+      box.prompt = `What should the agent do?${where} (${images.length} image(s) attached)`;
+      box.show(); // the dialog took the focus; the task is still to be typed
+    });
+    box.onDidAccept(() => {
+      resolve(box.value);
+      box.hide();
+    });
+    box.onDidHide(() => resolve(undefined));
+    box.show();
   });
+  box.dispose();
   if (task?.trim()) {
-    await progress.run(taskArguments(task.trim()));
+    await progress.run(taskArguments(task.trim(), images));
   }
 }
 

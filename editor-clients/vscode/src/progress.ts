@@ -1,6 +1,7 @@
 // Running a task: the progress notification (with Cancel), the status-bar item, and the
 // transcript of streamed text, steps and the end.
 import { randomUUID } from 'crypto';
+import type { TaskImage } from './images';
 import * as vscode from 'vscode';
 import {
   ExecuteCommandRequest,
@@ -20,16 +21,18 @@ export interface TaskArguments {
   task: string;
   uri?: string;
   selection?: { start: vscode.Position; end: vscode.Position };
+  images?: TaskImage[];
 }
 
 /** The task with the active file and its selection, when the editor shows a file. */
-export function taskArguments(task: string): TaskArguments {
+export function taskArguments(task: string, images: TaskImage[] = []): TaskArguments {
+  const withImages = images.length > 0 ? { images } : {};
   const editor = vscode.window.activeTextEditor;
   if (!editor || editor.document.uri.scheme !== 'file') {
-    return { task };
+    return { task, ...withImages };
   }
   const { start, end } = editor.selection;
-  return { task, uri: editor.document.uri.toString(), selection: { start, end } };
+  return { task, uri: editor.document.uri.toString(), selection: { start, end }, ...withImages };
 }
 
 /** A task started from a chat request. */

@@ -70,7 +70,7 @@ class AcpAgent:
             protocol_version=acp.PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=PromptCapabilities(embedded_context=True),
+                prompt_capabilities=PromptCapabilities(embedded_context=True, image=True),
                 mcp_capabilities=McpCapabilities(http=True),
                 # What the SDK routes without its unstable protocol: session/resume and
                 # session/close are refused there, so they are not advertised.

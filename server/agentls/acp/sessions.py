@@ -12,10 +12,15 @@ from typing import Any
 
 import acp
 from acp.schema import (
+    AvailableCommand,
+    AvailableCommandInput,
+    AvailableCommandsUpdate,
+    BlobResourceContents,
     ClientCapabilities,
     CloseSessionResponse,
     CurrentModeUpdate,
     EmbeddedResourceContentBlock,
+    ImageContentBlock,
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
@@ -29,12 +34,15 @@ from acp.schema import (
     StopReason,
     TextContentBlock,
     TextResourceContents,
+    UnstructuredCommandInput,
     Usage,
 )
 
+from .. import images
 from ..agent.conversation import Conversation
 from ..agent.task_result import TaskResult
 from ..config.user_settings import load as load_user_settings
+from ..extensions.commands import for_workspace
 from ..extensions.mcp_config import ServerSpec, from_acp
 from ..history.sessions import SessionStore
 from ..interfaces import ModelError
@@ -81,6 +89,8 @@ class AcpSession:
     warned: bool = False
     notes: list[str] = field(default_factory=list)
     """Said once, at the start of the next answer (what the session ignored, say)."""
+    commands: list[AvailableCommand] | None = None
+    """The `/` commands last sent to the client (`available_commands_update`)."""
 
     def allow_always(self) -> None:
         self.commands_always = True
@@ -102,11 +112,30 @@ def prompt_text(blocks: list[Any]) -> str:
             resource = block.resource
             if isinstance(resource, TextResourceContents):
                 parts.append(f'<attached uri="{resource.uri}">\n{resource.text}\n</attached>')
-            else:
+            elif not _is_image(resource.mime_type):  # an image goes as itself (prompt_images)
                 parts.append(f'<attached uri="{resource.uri}">(binary, not shown)</attached>')
         elif isinstance(block, ResourceContentBlock):
             parts.append(f'<attached uri="{block.uri}">(not included; read it)</attached>')
     return "\n\n".join(part for part in parts if part.strip())
+
+
+def _is_image(mime_type: str | None) -> bool:
+    return bool(mime_type and mime_type.startswith("image/"))
+
+
+def prompt_images(blocks: list[Any]) -> list[images.Image]:
+    """The prompt's images (we declare `promptCapabilities.image`): image blocks, and
+    embedded image resources; each checked and scaled as a file is (CPU work: a thread)."""
+    found: list[images.Image] = []
+    for block in blocks:
+        if isinstance(block, ImageContentBlock):
+            name = block.uri or f"image {len(found) + 1}"
+            found.append(images.from_base64(name, block.data, block.mime_type))
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            if isinstance(resource, BlobResourceContents) and _is_image(resource.mime_type):
+                found.append(images.from_base64(resource.uri, resource.blob, resource.mime_type))
+    return found
 
 
 class AcpSessions:
@@ -118,10 +147,12 @@ class AcpSessions:
         self.capabilities = capabilities
         self.sessions: dict[str, AcpSession] = {}
         self.clients = ClientCache()
+        self._pending: asyncio.Future[None] | None = None
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None) -> NewSessionResponse:
         root = _root(cwd)
         session = self._open(root, new_conversation(root), mcp_servers)
+        self._later(session)
         return NewSessionResponse(session_id=session.id, modes=_modes(session.mode_id))
 
     async def load_session(
@@ -131,12 +162,14 @@ class AcpSessions:
         updates = Updates(self.client, session.id)
         replay(session.conversation.messages, updates)
         await updates.flush()
+        self._later(session)
         return LoadSessionResponse(modes=_modes(session.mode_id))
 
     async def resume_session(
         self, session_id: str, cwd: str, mcp_servers: list[Any] | None
     ) -> ResumeSessionResponse:
         session = self._resume(cwd, session_id, mcp_servers)
+        self._later(session)
         return ResumeSessionResponse(modes=_modes(session.mode_id))
 
     async def list_sessions(self, cwd: str | None) -> ListSessionsResponse:
@@ -176,6 +209,40 @@ class AcpSessions:
         self.sessions[session.id] = session
         return session
 
+    def _later(self, session: AcpSession) -> None:
+        """The session's commands, sent once the client knows the session (after the
+        answer that names it)."""
+
+        async def send() -> None:
+            await asyncio.sleep(0)
+            updates = Updates(self.client, session.id)
+            self._commands(session, updates)
+            await updates.flush()
+
+        self._pending = asyncio.ensure_future(send())
+
+    def _commands(self, session: AcpSession, updates: Updates) -> None:
+        """Send the `/` commands (skills, commands, the approved project's) if they changed
+        since last sent."""
+        settings, _ = load_user_settings()
+        commands = [
+            AvailableCommand(
+                name=command.name,
+                description=command.description,
+                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=command.hint))
+                if command.hint
+                else None,
+            )
+            for command in for_workspace(session.root, settings.plugins).listing()
+        ]
+        if commands != session.commands:
+            session.commands = commands
+            updates.send(
+                AvailableCommandsUpdate(
+                    session_update="available_commands_update", available_commands=commands
+                )
+            )
+
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
         if session is None:
@@ -200,8 +267,10 @@ class AcpSessions:
                 "a prompt is already running in this session; cancel it first"
             )
         task = prompt_text(prompt)
-        if not task.strip():
+        attached = await asyncio.to_thread(prompt_images, prompt)
+        if not task.strip() and not attached:
             raise errors.invalid_params("the prompt has no text")
+        task = task if task.strip() else "(The user sent the image(s) above without words.)"
         updates = Updates(self.client, session.id)
         for note in session.notes:
             updates.send(acp.update_agent_message_text(note))
@@ -234,12 +303,13 @@ class AcpSessions:
             mcp_servers=session.mcp_servers,
         )
         before = session.mode_id
-        session.running = asyncio.ensure_future(agent.run(task))
+        session.running = asyncio.ensure_future(agent.run(task, images=attached))
         try:
             result = await session.running
         finally:
             session.running = None
         progress.end_open_step(result.status)
+        self._commands(session, updates)  # the project's, once approved in this task
         if session.mode_id != before:  # an approved plan switched to default
             updates.send(
                 CurrentModeUpdate(

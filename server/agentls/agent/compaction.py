@@ -5,10 +5,12 @@ changed in the session, the user's last request)."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..interfaces import Checkpoints, ModelError, Turn
+from .context import drop_images
 from .conversation import Conversation, note, text_of
 from .task_result import CANCELLED_BY_USER, TaskResult
 
@@ -22,6 +24,8 @@ COMPACTED = "(Our conversation so far, summarised to save context:)\n\n"
 _LAST_REQUEST = "\n\nThe user's last request, word for word:\n"
 _CHANGED = "\n\nFiles changed in this session (from agentls's checkpoints):\n"
 _PLAN = "\n\nYour plan as you last wrote it (todo_write):\n"
+_SKILLS = "\n\nSkills loaded in this session, their instructions kept whole:\n"
+_SKILL_CONTENT = re.compile(r'<skill_content name="([^"]+)">.*?</skill_content>', re.DOTALL)
 
 
 async def compact(
@@ -35,6 +39,8 @@ async def compact(
     if not conversation.messages:
         return TaskResult("done", "Nothing to compact yet.")
     conversation.close_open_tool_calls()
+    # Images first: a summary is text, and the images would cost the summary's request most.
+    drop_images(conversation.messages)
     before = conversation.checkpoint()
     conversation.add_user([{"type": "text", "text": _COMPACT}])
     try:
@@ -61,6 +67,9 @@ async def compact(
 
 async def _working_state(conversation: Conversation, checkpoints: Checkpoints | None) -> str:
     kept = ""
+    skills = _loaded_skills(conversation.messages)
+    if skills:
+        kept += _SKILLS + "\n\n".join(skills)
     plan = _last_plan(conversation.messages)
     if plan:
         kept += _PLAN + "\n".join(plan)
@@ -71,6 +80,28 @@ async def _working_state(conversation: Conversation, checkpoints: Checkpoints | 
     if conversation.last_request:
         kept += _LAST_REQUEST + conversation.last_request
     return kept
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    found: list[str] = []
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict):
+            found += _texts(block.get("text") or block.get("content") or "")
+    return found
+
+
+def _loaded_skills(messages: list[dict[str, Any]]) -> list[str]:
+    """Each skill's last loaded instructions (the skill tool's result, a `/name` task, a
+    summary that kept them): what a summary must not lose."""
+    loaded: dict[str, str] = {}
+    for message in messages:
+        for text in _texts(message["content"]):
+            for match in _SKILL_CONTENT.finditer(text):
+                loaded.pop(match[1], None)
+                loaded[match[1]] = match[0]
+    return list(loaded.values())
 
 
 def _last_plan(messages: list[dict[str, Any]]) -> list[str]:

@@ -4,7 +4,9 @@ The prompt is measured in characters and turned into tokens at the rate the API 
 reported, so the estimate follows the real tokenizer. When it nears the budget, the oldest
 tool results (and the long inputs of old edits) are replaced by a note: the model can read a
 file again, but a task must never die of an over-long prompt. Eliding well below the budget
-keeps the cached prefix stable for many steps after each cut.
+keeps the cached prefix stable for many steps after each cut. Images go first, oldest
+first (each weighs as much as a page of text, and the model can read the file again), each
+replaced by a one-line note.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..images import IMAGE_CHARS
 from ..interfaces import Block
 
 ELIDE_DOWN_TO = 0.6
@@ -27,12 +30,18 @@ _ELIDED_RESULT = (
     "this {tool} result were dropped; run the tool again if you need them]"
 )
 _ELIDED_INPUT = "[elided: {chars:,} characters]"
+IMAGE_DROPPED = (
+    "[an image was here; dropped to keep the conversation within its context budget: read "
+    "it again if you need it]"
+)
 
 
 def block_chars(block: Block) -> int:
     """The characters a block puts into the prompt (its text, a tool call's input)."""
     if block.get("type") == "text":
         return len(block.get("text", ""))
+    if block.get("type") == "image":
+        return IMAGE_CHARS
     if block.get("type") == "tool_use":
         return len(block.get("name", "")) + len(json.dumps(block.get("input"), ensure_ascii=False))
     content = block.get("content", "")
@@ -78,11 +87,49 @@ class ContextBudget:
         return removed
 
 
-def _elidable(messages: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], int, Any]]:
-    """Old blocks worth eliding, oldest first, each with its replacement and the saving.
+def _has_image(block: Block) -> bool:
+    content = block.get("content")
+    nested = isinstance(content, list) and any(_has_image(part) for part in content)
+    return block.get("type") == "image" or nested
 
-    The newest exchange stays whole: the model is working on it.
+
+def _without_images(block: Block) -> Block:
+    """`block` with each image in it a note; the block itself when it holds none."""
+    if not _has_image(block):
+        return block
+    if block.get("type") == "image":
+        return {"type": "text", "text": IMAGE_DROPPED}
+    content = block.get("content")
+    if isinstance(content, list):
+        return {**block, "content": [_without_images(part) for part in content]}
+    return block
+
+
+def _images(messages: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], int, Any]]:
+    """Each block that is or holds an image, oldest first, with its replacement (a note for
+    each image) and the saving."""
+    for message in messages:
+        for index, block in enumerate(message["content"]):
+            shown = _without_images(block)
+            if shown is not block:
+                yield message, index, (shown, block_chars(block) - block_chars(shown))
+
+
+def drop_images(messages: list[dict[str, Any]]) -> int:
+    """Every image replaced by its note (before a compaction); the characters saved."""
+    saved = 0
+    for message, index, (shown, chars) in list(_images(messages)):
+        message["content"][index] = shown
+        saved += chars
+    return saved
+
+
+def _elidable(messages: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], int, Any]]:
+    """Old blocks worth eliding, oldest first, each with its replacement and the saving:
+    images first, but those of the newest exchange (the model is working on it), then
+    text. The newest exchange stays whole.
     """
+    yield from _images(messages[:-2])
     names: dict[str, str] = {}
     for message in messages[:-2]:
         for index, block in enumerate(message["content"]):
@@ -93,8 +140,9 @@ def _elidable(messages: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], 
                     yield message, index, (shortened, saved)
             elif block.get("type") == "tool_result":
                 chars = block_chars(block)
-                if chars > KEEP_CHARS:
-                    tool = names.get(block.get("tool_use_id", ""), "tool")
+                tool = names.get(block.get("tool_use_id", ""), "tool")
+                # A loaded skill's instructions hold for the whole task: kept.
+                if chars > KEEP_CHARS and tool != "skill":
                     note = _ELIDED_RESULT.format(chars=chars, tool=tool)
                     yield message, index, ({**block, "content": note}, chars - len(note))
 

@@ -9,8 +9,10 @@ import asyncio
 import contextlib
 import functools
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..images import Image, user_blocks
 from ..interfaces import (
     Block,
     CheckpointKind,
@@ -27,12 +29,14 @@ from ..interfaces import (
 from ..redaction import redact
 from ..tools import ToolContext, offered, run_tool
 from ..tools.base import CALL_ID, BeforeChange
+from ..tools.image_results import collecting, with_images
 from .budget import Budget
 from .calls import in_model_order
 from .compaction import compact
 from .context import prompt_chars
 from .conversation import Conversation, note, text_of, tool_result
 from .prompt import system_prompt
+from .server_tools import report_server_tools
 from .task_result import CANCELLED_BY_USER, Status, TaskResult
 
 log = logging.getLogger(__name__)
@@ -94,22 +98,36 @@ class Agent:
         self.limits = limits
         self.memory = memory
         # Built once: the system prompt (and the memory in it) stays byte-stable for the task.
-        self.system = system or system_prompt(
-            tools.workspace.root, memory.prompt() if memory else ""
-        )
+        self._given_system = system
+        self.system = self._system()
         self.checkpoints = checkpoints
         self.budget = budget or Budget(limits.max_steps)
         self.record = record
         self._recording: asyncio.Future[None] | None = None
+        self._attached: dict[str, list[Block]] = {}
+        """Images a call's tool attached (image_results), by call id, until its result."""
 
-    async def run(self, task: str, request: str | None = None) -> TaskResult:
+    def _system(self) -> str:
+        """The system prompt: a subagent's own, else the task's rules, memory and skills."""
+        if self._given_system:
+            return self._given_system
+        memory = self.memory.prompt() if self.memory else ""
+        return system_prompt(self.tools.workspace.root, memory, self.tools.skill_catalog)
+
+    async def run(
+        self, task: str, request: str | None = None, images: Sequence[Image] = ()
+    ) -> TaskResult:
         """Run one task to its end (a cancel ends it `cancelled`): `task` is the message to
-        the model, `request` the user's words (default: the task). The workspace is recorded
-        before, after, and before each step that may change files, so it can be undone."""
+        the model, `request` the user's words (default: the task), `images` what the user
+        attached. The workspace is recorded before, after, and before each step that may
+        change files, so it can be undone."""
         words = redact(request if request is not None else task, self.tools.secrets)
         task, blocked = await self.tools.hooks.submitted(task, not self.conversation.messages)
         if blocked is not None:  # a UserPromptSubmit hook's block: nothing reaches the model
             return TaskResult("failed", blocked)
+        # Again, the same unless the user just approved the project's skills (before any
+        # request of the task, so the prefix stays byte-stable within it).
+        self.system = self._system()
         title = self.conversation.begin_task(words)
         if self.checkpoints is not None:
             # Recorded while the model thinks; awaited before the first step that may change
@@ -117,7 +135,7 @@ class Agent:
             record = self.checkpoints.record(self.conversation.mark("task", None, title))
             self._recording = asyncio.ensure_future(record)
         try:
-            return await self._run(task)
+            return await self._run(task, list(images))
         finally:
             self.conversation.save()
             await self._checkpoint("end", None, title)
@@ -141,7 +159,7 @@ class Agent:
             self._recording = None
         await self.checkpoints.record(self.conversation.mark(kind, step, label, touches))
 
-    async def _run(self, task: str) -> TaskResult:
+    async def _run(self, task: str, images: list[Image]) -> TaskResult:
         usage = Usage()
         steps = 0
         conversation = self.conversation
@@ -161,7 +179,13 @@ class Agent:
 
         start = conversation.checkpoint()
         # The task may carry the editor's selection, which may hold a secret (a .env line).
-        conversation.add_user([{"type": "text", "text": redact(task, self.tools.secrets)}])
+        vision = self.tools.settings.vision is not False
+        conversation.add_user(
+            [
+                *user_blocks(images, vision),
+                {"type": "text", "text": redact(task, self.tools.secrets)},
+            ]
+        )
         try:
             while (spent := budget.exceeded()) is None:
                 steps += 1
@@ -173,6 +197,7 @@ class Agent:
                 content = turn.content or [{"type": "text", "text": "(empty reply)"}]
                 conversation.messages.append({"role": "assistant", "content": content})
                 conversation.save()
+                report_server_tools(turn.content, self.progress)
                 calls = [b for b in turn.content if b.get("type") == "tool_use"]
                 if turn.stop_reason == "refusal":
                     # A refused turn left in the history makes the next ones refused too.
@@ -182,6 +207,8 @@ class Agent:
                     declined.refused = True
                     return declined
                 if not calls:
+                    if turn.stop_reason == "pause_turn":  # a long server-side search: go on
+                        continue
                     if turn.stop_reason == "max_tokens":
                         conversation.add_user([note(_CUT_OFF)])
                         continue
@@ -198,7 +225,8 @@ class Agent:
                 ordered = in_model_order(calls, offered(self.tools), self.progress, run)
                 async with contextlib.aclosing(ordered) as results:
                     async for block in results:
-                        conversation.messages[-1]["content"].append(block)
+                        attached = self._attached.pop(block["tool_use_id"], [])
+                        conversation.messages[-1]["content"].append(with_images(block, attached))
                         conversation.save()
                 conversation.add_user(self._steering())
             status: Status = "token_limit" if spent.tokens_out() else "step_limit"
@@ -274,7 +302,10 @@ class Agent:
         if cut_off:
             return _CUT_OFF_TOOL, True
         try:
-            text, is_error = await run_tool(self.tools, call["name"], arguments, before_change)
+            with collecting() as attached:
+                text, is_error = await run_tool(self.tools, call["name"], arguments, before_change)
+            if attached and not is_error:
+                self._attached[call["id"]] = attached
         except CommandCancelled as cancel:  # what the command printed is the model's too
             answered = tool_result(call["id"], redact(cancel.output, self.tools.secrets), True)
             self.conversation.messages[-1]["content"].append(answered)

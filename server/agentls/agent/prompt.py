@@ -20,10 +20,10 @@ Rules:
 - When done, reply with a short summary of what you changed and why, without calling a tool."""
 
 
-def system_prompt(root: Path, memory: str = "") -> str:
-    """The stable part of every request: the rules, then the project's memory if any."""
-    rules = _SYSTEM.format(root=root)
-    return f"{rules}\n\n{memory}" if memory else rules
+def system_prompt(root: Path, memory: str = "", skills: str = "") -> str:
+    """The stable part of every request: the rules, then the project's memory and the
+    skills' catalog if any (each fixed for a task)."""
+    return "\n\n".join(part for part in (_SYSTEM.format(root=root), memory, skills) if part)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from ..interfaces import Hooks, Model, ModelError, SubagentProgress, SubagentSho
 from ..models.costs import describe, price_of
 from ..tools import Tool, ToolContext, offered
 from ..tools.agent_tool import NAME, agent_tool
-from ..tools.base import CALL_ID, BeforeChange
+from ..tools.base import CALL_ID, BeforeChange, LoadedSkills
 from .conversation import Conversation, text_of
 from .loop import Agent
 from .task_result import SubagentFigures, TaskResult
@@ -200,7 +200,8 @@ class Subagents:
     ) -> ToolContext:
         """The parent's context narrowed to the definition's tools (as offered now: the plan
         mode's read-only ones in the plan mode), the same workspace, shell, approver, rules,
-        mode and edit tally; its own progress, and the hooks as a subagent meets them."""
+        mode and edit tally; its own progress, the hooks as a subagent meets them, and its own
+        loaded skills (its conversation has seen none of the task's)."""
         context = self.parent.tools
         tools = {n: t for n, t in offered(context).items() if _fits(definition, n, t)}
         findable = {n: t for n, t in context.findable_tools.items() if _fits(definition, n, t)}
@@ -214,6 +215,7 @@ class Subagents:
             found=set(),
             hooks=hooks,
             subagents=None,
+            skills=LoadedSkills(),
         )
 
     def _figures(self, figures: SubagentFigures) -> str:

@@ -50,6 +50,13 @@ def _subagents(value: Any) -> SubagentLimits:
 
 
 @dataclass(frozen=True)
+class SkillOptions:
+    catalog_budget: int | None = None
+    """Characters of the skills' catalog in the system prompt; None: 2 % of the context
+    window's size, at most 8,000 (`extensions/skill_tool.budget`)."""
+
+
+@dataclass(frozen=True)
 class Settings:
     provider: str | None = None
     """None: AGENTLS_PROVIDER, else anthropic (providers.endpoint)."""
@@ -79,6 +86,12 @@ class Settings:
     tool_search_threshold: int = 1500
     hooks: tuple[Hook, ...] = ()
     subagents: SubagentLimits = field(default_factory=SubagentLimits)
+    vision: bool | None = None
+    """None: the provider profile's (providers.Profile.vision), resolved by prepare_task."""
+    web_search: bool = False
+    web_fetch_allow_hosts: tuple[str, ...] = ()
+    skills: SkillOptions = field(default_factory=SkillOptions)
+    plugins: tuple[str, ...] = ()
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -150,6 +163,18 @@ def _flag(value: Any) -> bool:
     return value
 
 
+def _optional_flag(value: Any) -> bool | None:
+    return None if value is None else _flag(value)
+
+
+def _hosts(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and v.strip() and "/" not in v for v in value
+    ):
+        raise ValueError('expected a list of host names, e.g. ["localhost", "intranet.example"]')
+    return tuple(v.strip().lower().rstrip(".") for v in value)
+
+
 def _prefixes(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ValueError("expected a list of command prefixes")
@@ -164,6 +189,19 @@ def _variable_names(value: Any) -> tuple[str, ...]:
         isinstance(v, str) and _VARIABLE_NAME.fullmatch(v) for v in value
     ):
         raise ValueError("expected a list of environment variable names")
+    return tuple(value)
+
+
+def _skill_options(value: Any) -> SkillOptions:
+    if not isinstance(value, Mapping) or set(value) - {"catalogBudget"}:
+        raise ValueError('expected {"catalogBudget": characters or null}')
+    budget = value.get("catalogBudget")
+    return SkillOptions(None if budget is None else _int_in(0, 100_000)(budget))
+
+
+def _folders(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError("expected a list of folders")
     return tuple(value)
 
 
@@ -501,6 +539,66 @@ SETTINGS: tuple[Setting, ...] = (
         "of one turn run at once, `maxSteps` and `maxTokens` per subagent (its steps and "
         "tokens also count against the task's `maxSteps`).",
     ),
+    Setting(
+        "vision",
+        "vision",
+        _optional_flag,
+        {"type": ["boolean", "null"]},
+        None,
+        "Whether the model takes images (read_file of a PNG, JPEG, GIF or WebP; images you "
+        "attach); `false` sends a one-line placeholder instead. `null` (default): the "
+        "provider's profile says (true for `anthropic`, `openai` and `openrouter`).",
+    ),
+    Setting(
+        "webSearch",
+        "web_search",
+        _flag,
+        {"type": "boolean"},
+        False,
+        "Offer the model the provider's own web search (Anthropic's `web_search` server tool, "
+        "billed per search by Anthropic); the OpenAI Chat Completions format has none. "
+        "User settings only.",
+        user_only=True,
+    ),
+    Setting(
+        "webFetch.allowHosts",
+        "web_fetch_allow_hosts",
+        _hosts,
+        {"type": "array", "items": {"type": "string"}},
+        [],
+        "Hosts `web_fetch` may reach although they resolve to a loopback, private or "
+        'link-local address, e.g. `["localhost", "wiki.intranet"]`; every other such address '
+        "is refused. User settings only.",
+        user_only=True,
+    ),
+    Setting(
+        "skills",
+        "skills",
+        _skill_options,
+        {
+            "type": "object",
+            "properties": {
+                "catalogBudget": {"type": ["integer", "null"], "minimum": 0, "maximum": 100000}
+            },
+            "additionalProperties": False,
+        },
+        {},
+        "Agent Skills: `catalogBudget`, the characters of the skills' names and descriptions "
+        "in the system prompt (`null`, the default: 2 % of the context window's size in "
+        "tokens, at most 8000); over it, descriptions are shortened.",
+    ),
+    Setting(
+        "plugins",
+        "plugins",
+        _folders,
+        {"type": "array", "items": {"type": "string"}},
+        [],
+        "Plugin folders (Claude Code's `.claude-plugin/` or Agent Plugins' `plugin.json`) "
+        "whose skills, commands, hooks and MCP servers you use, beside those `agentls plugin "
+        "add` records in your settings file. User settings only: a plugin's hooks and servers "
+        "run as yours.",
+        user_only=True,
+    ),
 )
 
 _BY_KEY = {setting.key: setting for setting in SETTINGS}
@@ -526,6 +624,20 @@ def checked(key: str, value: Any) -> Any:
     return _BY_KEY[key].check(value)
 
 
+def flattened(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """`{"webFetch": {"allowHosts": [...]}}` (a JSON file, a Lua table) as the dotted keys
+    `webFetch.allowHosts` that VS Code's settings use: flattened before anything sorts the
+    user-only keys out, so a nested one is never mistaken for another."""
+    flat: dict[str, Any] = {}
+    for key, value in raw.items():
+        nested = isinstance(value, Mapping) and key not in _BY_KEY
+        if nested and any(name.startswith(f"{key}.") for name in _BY_KEY):
+            flat.update((f"{key}.{inner}", item) for inner, item in value.items())
+        else:
+            flat[key] = value
+    return flat
+
+
 def parse(raw: Any) -> tuple[Settings, list[str]]:
     """Settings from the client's object; each bad value is reported and left at its default."""
     settings = Settings()
@@ -535,7 +647,7 @@ def parse(raw: Any) -> tuple[Settings, list[str]]:
         return settings, ["agentls settings must be an object; using the defaults"]
     problems = []
     values: dict[str, Any] = {}
-    for key, value in raw.items():
+    for key, value in flattened(raw).items():
         if key in CLIENT_ONLY:
             continue
         if key not in _BY_KEY:

@@ -145,6 +145,15 @@ def read_head(root: Path, path: Path, limit: int, follow: bool = False) -> tuple
     return _decoded(data, path, size, final=False), size
 
 
+def read_bytes(root: Path, path: Path, limit: int) -> bytes:
+    """A regular file's bytes (under `root`, reached as read_text reaches it: no symlink on
+    the way, no FIFO); NotText when it is larger than `limit`."""
+    with _opened(root, path, False) as (stream, size):
+        if size > limit:
+            raise NotText(f"{path.name} is {size:,} bytes, more than the {limit:,} read")
+        return stream.read(limit + 1)
+
+
 @contextlib.contextmanager
 def _opened(root: Path, path: Path, follow: bool) -> Iterator[tuple[BinaryIO, int]]:
     with _folder_of(root, path) as (folder, name):

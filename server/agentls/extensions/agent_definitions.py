@@ -2,20 +2,24 @@
 
 A definition is a markdown file (`.claude/agents/reviewer.md`): YAML front matter with
 `name`, `description` (what the model reads to choose it), `tools` (a comma list that only
-narrows the task's tools), `model` and `maxTurns`; the body is the subagent's system prompt."""
+narrows the task's tools), `model` and `maxTurns`; the body is the subagent's system prompt.
+A plugin's `agents/*.md` are the user's own, named `plugin:name` as its skills are."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from ..disk import files
 from ..permissions.rules import ALIASES
+
+if TYPE_CHECKING:
+    from .plugins import Plugin
 
 log = logging.getLogger(__name__)
 
@@ -156,6 +160,25 @@ def project_texts(root: Path) -> dict[str, str]:
         for path, text in read_folder(folder, follow=False).items()
         if Path(path).parent == folder
     }
+
+
+def plugin_definitions(plugins: Iterable[Plugin]) -> tuple[list[Definition], list[str]]:
+    """The plugins' subagent definitions (`Plugin.agent_files()`), the user's own as the
+    plugins are, each named `plugin:name`: a plugin never takes a built-in type's name or
+    one of the user's. With what is wrong with those that are none."""
+    definitions: list[Definition] = []
+    problems: list[str] = []
+    for plugin in plugins:
+        texts: dict[str, str] = {}
+        for path in plugin.agent_files()[:MAX_DEFINITIONS]:
+            try:
+                texts[str(path)] = files.read_text(plugin.folder, path, follow=True)
+            except (OSError, files.NotText) as error:
+                problems.append(f"the subagent definition {path} is ignored: {error}")
+        found, wrong = parsed(texts)
+        definitions += [replace(d, name=plugin.prefix + d.name) for d in found]
+        problems += wrong
+    return definitions, problems
 
 
 def parsed(texts: Mapping[str, str]) -> tuple[list[Definition], list[str]]:

@@ -15,7 +15,8 @@ from ..config.project_settings import ProjectSettings
 from ..config.settings import Settings
 from ..interfaces import Approver
 from ..tools.base import ToolContext
-from . import agent_definitions, mcp_servers
+from . import agent_definitions, mcp_servers, plugins, skill_tool
+from .commands import Shared, approve_waiting, available, described, invoked
 from .hooks import Hooks, parse_hooks
 from .mcp_config import ServerSpec, parse_servers
 from .mcp_servers import Server
@@ -53,6 +54,9 @@ def project_waiting(project: ProjectSettings, trust: Trust) -> list[Waiting]:
         for path, text in project.agents.items()
         if not trust.approved("agent", path, text)
     ]
+    shared = available(trust.root, (), trust).waiting
+    if shared:
+        waiting.append(Waiting("shared", "project", shared, described(shared)))
     return waiting
 
 
@@ -104,9 +108,17 @@ class TaskExtensions:
         self.notify = notify
         self.trust = Trust(root)
         self.programs = Programs.of(root, settings)
-        self.hooks = Hooks(settings.hooks, self.programs, session_id, notify)
+        # A plugin's hooks and MCP servers are the user's own: they run as the user's do.
+        self.plugins, problems = plugins.installed(settings.plugins)
+        for problem in problems:
+            notify(problem)
+        own_hooks = (*settings.hooks, *(h for p in self.plugins for h in p.hooks()))
+        self.specs = (*servers, *(s for p in self.plugins for s in p.mcp_servers()))
+        self.user_hooks = own_hooks
+        self.hooks = Hooks(own_hooks, self.programs, session_id, notify)
         self.context: ToolContext | None = None
         self.servers: list[Server] = []
+        self.shared = Shared()
 
     async def _approve_project(self) -> None:
         """Ask about each project server and the project's hooks not approved yet, once per
@@ -120,12 +132,17 @@ class TaskExtensions:
             what = (
                 f"start the project's MCP server {waiting.name}{where} ({waiting.shown})"
                 if waiting.kind == "mcp"
+                else f"give the model its skills and commands ({waiting.shown})"
+                if waiting.kind == "shared"
                 else f"run the project's hooks{where} ({waiting.shown})"
                 if waiting.kind == "hooks"
                 else f"use the project's subagent {waiting.shown}"
             )
             if await self.approver.approve_project(what):
-                self.trust.approve(waiting.kind, waiting.name, waiting.definition)
+                if waiting.kind == "shared":
+                    approve_waiting(self.trust, waiting.definition)
+                else:
+                    self.trust.approve(waiting.kind, waiting.name, waiting.definition)
             else:
                 declined.add(key)
 
@@ -153,6 +170,32 @@ class TaskExtensions:
                 self.notify(f"the MCP server {server.spec.name} planted a git setting: {line}")
         self._offer()
 
+    def share(self) -> None:
+        """Find the skills and commands this task may use (the project's once approved):
+        the catalog for the system prompt, the skill tool over it."""
+        self.shared = available(self.root, self.plugins, self.trust)
+        if self.context is not None:
+            skills = self.shared.catalog()
+            self.context.skill_catalog = skill_tool.catalog(
+                skills, skill_tool.budget(self.settings)
+            )
+            self._offer()
+
+    def _skill_tools(self) -> dict[str, Any]:
+        skills = self.shared.catalog()
+        return {"skill": skill_tool.skill_tool(skills)} if skills else {}
+
+    async def _expanded(self, task: str) -> str:
+        """`/name arguments` (after the editor's context) as its command's task; any other
+        text as it is."""
+        found = invoked(task)
+        command = self.shared.commands.get(found[1]) if found else None
+        if found is None or command is None:
+            return task
+        if command.skill is not None and self.context is not None:
+            skill_tool.load(self.context, command.skill)
+        return found[0] + await command.expand(found[2])
+
     def _offer(self) -> None:
         context = self.context
         if context is None:
@@ -163,22 +206,30 @@ class TaskExtensions:
             if server.state == "ready"
             for tool in mcp_servers.tools_of(server, self.settings.mcp_call_timeout)
         ]
+        skills = self._skill_tools()
         if schema_tokens(tools) <= self.settings.tool_search_threshold:
-            context.added_tools = {tool.name: tool for tool in tools}
+            context.added_tools = {**skills, **{tool.name: tool for tool in tools}}
         else:
             search = search_tool(sorted(tool.name for tool in tools))
-            context.added_tools = {search.name: search}
+            context.added_tools = {**skills, search.name: search}
             context.findable_tools = {tool.name: tool for tool in tools}
 
     # interfaces.Hooks
 
     async def submitted(self, task: str, first: bool) -> tuple[str, str | None]:
-        if self.project.mcp_servers or self.project.hooks or self.project.agents:
+        if (
+            self.project.mcp_servers
+            or self.project.hooks
+            or self.project.agents
+            or self.shared.waiting
+        ):
             await self._approve_project()
         if self.project.hooks and self.trust.approved("hooks", "project", self.project.hooks):
-            self.hooks.hooks = (*self.settings.hooks, *_project_hooks(self.project))
+            self.hooks.hooks = (*self.user_hooks, *_project_hooks(self.project))
+        if self.shared.waiting:  # what the user approved joins this very task
+            self.share()
         await self._start_servers()
-        return await self.hooks.submitted(task, first)
+        return await self.hooks.submitted(await self._expanded(task), first)
 
     async def stopping(self) -> str | None:
         return await self.hooks.stopping()

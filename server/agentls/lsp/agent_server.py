@@ -18,7 +18,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..agent.conversation import Conversation
 from ..config import user_settings
-from ..config.settings import USER_ONLY, Settings, parse, with_user_only
+from ..config.settings import USER_ONLY, Settings, flattened, parse, with_user_only
 from ..lifetime import exit_now
 from ..models.anthropic import ClientCache
 from ..permissions.modes import SessionMode
@@ -144,7 +144,7 @@ class AgentServer(LanguageServer):
         """Settings from initializationOptions, overridden by workspace/configuration; the
         user-only ones (docs/security.md, "Settings from a client") only from the editor's
         initializationOptions on stdio, and on TCP from the user's settings file."""
-        initial, pulled = self._initial(), await self._configuration()
+        initial, pulled = flattened(self._initial()), flattened(await self._configuration())
         trusted = {k: v for k, v in initial.items() if k in USER_ONLY} if self.token is None else {}
         raw = {k: v for k, v in {**initial, **pulled}.items() if k not in USER_ONLY}
         raw.pop(TOKEN, None)

@@ -7,18 +7,22 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from pygls import uris
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
+from .. import images
 from ..agent.conversation import Conversation
 from ..agent.loop import Agent
 from ..agent.prompt import task_message
 from ..config import project_settings
+from ..extensions.commands import for_workspace
 from ..extensions.for_task import project_waiting
 from ..extensions.mcp_servers import running
 from ..extensions.trust import Trust
 from ..history.checkpoints import CheckpointError, ShadowRepository
 from ..history.sessions import SessionStore
 from ..history.undo import listing
+from ..images import Image
 from ..permissions.modes import MODES, SessionMode, mode_of
 from ..wiring import new_conversation, resumed_conversation, undo_and_tell
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
@@ -41,6 +45,7 @@ SESSIONS = "agent.sessions"
 RESUME_SESSION = "agent.resumeSession"
 SET_MODE = "agent.setMode"
 MCP_SERVERS = "agent.mcpServers"
+SLASH_COMMANDS = "agent.commands"
 
 
 def refuse_while_running(ls: AgentServer, message: str) -> None:
@@ -64,15 +69,37 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     task, uri = arguments[0]["task"], arguments[0].get("uri")
     if uri is not None and not isinstance(uri, str):
         raise JsonRpcInvalidParams("uri must be a document URI string")
+    images = await asyncio.to_thread(task_images, arguments[0].get("images", []))
     root = ls.root()
     file = file_context(ls.workspace, root, uri, arguments[0].get("selection")) if uri else None
     title = task.strip().splitlines()[0][:80]
     if ls.session.journal is None:  # saved from its first task on
         ls.session.journal = new_conversation(root).journal
     message = task_message(task, file)
-    result = await supervise(ls, root, title, lambda agent: agent.run(message, task))
+    result = await supervise(ls, root, title, lambda agent: agent.run(message, task, images))
     # Which session the task went into, so a client can come back to it (agent.resumeSession).
     return {**result, "session": ls.session.id}
+
+
+def task_images(given: Any) -> list[Image]:
+    """agent.runTask's `images`: `[{"uri": "file:///..."} | {"data": base64, "mimeType"}]`,
+    each read and checked now (a bad one becomes a placeholder for the model, never an
+    error: the user's task still runs)."""
+    if not isinstance(given, list) or not all(isinstance(item, dict) for item in given):
+        raise JsonRpcInvalidParams('images must be a list of {"uri"} or {"data", "mimeType"}')
+    prepared = []
+    for number, item in enumerate(given, 1):
+        if isinstance(item.get("uri"), str):
+            path = Path(uris.to_fs_path(item["uri"]) or "")
+            prepared.append(images.from_file(path))
+        elif isinstance(item.get("data"), str) and isinstance(item.get("mimeType"), str):
+            name = f"image {number}"
+            prepared.append(images.from_base64(name, item["data"], item["mimeType"]))
+        else:
+            raise JsonRpcInvalidParams(
+                f'images[{number - 1}] needs "uri", or "data" and "mimeType"'
+            )
+    return prepared
 
 
 async def compact(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
@@ -215,6 +242,14 @@ async def mcp_server_list(ls: AgentServer, *arguments: Any) -> list[dict[str, An
     ]  # fmt: skip
 
 
+async def slash_commands(ls: AgentServer, *arguments: Any) -> list[dict[str, Any]]:
+    """The `/` commands a task's text may start with (skills, commands; the project's once
+    approved): `[{"name", "description", "hint"}]`, by name."""
+    settings = await ls.settings()
+    shared = await asyncio.to_thread(for_workspace, ls.root(), settings.plugins)
+    return [command.as_json() for command in shared.listing()]
+
+
 COMMANDS = {
     RUN_TASK: run_task,
     CANCEL: cancel,
@@ -229,4 +264,5 @@ COMMANDS = {
     MODEL: model,
     SET_MODE: set_mode,
     MCP_SERVERS: mcp_server_list,
+    SLASH_COMMANDS: slash_commands,
 }

@@ -39,6 +39,9 @@ STREAM_RETRIES = 2
 stream ended early, the tool input was not JSON): the SDK retries only failed requests."""
 
 _CACHE = {"type": "ephemeral"}
+WEB_SEARCH: dict[str, Any] = {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}
+"""Anthropic's server tool: the API searches and answers with results and cited text; after
+our own tools, so the tools' part of the cached prefix is the same with it or without."""
 _MESSAGE_BREAKPOINTS = (-1, -3)
 """The newest message, and the one that was newest at the previous request (each step adds an
 assistant turn and a user turn): the second is an exact cache hit however many blocks the
@@ -317,6 +320,9 @@ class Adapter:
     """What every wire format's model holds: its SDK client, the model id, its limits, the
     endpoint, and the environment whose secrets its messages must not show."""
 
+    web_search = False
+    """Offer the provider's own web search (the `webSearch` setting), where it has one."""
+
     def __init__(
         self,
         client: Any,
@@ -334,10 +340,12 @@ class Adapter:
         self._env = env
 
     def renamed(self: _Adapter, name: str) -> _Adapter:
-        """The same endpoint and limits for another model id (a subagent's)."""
-        return type(self)(
+        """The same endpoint, limits and web search for another model id (a subagent's)."""
+        renamed = type(self)(
             self.client, name, self.max_tokens, self.endpoint, self._env, self.timeout
         )
+        renamed.web_search = self.web_search
+        return renamed
 
 
 class AnthropicModel(Adapter):
@@ -349,6 +357,8 @@ class AnthropicModel(Adapter):
         import anthropic
 
         messages = anthropic_blocks(messages)
+        if self.web_search:
+            tools = [*tools, WEB_SEARCH]
         if self.endpoint.profile.cache_markers:
             system_blocks, messages = with_cache_breakpoints(system, messages)
         else:

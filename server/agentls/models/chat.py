@@ -52,6 +52,46 @@ def _result_text(block: Block) -> str:
     return f"Error: {text}" if block.get("is_error") else text
 
 
+def image_part(block: Block) -> dict[str, Any]:
+    """An image block as Chat Completions takes it: a data URI."""
+    source = block["source"]
+    url = f"data:{source['media_type']};base64,{source['data']}"
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+_RESULT_IMAGES = "The image(s) from the tool results above, in order:"
+
+
+def _user(content: list[Block]) -> list[dict[str, Any]]:
+    """A user turn's tool results as `tool` messages (text only: most servers take nothing
+    else there), then one user message with the user's words and every image, the results'
+    included, after a line saying whose they are."""
+    out: list[dict[str, Any]] = [
+        {"role": "tool", "tool_call_id": b["tool_use_id"], "content": _result_text(b)}
+        for b in content
+        if b.get("type") == "tool_result"
+    ]
+    from_results = [
+        image_part(part)
+        for b in content
+        if b.get("type") == "tool_result" and isinstance(b.get("content"), list)
+        for part in b["content"]
+        if part.get("type") == "image"
+    ]
+    own = [
+        {"type": "text", "text": b["text"]} if b.get("type") == "text" else image_part(b)
+        for b in content
+        if b.get("type") in ("text", "image")
+    ]
+    if not (from_results or any(part["type"] == "image_url" for part in own)):
+        if own:
+            out.append({"role": "user", "content": "\n\n".join(part["text"] for part in own)})
+        return out
+    parts = [{"type": "text", "text": _RESULT_IMAGES}, *from_results] if from_results else []
+    out.append({"role": "user", "content": parts + own})
+    return out
+
+
 def _assistant(content: list[Block], with_reasoning: bool) -> dict[str, Any]:
     text = "".join(b["text"] for b in content if b.get("type") == "text")
     calls = [
@@ -97,14 +137,7 @@ def chat_messages(system: str, messages: list[dict[str, Any]]) -> list[dict[str,
         if message["role"] == "assistant":
             out.append(_assistant(content, index > loop_start))
             continue
-        out.extend(
-            {"role": "tool", "tool_call_id": b["tool_use_id"], "content": _result_text(b)}
-            for b in content
-            if b.get("type") == "tool_result"
-        )
-        words = [b["text"] for b in content if b.get("type") == "text"]
-        if words:
-            out.append({"role": "user", "content": "\n\n".join(words)})
+        out.extend(_user(content))
     return out
 
 

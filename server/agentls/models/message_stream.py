@@ -64,11 +64,11 @@ class _Open:
             if self.citations:
                 text["citations"] = self.citations
             return text
-        if kind == "tool_use":
+        if kind in ("tool_use", "server_tool_use"):
             # A ValueError here is a broken answer, asked again by the caller.
             arguments = json.loads(joined) if joined else start.get("input", {})
             return {
-                "type": "tool_use",
+                "type": kind,
                 "id": start["id"],
                 "name": start["name"],
                 "input": arguments,

@@ -38,6 +38,9 @@ class Profile:
     or mis-bill them)."""
     max_tokens_field: str = "max_tokens"
     """OpenAI format: the name of the output limit (OpenAI's own API wants the newer one)."""
+    vision: bool = True
+    """Whether its models take images, unless the `vision` setting says: a local server's
+    model is often text only, and DeepSeek's API takes no image."""
 
     @property
     def key_hint(self) -> str:
@@ -68,18 +71,41 @@ PROFILES: dict[str, Profile] = {
             base_url_variable="OPENAI_BASE_URL",
             max_tokens_field="max_completion_tokens",
         ),
-        Profile("ollama", "Ollama", "anthropic", "http://localhost:11434", (), cache_markers=False),
         Profile(
-            "llamacpp", "llama.cpp", "anthropic", "http://localhost:8080", (), cache_markers=False
+            "ollama",
+            "Ollama",
+            "anthropic",
+            "http://localhost:11434",
+            (),
+            cache_markers=False,
+            vision=False,
         ),
-        Profile("vllm", "vLLM", "anthropic", "http://localhost:8000", (), cache_markers=False),
-        Profile("lmstudio", "LM Studio", "openai", "http://localhost:1234/v1", ()),
+        Profile(
+            "llamacpp",
+            "llama.cpp",
+            "anthropic",
+            "http://localhost:8080",
+            (),
+            cache_markers=False,
+            vision=False,
+        ),
+        Profile(
+            "vllm",
+            "vLLM",
+            "anthropic",
+            "http://localhost:8000",
+            (),
+            cache_markers=False,
+            vision=False,
+        ),
+        Profile("lmstudio", "LM Studio", "openai", "http://localhost:1234/v1", (), vision=False),
         Profile(
             "deepseek",
             "DeepSeek",
             "anthropic",
             "https://api.deepseek.com/anthropic",
             (("DEEPSEEK_API_KEY", "x-api-key"),),
+            vision=False,
         ),
         Profile(
             "openrouter",

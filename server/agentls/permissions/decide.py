@@ -13,7 +13,10 @@ names a guarded command among its words (`taskset 1 rm x`): no allow rule passes
 where nobody can answer they are refused.
 
 Read rules hold `grep` and `list_files` too: a search in a path they name is denied or asked
-as a read would be, and a wider search leaves out what they name (`unreadable`)."""
+as a read would be, and a wider search leaves out what they name (`unreadable`).
+
+`web_fetch(domain:...)` rules hold the host of a fetch: web_fetch asks here for its first
+address and for each redirect's (`tools/web_fetch.permit`)."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from ..shell.command_rules import is_allowed
 
@@ -31,6 +32,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "Glob": ("list_files",),
     "LS": ("list_files",),
     "TodoWrite": ("todo_write",),
+    "WebFetch": ("web_fetch",),
 }
 _PATH_TOOLS = {"edit_file", "write_file", "read_file", "grep", "list_files"}
 _RULE = re.compile(r"^(?P<tool>[A-Za-z0-9_*-]+)(?:\((?P<spec>.*)\))?$", re.DOTALL)
@@ -72,6 +74,9 @@ class Rule:
         if tool in _PATH_TOOLS:
             path = arguments.get("path", "." if tool in ("grep", "list_files") else None)
             return isinstance(path, str) and _path_matches(self.spec, path, root)
+        if tool == "web_fetch":
+            url = arguments.get("url")
+            return isinstance(url, str) and _domain_matches(self.spec, url)
         return False
 
     def _command(self, command: str, root: Path, verdict: Verdict) -> bool:
@@ -132,6 +137,14 @@ def _path_matches(pattern: str, path: str, root: Path) -> bool:
     except (OSError, ValueError):
         return True  # a path that cannot be resolved meets every rule: it asks or is denied
     return glob_holds(pattern, relative)
+
+
+def _domain_matches(spec: str, url: str) -> bool:
+    """`domain:docs.python.org` holds that host only; `domain:*.python.org` its subdomains."""
+    kind, _, pattern = spec.partition(":")
+    host = (urlsplit(url.strip()).hostname or "").rstrip(".")
+    wanted = pattern.strip().lower().rstrip(".")
+    return kind.strip() == "domain" and bool(host) and fnmatch.fnmatchcase(host, wanted)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ the slash commands completed as they are typed."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -36,13 +36,17 @@ COMMANDS = {
 
 
 class _Commands(Completer):
+    def __init__(self, shared: Callable[[], dict[str, str]]) -> None:
+        self.shared = shared
+        """The skills' and commands' `/name`s and descriptions, as they are now."""
+
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
     ) -> Iterable[Completion]:
         typed = document.text_before_cursor
         if not typed.startswith("/") or " " in typed:
             return
-        for name, meaning in COMMANDS.items():
+        for name, meaning in {**self.shared(), **COMMANDS}.items():
             if name.startswith(typed):
                 yield Completion(name, -len(typed), display_meta=meaning)
 
@@ -79,10 +83,10 @@ def history_file() -> str:
 class Prompt:
     """The next task typed at a terminal."""
 
-    def __init__(self) -> None:
+    def __init__(self, shared: Callable[[], dict[str, str]] = dict) -> None:
         self.session: PromptSession[str] = PromptSession(
             history=FileHistory(history_file()),
-            completer=_Commands(),
+            completer=_Commands(shared),
             complete_while_typing=True,
             key_bindings=_keys(),
         )

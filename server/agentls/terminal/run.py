@@ -15,7 +15,7 @@ import json
 import signal
 import sys
 from collections.abc import Awaitable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
@@ -24,6 +24,7 @@ from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..config import user_settings
 from ..config.settings import Settings
+from ..extensions.commands import for_workspace
 from ..interfaces import Approver, ModelError
 from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
@@ -31,9 +32,10 @@ from ..visible import visible
 from ..wiring import TaskSetup, prepare_task
 from .adapters import TerminalApprover, TerminalWorkspace
 from .answers import Answers
+from .attachments import task_images
 from .first_prompt import Loaded, LoadFailed
 from .headless import Events, HeadlessApprover, HeadlessProgress, HeadlessWorkspace, OutputFormat
-from .prompt import PROMPT, WELCOME, Prompt
+from .prompt import COMMANDS, PROMPT, WELCOME, Prompt
 from .screen import Screen
 from .slash import run_command
 
@@ -51,6 +53,8 @@ class RunOptions:
     """None: a person at a terminal; else `-p`, for a script."""
     resumed: str = ""
     """The conversation gone on with, in words ("" for a new one)."""
+    images: tuple[Path, ...] = ()
+    """Images given with `-i`, for the first task."""
 
 
 @dataclass
@@ -99,6 +103,7 @@ class TerminalSession:
         """Ctrl-C came while nothing could be cancelled (starting up): the run ends."""
         self.headless: HeadlessApprover | None = None
         """The approver of the `-p` task, which tells what nobody could approve."""
+        self._shared: dict[str, str] | None = None
 
     def interrupt(self) -> None:
         """Ctrl-C: stop what runs now (a task, or the wait for a line), nothing more."""
@@ -131,6 +136,11 @@ class TerminalSession:
         return self.setup.agent(workspace, approver, progress, self.session, mode=self.mode)
 
     async def task(self, text: str) -> TaskResult:
+        given, self.options = self.options.images, replace(self.options, images=())
+        attached = await task_images(text, given, self.root)
+        if self.options.output_format is None:
+            for image in attached:
+                self.screen.say(image.placeholder or f"(attached {image.size})", "dim")
         agent = self.agent()
         if self.stopped:  # Ctrl-C while starting: the task is not begun
             result = TaskResult("cancelled", CANCELLED_BY_USER)
@@ -139,7 +149,7 @@ class TerminalSession:
                 self.screen.thinking()
             try:
                 # The loop answers a cancel itself, with a `cancelled` result.
-                result = await self._stoppable(agent.run(text))
+                result = await self._stoppable(agent.run(text, images=attached))
             except asyncio.CancelledError:
                 if not self._interrupted:  # the program is stopping, not the user's Ctrl-C
                     raise
@@ -213,14 +223,26 @@ class TerminalSession:
         # A real prompt where someone types; lines read plainly from a pipe, or from a dumb
         # terminal (Emacs's shell edits the line itself, and sends it whole).
         typing = sys.stdin is not None and sys.stdin.isatty() and self.screen.animated
-        prompt = Prompt() if typing else None
+        prompt = Prompt(self.shared_commands) if typing else None
         while (line := first or await self._next_line(prompt)) is not None:
             first = None
-            if line.startswith("/"):
+            name = line.split(maxsplit=1)[0]
+            if name in COMMANDS or (name.startswith("/") and name not in self.shared_commands()):
                 await self._stoppable(run_command(self, line))
-            else:
+            else:  # a task, or a skill's or command's `/name arguments`, which the task expands
                 await self.task(line)
+                self._shared = None  # the project's may have been approved meanwhile
         return 0
+
+    def shared_commands(self) -> dict[str, str]:
+        """The skills' and commands' `/name`s (the project's once approved), described."""
+        if self._shared is None:
+            shared = for_workspace(self.root, self.setup.settings.plugins)
+            self._shared = {
+                f"/{c.name}": c.description + (f" ({c.hint})" if c.hint else "")
+                for c in shared.listing()
+            }
+        return self._shared
 
     def switch_mode(self, words: list[str]) -> None:
         """`/mode`: the mode now and the others; `/mode MODE`: switch (between tasks)."""

@@ -22,7 +22,7 @@ async def run_command(terminal: TerminalSession, line: str) -> None:
     argument = argument.strip()
     say = terminal.screen.say
     if name == "/help":
-        for command, meaning in COMMANDS.items():
+        for command, meaning in {**COMMANDS, **terminal.shared_commands()}.items():
             say(f"  {command:<10} {meaning}")
     elif name == "/undo":
 
@@ -42,7 +42,8 @@ async def run_command(terminal: TerminalSession, line: str) -> None:
     elif name == "/mode":
         _mode(terminal, argument)
     else:
-        say(f"No command {name}; the commands are: {', '.join(COMMANDS)}")
+        known = [*COMMANDS, *terminal.shared_commands()]
+        say(f"No command {name}; the commands are: {', '.join(known)}")
 
 
 def _switch(terminal: TerminalSession, name: str, argument: str) -> None:

@@ -25,6 +25,7 @@ from .file_tools import EDIT_FILE, READ_FILE, WRITE_FILE
 from .plan_tool import TODO_WRITE
 from .search.tools import GREP, LIST_FILES
 from .shell_tool import BASH
+from .web_fetch import WEB_FETCH
 
 __all__ = [
     "OPTIONAL_TOOLS",
@@ -39,7 +40,17 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_CORE = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, GREP, TODO_WRITE, EXIT_PLAN_MODE)
+_CORE = (
+    BASH,
+    READ_FILE,
+    WRITE_FILE,
+    EDIT_FILE,
+    LIST_FILES,
+    GREP,
+    TODO_WRITE,
+    EXIT_PLAN_MODE,
+    WEB_FETCH,
+)
 _EYES = (DIAGNOSTICS, DEFINITION, REFERENCES, SYMBOLS)  # each `optional`
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (*_CORE, *_EYES)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from ..config.settings import Settings
@@ -70,6 +71,20 @@ CALL_ID: ContextVar[str] = ContextVar("call_id", default="")
 """The id of the tool call being run (each call runs in its own context): a subagent names
 the `agent` call it answers."""
 
+
+@dataclass
+class LoadedSkills:
+    """The skills loaded in a task (the `skill` tool, a `/name` command)."""
+
+    names: set[str] = field(default_factory=set)
+    folders: list[Path] = field(default_factory=list)
+    """Their folders: read_file reads there without asking, even outside the workspace (a
+    user's skill), and only reads."""
+    rules: Rules = field(default_factory=Rules)
+    """The allow rules of the loaded user skills' `allowed-tools` (a project skill's never
+    widen what the user's settings allow)."""
+
+
 HOOK_DECISION: ContextVar[Verdict | None] = ContextVar("hook_decision", default=None)
 """The PreToolUse hooks' decision for the call being run (each call runs in its own context,
 so calls run together do not see each other's)."""
@@ -107,12 +122,16 @@ class ToolContext:
     found: set[str] = field(default_factory=set)
     subagents: Delegation | None = None
     """Offers the `agent` tool and runs its subagents; None: no subagents (too deep)."""
+    skills: LoadedSkills = field(default_factory=LoadedSkills)
+    skill_catalog: str = ""
+    """The skills the model may load, for the system prompt ("" for none)."""
 
     def rules(self) -> Rules:
         """Every permission rule of the task: the user's (with `allowedCommands` as allow
-        rules) and the project's."""
+        rules, and the loaded user skills' `allowed-tools`) and the project's."""
         settings = self.settings
-        return settings.permissions + command_rules(settings.allowed_commands) + self.project_rules
+        own = settings.permissions + command_rules(settings.allowed_commands)
+        return own + self.skills.rules + self.project_rules
 
     def verdict(self, tool: str, arguments: Any) -> Decision | None:
         """What the permission rules say of this call (`permissions/decide.py`, the one

@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from ..counts import counted
+from ..disk import files
 from ..disk.files import NotText, PathChanged
 from ..disk.paths import refuse_git_metadata, relative, resolve
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
+from ..images import is_image_name
 from ..interfaces import Change, Landed
 from ..line_endings import CHOICES, converted, follow
 from ..redaction import REDACTED, Redacted, redact, secret_spans
 from .base import BeforeChange, Tool, ToolContext, ToolError
 from .editor_tools import new_problems, problems_before
+from .image_results import read_image
 from .review_outcome import describe, not_applied
 
 READ_LINES = 2000
+IMAGES_NOTE = "PNG, JPEG, GIF and WebP files come back as the image."
 LINE_CHARS = 2000
 
 
@@ -27,6 +32,15 @@ async def _current_text(
     context: ToolContext, path: str, writing: bool = False
 ) -> tuple[Path, str | None]:
     """The resolved path and its current text, or None if there is no such file."""
+    in_skill = None if writing else _in_loaded_skill(context, path)
+    if in_skill is not None:
+        folder, target = in_skill
+        try:  # from the skill's folder down, through no link
+            return target, await asyncio.to_thread(files.read_text, folder, target)
+        except FileNotFoundError:
+            return target, None
+        except (IsADirectoryError, NotText, OSError) as error:
+            raise ToolError(f"{path} cannot be read: {error}") from None
     target = resolve(context.workspace.root, path)
     if writing:
         refuse_git_metadata(context.workspace.root, target)
@@ -40,7 +54,21 @@ async def _current_text(
         raise ToolError(str(error)) from None
 
 
+def _in_loaded_skill(context: ToolContext, path: str) -> tuple[Path, Path] | None:
+    """(the skill's folder, the file) for an absolute path into the folder of a skill loaded
+    in this task outside the workspace (a user's skill): read, never written, unasked."""
+    if not path.startswith(("/", "~")):
+        return None
+    target = Path(os.path.normpath(Path(path).expanduser()))  # no `..` out of the folder
+    for folder in context.skills.folders:
+        if target.is_relative_to(folder) and not folder.is_relative_to(context.workspace.root):
+            return folder, target
+    return None
+
+
 async def read_file(context: ToolContext, arguments: dict[str, Any], _: BeforeChange) -> str:
+    if is_image_name(arguments["path"]):  # the image itself, for a vision model
+        return await read_image(context, arguments)
     target, text = await _current_text(context, arguments["path"])
     name = relative(context.workspace.root, target)
     if text is None:
@@ -327,6 +355,8 @@ def _read_words(arguments: dict[str, Any], result: str) -> tuple[bool, str]:
     """`read app.py (lines 20\u201360 of 300)`, `read app.py (42 lines)`: what was read, whatever
     note follows it (project memory)."""
     name = arguments["path"]
+    if result.startswith("[image "):  # `read shot.png (image: PNG, 800x600 px, ...)`
+        return True, f"read {name} (image{result.partition(':')[2].partition(']')[0]})"
     lines = len(_NUMBERED.findall(result))
     if not lines:
         return True, f"read {name} (empty)"
@@ -342,7 +372,7 @@ READ_FILE = Tool(
     description=(
         "Read a text file as the editor has it (unsaved changes included). Lines are "
         "numbered 'N<tab>text'; the numbers are not part of the file. "
-        f"Reads up to {READ_LINES} lines; use offset and limit for more."
+        f"Reads up to {READ_LINES} lines; use offset and limit for more. {IMAGES_NOTE}"
     ),
     properties={
         "path": _PATH,

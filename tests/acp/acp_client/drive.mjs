@@ -8,7 +8,8 @@
 // Scenario: {"cwd": "/abs", "fs": true, "steps": [
 //   {"op": "new", "mcpServers"?: [...]},
 //   {"op": "prompt", "text": "...", "permission"?: "allow"|"allow_always"|"reject",
-//    "cancelOnExecute"?: true, "attach"?: {"uri": "file:///...", "text": "..."}},
+//    "cancelOnExecute"?: true, "attach"?: {"uri": "file:///...", "text": "..."},
+//    "image"?: {"data": "<base64>", "mimeType": "image/png"}},
 //   {"op": "setMode", "mode": "default"|"acceptEdits"|"plan"|"always"},
 //   {"op": "list"},
 //   {"op": "load", "sessionId": "..." | "$last"}
@@ -103,6 +104,9 @@ try {
         permission = step.permission ?? 'allow';
         cancelOnExecute = step.cancelOnExecute ?? false;
         const prompt = [{ type: 'text', text: step.text }];
+        if (step.image) {
+          prompt.push({ type: 'image', data: step.image.data, mimeType: step.image.mimeType });
+        }
         if (step.attach) {
           prompt.push({
             type: 'resource',

@@ -45,12 +45,12 @@ function M.run(task, opts)
   local bufnr = opts.bufnr or 0
   bufnr = bufnr == 0 and vim.api.nvim_get_current_buf() or bufnr
   if task and task ~= '' then
-    require('agentls.task').start(task, bufnr, opts.range)
+    require('agentls.task').start(task, bufnr, opts.range, opts.images)
     return
   end
   vim.ui.input({ prompt = 'agentls task: ' }, function(input)
     if input and input ~= '' then
-      require('agentls.task').start(input, bufnr, opts.range)
+      require('agentls.task').start(input, bufnr, opts.range, opts.images)
     end
   end)
 end

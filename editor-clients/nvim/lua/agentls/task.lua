@@ -49,9 +49,16 @@ end
 ---@param bufnr integer
 ---@param range agentls.Range?
 ---@param client vim.lsp.Client
+---@param images string[]?
 ---@return table
-local function arguments(task, bufnr, range, client)
+local function arguments(task, bufnr, range, client, images)
   local args = { task = task }
+  if images and #images > 0 then
+    -- The server reads and checks each file (docs/protocol.md, agent.runTask's images).
+    args.images = vim.tbl_map(function(path)
+      return { uri = vim.uri_from_fname(path) }
+    end, images)
+  end
   if server.is_file(bufnr) then
     args.uri = vim.uri_from_bufnr(bufnr)
     if range then
@@ -65,8 +72,9 @@ end
 ---@param task string
 ---@param bufnr integer
 ---@param range agentls.Range?
+---@param images string[]? Image files the model sees with the task.
 ---@return boolean started
-function M.start(task, bufnr, range)
+function M.start(task, bufnr, range, images)
   if M.current then
     notify('a task is already running (:AgentCancel stops it)', vim.log.levels.WARN)
     return false
@@ -91,7 +99,7 @@ function M.start(task, bufnr, range)
     end
     local params = {
       command = 'agent.runTask',
-      arguments = { arguments(task, bufnr, range, client) },
+      arguments = { arguments(task, bufnr, range, client, images) },
       workDoneToken = running.token,
     }
     if not client:request('workspace/executeCommand', params, finished, bufnr) then

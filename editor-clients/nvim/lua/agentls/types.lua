@@ -19,6 +19,7 @@
 ---@class agentls.RunOpts
 ---@field bufnr? integer The buffer the task runs against (0: the current one).
 ---@field range? agentls.Range The selection that goes along with the task.
+---@field images? string[] Image files (absolute paths) the model sees with the task.
 
 ---@class agentls.Range
 ---@field start [integer, integer] (row, col): 1-based row, 0-based byte column.

@@ -1,0 +1,208 @@
+"""A task's own tree: a git worktree of the task's repository at its base (or a `--shared`
+clone), what the task changed committed on a branch, the patch, the tree removed.
+
+The repository may be hostile: every git call goes through `safe_git` (no hook, no pager,
+no fsmonitor, no credential helper, no global or system config) with the launcher's
+`own`. Checking out and `git add` run the filter drivers `.gitattributes` names, which
+`safe_git` cannot list ahead: so the drivers the repository's config defines are read first
+and each is blanked on the command line (an empty `clean`, `smudge` or `process` is no
+filter at all), and files land as the repository stores them. After the agent ran, git is
+told the tree's git folder and work tree explicitly: the `.git` file in the worktree is the
+model's to rewrite (it lies in the writable workspace), and must not point our git
+elsewhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..disk.safe_git import safe_git_command, safe_git_env
+from ..shell import launch
+
+GIT_TIMEOUT = 600
+"""Seconds a git call may take: checking out a big repository on a slow disk is slow."""
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "agentls",
+    "GIT_AUTHOR_EMAIL": "agentls@localhost",
+    "GIT_COMMITTER_NAME": "agentls",
+    "GIT_COMMITTER_EMAIL": "agentls@localhost",
+}
+
+_DRIVER = re.compile(r"^filter\.(.+)\.(?:clean|smudge|process|required)$")
+
+
+class TreeError(Exception):
+    """A git step of the task's tree failed: the task is an `error`, not the agent's."""
+
+
+def git(
+    arguments: Sequence[str],
+    cwd: Path,
+    data: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    check: bool = True,
+) -> str:
+    """`git ARGUMENTS` in `cwd`, safely; its stdout. Raises TreeError when it fails."""
+    argv = safe_git_command(arguments)
+    try:
+        done = launch.run(
+            # The folder git works in is the workspace it serves: never a PATH entry there.
+            launch.own(argv, cwd, {**safe_git_env(), **(env or {})}, cwd),
+            input=data,
+            stdin=None if data is not None else subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise TreeError(f"git {arguments[0]}: {error}") from None
+    if check and done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise TreeError(f"git {' '.join(arguments[:2])}: {message[-1] if message else 'failed'}")
+    return done.stdout.decode("utf-8", "surrogateescape")
+
+
+def no_filters(cwd: Path, where: Sequence[str] = ()) -> list[str]:
+    """`-c` settings that blank each filter driver the repository's config defines (the
+    repository in `cwd`, or the one `where` names: `--git-dir=...`)."""
+    query = [*where, "config", "--name-only", "--get-regexp", r"^filter\."]
+    listed = git(query, cwd, check=False)
+    names = sorted({m.group(1) for line in listed.splitlines() if (m := _DRIVER.match(line))})
+    blank = []
+    for name in names:
+        for key in ("clean", "smudge", "process"):
+            blank += ["-c", f"filter.{name}.{key}="]
+        blank += ["-c", f"filter.{name}.required=false"]
+    return blank
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A task's checked-out tree: where it is, its git folder, the commit it started from."""
+
+    path: Path
+    git_dir: Path
+    repository: Path
+    base: str
+    shared: bool = False
+
+    def git(self, arguments: Sequence[str], **options: object) -> str:
+        where = [f"--git-dir={self.git_dir}", f"--work-tree={self.path}"]
+        blank = no_filters(self.path, where) if arguments[0] in ("add", "checkout") else []
+        return git([*where, *blank, *arguments], self.path, **options)  # type: ignore[arg-type]
+
+
+def resolve_base(repository: Path, base: str | None) -> str:
+    """The commit `base` names (default HEAD) in `repository`. Raises TreeError."""
+    if not (repository / ".git").exists() and not (repository / "HEAD").is_file():
+        raise TreeError(f"{repository}: not a git repository on this machine")
+    wanted = f"{base or 'HEAD'}^{{commit}}"
+    return git(["rev-parse", "--verify", "--end-of-options", wanted], repository).strip()
+
+
+def make(repository: Path, base: str | None, path: Path, shared: bool = False) -> Tree:
+    """A fresh tree of `repository` at `base` in `path`; what a dead attempt left there
+    (a retry, a rerun after the driver was killed) is removed first."""
+    commit = resolve_base(repository, base)
+    remove(repository, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if shared:
+        # Borrows the repository's objects (alternates), writes nothing into it.
+        git(
+            ["clone", "--quiet", "--shared", "--no-checkout", str(repository), str(path)],
+            path.parent,
+        )
+        blank = no_filters(path)
+        git([*blank, "checkout", "--quiet", "--detach", commit], path)
+        return Tree(path, path / ".git", repository, commit, shared=True)
+    blank = no_filters(repository)
+    git([*blank, "worktree", "add", "--quiet", "--detach", str(path), commit], repository)
+    git_dir = Path(git(["rev-parse", "--absolute-git-dir"], path).strip())
+    return Tree(path, git_dir, repository, commit)
+
+
+def remove(repository: Path, path: Path) -> None:
+    """The tree at `path` gone, and git's record of it (a worktree) pruned."""
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+    if (repository / ".git").exists() or (repository / "HEAD").is_file():
+        git(["worktree", "prune"], repository, check=False)
+
+
+def snapshot(tree: Tree) -> str:
+    """The tree object of the files now in the worktree (what .gitignore leaves)."""
+    tree.git(["add", "--all", "--", "."])
+    return tree.git(["write-tree"]).strip()
+
+
+def base_tree(tree: Tree) -> str:
+    return tree.git(["rev-parse", f"{tree.base}^{{tree}}"]).strip()
+
+
+def diff(tree: Tree, before: str, after: str) -> str:
+    """The binary patch from one tree object to another: no filter, no external diff, no
+    textconv (tree to tree, nothing from the work tree)."""
+    return tree.git(
+        ["diff", "--binary", "--no-ext-diff", "--no-textconv", "--no-color", before, after]
+    )
+
+
+def commit(tree: Tree, patch: str, branch: str, message: str) -> str:
+    """A commit of `patch` on the task's base, put on `branch` of the task's repository
+    (moved if it was there: a rerun never makes a second branch). Only the task's patch:
+    what the setup command made stays out. Returns the commit."""
+    index = Path(tempfile.mkstemp(prefix="agentls-index-")[1])
+    try:
+        env = {"GIT_INDEX_FILE": str(index), **_IDENTITY}
+        index.unlink()  # git makes it anew
+        tree.git(["read-tree", tree.base], env=env)
+        if patch:
+            tree.git(
+                ["apply", "--cached", "--binary", "--whitespace=nowarn", "-"],
+                data=patch.encode("utf-8", "surrogateescape"),
+                env=env,
+            )
+        written = tree.git(["write-tree"], env=env).strip()
+        made = tree.git(
+            ["commit-tree", written, "-p", tree.base, "-F", "-"], data=message.encode(), env=env
+        ).strip()
+    finally:
+        index.unlink(missing_ok=True)
+    if tree.shared:
+        # The clone's commit, fetched into the task's repository (by git's own transport
+        # between two local folders, which the safe settings allow only for this).
+        git(["update-ref", "refs/agentls/result", made], tree.path)
+        source = f"+refs/agentls/result:refs/heads/{branch}"
+        git(
+            [
+                "-c",
+                "protocol.file.allow=always",
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                str(tree.path),
+                source,
+            ],
+            tree.repository,
+        )
+    else:
+        git(["update-ref", f"refs/heads/{branch}", made], tree.repository)
+    return made
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def default_location(out: Path, task_id: str) -> Path:
+    """Where a task's tree goes: beside the batch's outputs."""
+    return out / "worktrees" / task_id

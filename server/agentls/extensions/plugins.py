@@ -1,0 +1,201 @@
+"""Plugins: folders that bundle skills, commands, agents, hooks and MCP servers, installed by
+the user (`agentls plugin add PATH`, recorded under `plugins` in the user's settings file).
+
+Two layouts load: Claude Code's (`.claude-plugin/plugin.json`; `skills/`, `commands/`,
+`agents/`, `hooks/hooks.json`, `.mcp.json` at the plugin's root) and Agent Plugins 1.0's
+(`plugin.json` at the root; `skills/`, `mcp.json`). A plugin is the user's own choice, so
+its hooks and MCP servers are the user's (on the host, in a private folder: the launcher),
+its skills and commands are named `plugin:name`, and `${CLAUDE_PLUGIN_ROOT}` (Claude Code's
+variable) and `${PLUGIN_ROOT}` in its definitions are its folder."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ..config import user_settings
+from ..disk import files
+from .hooks import Hook, parse_hooks
+from .mcp_config import ServerSpec, parse_servers
+
+log = logging.getLogger(__name__)
+
+Layout = Literal["claude-code", "agent-plugins"]
+_ROOT_VARIABLES = ("${CLAUDE_PLUGIN_ROOT}", "${PLUGIN_ROOT}")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+@dataclass(frozen=True)
+class Plugin:
+    name: str
+    folder: Path
+    layout: Layout
+    description: str = ""
+    version: str = ""
+
+    @property
+    def prefix(self) -> str:
+        """What its skills' and commands' names start with."""
+        return f"{self.name}:"
+
+    def _json(self, relative: str) -> dict[str, Any]:
+        path = self.folder / relative
+        if not path.is_file():
+            return {}
+        try:
+            loaded = json.loads(files.read_text(self.folder, path, follow=True))
+        except (OSError, ValueError, files.NotText) as error:
+            log.warning("plugin %s: %s is ignored: %s", self.name, relative, error)
+            return {}
+        return _with_root(loaded, self.folder) if isinstance(loaded, dict) else {}
+
+    def hooks(self) -> tuple[Hook, ...]:
+        """Claude Code's `hooks/hooks.json` (`{"hooks": {...}}` or the events at the top)."""
+        raw = self._json("hooks/hooks.json")
+        raw = raw.get("hooks", raw) if isinstance(raw.get("hooks", raw), dict) else {}
+        try:
+            return parse_hooks({k: v for k, v in raw.items() if k != "description"})
+        except ValueError as error:
+            log.warning("plugin %s: its hooks are ignored: %s", self.name, error)
+            return ()
+
+    def mcp_servers(self) -> tuple[ServerSpec, ...]:
+        """`.mcp.json` (Claude Code) or `mcp.json` (Agent Plugins): `{"mcpServers": {...}}`
+        or the servers at the top; each named `plugin:server` would break the tool names,
+        so `plugin_server`."""
+        raw = self._json(".mcp.json" if self.layout == "claude-code" else "mcp.json")
+        servers = raw.get("mcpServers", raw)
+        if not isinstance(servers, dict):
+            return ()
+        named = {f"{self.name}_{name}".replace(".", "_"): spec for name, spec in servers.items()}
+        try:
+            return parse_servers(named, "settings")
+        except ValueError as error:
+            log.warning("plugin %s: its MCP servers are ignored: %s", self.name, error)
+            return ()
+
+    def skills_folder(self) -> Path:
+        return self.folder / "skills"
+
+    def commands_folder(self) -> Path:
+        return self.folder / "commands"
+
+    def agent_files(self) -> list[Path]:
+        """Its `agents/*.md`: subagent definitions, for the subagents' loader to read."""
+        folder = self.folder / "agents"
+        return sorted(folder.glob("*.md")) if folder.is_dir() else []
+
+
+def _with_root(value: Any, folder: Path) -> Any:
+    """`${CLAUDE_PLUGIN_ROOT}` in every string of a definition replaced by the folder."""
+    if isinstance(value, str):
+        for variable in _ROOT_VARIABLES:
+            value = value.replace(variable, str(folder))
+        return value
+    if isinstance(value, list):
+        return [_with_root(item, folder) for item in value]
+    if isinstance(value, dict):
+        return {key: _with_root(item, folder) for key, item in value.items()}
+    return value
+
+
+def load(path: Path) -> Plugin:
+    """The plugin in the folder `path`; raises ValueError when it is none."""
+    folder = path.expanduser().absolute()
+    for manifest, layout in (
+        (".claude-plugin/plugin.json", "claude-code"),
+        ("plugin.json", "agent-plugins"),
+    ):
+        if (folder / manifest).is_file():
+            try:
+                raw = json.loads(files.read_text(folder, folder / manifest, follow=True))
+            except (OSError, ValueError, files.NotText) as error:
+                raise ValueError(f"{folder / manifest} cannot be read: {error}") from None
+            if not isinstance(raw, dict):
+                raise ValueError(f"{folder / manifest} must hold an object")
+            name = raw.get("name") or folder.name
+            if not isinstance(name, str) or not _NAME.fullmatch(name):
+                raise ValueError(f"{folder / manifest}: the name {name!r} is not a plain name")
+            description, version = raw.get("description", ""), raw.get("version", "")
+            return Plugin(name, folder, layout, str(description), str(version))  # type: ignore[arg-type]
+    raise ValueError(f"{folder} holds neither .claude-plugin/plugin.json nor plugin.json")
+
+
+def installed(paths: tuple[str, ...]) -> tuple[list[Plugin], list[str]]:
+    """The plugins of the `plugins` setting and of the user's settings file (where `agentls
+    plugin add` records them, whichever door runs), and what could not be loaded."""
+    recorded = _recorded()
+    plugins: list[Plugin] = []
+    problems: list[str] = []
+    for path in dict.fromkeys([*paths, *recorded]):
+        try:
+            plugin = load(Path(path))
+        except ValueError as error:
+            problems.append(f"plugin {path}: {error}")
+            continue
+        if all(p.name != plugin.name for p in plugins):
+            plugins.append(plugin)
+    return plugins, problems
+
+
+def _recorded() -> list[str]:
+    raw = _settings_file()
+    listed = raw.get("plugins", [])
+    return [p for p in listed if isinstance(p, str)] if isinstance(listed, list) else []
+
+
+def _settings_file() -> dict[str, Any]:
+    path = user_settings.settings_path()
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as error:
+        raise OSError(f"{path} cannot be read: {error}") from None
+    if not isinstance(loaded, dict):
+        raise OSError(f"{path} must hold a settings object")
+    return loaded
+
+
+def _write(raw: dict[str, Any]) -> None:
+    path = user_settings.settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    files.write_atomic(path.parent, path, json.dumps(raw, indent=2) + "\n")
+
+
+def add(path: Path) -> Plugin:
+    """Record the plugin at `path` in the user's settings; raises ValueError or OSError."""
+    plugin = load(path)
+    raw = _settings_file()
+    listed = [p for p in raw.get("plugins", []) if isinstance(p, str)]
+    for other in listed:
+        try:
+            known = load(Path(other))
+        except ValueError:
+            continue
+        if known.name == plugin.name and known.folder != plugin.folder:
+            raise ValueError(f"a plugin named {plugin.name} is installed from {known.folder}")
+    if str(plugin.folder) not in listed:
+        raw["plugins"] = [*listed, str(plugin.folder)]
+        _write(raw)
+    return plugin
+
+
+def remove(name: str) -> str | None:
+    """Forget the plugin named `name` (or recorded at that path); its folder, or None."""
+    raw = _settings_file()
+    listed = [p for p in raw.get("plugins", []) if isinstance(p, str)]
+    for path in listed:
+        try:
+            found = load(Path(path)).name
+        except ValueError:
+            found = ""
+        if name in (found, path):
+            raw["plugins"] = [p for p in listed if p != path]
+            _write(raw)
+            return path
+    return None
