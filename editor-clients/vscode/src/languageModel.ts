@@ -18,12 +18,25 @@ interface ModelDescription {
   error?: string;
 }
 
-/** A chat message as agent.chat takes it: its text parts, tool results as their text. */
+/** What agent.chat (text only) is told where a message held an image. */
+const IMAGE_NOT_SENT = '[an image was attached here; this chat sends text only: @agentls tasks take images]';
+
+/** An image part (a LanguageModelDataPart: not in the stable API's types), by its shape. */
+function isImagePart(part: unknown): boolean {
+  const mimeType = (part as { mimeType?: unknown } | null)?.mimeType;
+  return typeof mimeType === 'string' && mimeType.startsWith('image/');
+}
+
+/** A chat message as agent.chat takes it: its text parts, tool results as their text, and
+ * a note for an image, which agent.chat cannot carry. */
 export function chatMessage(message: vscode.LanguageModelChatRequestMessage): { role: string; text: string } {
   const text = message.content
     .map((part) => {
       if (part instanceof vscode.LanguageModelTextPart) {
         return part.value;
+      }
+      if (isImagePart(part)) {
+        return IMAGE_NOT_SENT;
       }
       if (part instanceof vscode.LanguageModelToolResultPart) {
         return part.content
@@ -77,8 +90,10 @@ export class AgentModelProvider implements vscode.LanguageModelChatProvider {
         maxInputTokens: contextWindow ?? 200_000,
         maxOutputTokens: maxOutputTokens ?? 16_000,
         // The Chat view's default Agent mode lists only models that call tools. Tools
-        // offered here are not passed on: agent.chat answers in text.
-        capabilities: { toolCalling: true },
+        // offered here are not passed on: agent.chat answers in text. Images: without
+        // imageInput the Chat view marks an attached or pasted image "agentls does not support
+        // images", yet @agentls passes it to its task (agent.runTask's `images`).
+        capabilities: { toolCalling: true, imageInput: true },
       },
     ];
   }

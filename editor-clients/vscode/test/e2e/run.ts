@@ -226,9 +226,9 @@ async function waitForChat(page: Page, pattern: RegExp, timeout = 30000): Promis
   }
 }
 
-/** Types into the Chat view's input and sends it; typed again while the input, busy with
- * its @-completion on a loaded machine, dropped keys. */
-async function askChat(page: Page, text: string): Promise<void> {
+/** Types into the Chat view's input; typed again while the input, busy with its
+ * @-completion on a loaded machine, dropped keys. */
+async function typeInChat(page: Page, text: string): Promise<void> {
   const input = page.locator('.interactive-input-part .monaco-editor').first();
   const words = text.replace(/\s+/g, ' ');
   for (let attempt = 0; ; attempt++) {
@@ -242,6 +242,10 @@ async function askChat(page: Page, text: string): Promise<void> {
       break;
     }
   }
+}
+
+async function askChat(page: Page, text: string): Promise<void> {
+  await typeInChat(page, text);
   await page.keyboard.press('Enter');
 }
 
@@ -317,6 +321,75 @@ function hostileWorkspace(workspace: string): { marker: string; pathEntry: strin
     fs.writeFileSync(path.join(bin, name), `#!/bin/sh\necho "bin/${name} ran" >> '${marker}'\nexit 0\n`, { mode: 0o755 });
   }
   return { marker, pathEntry: bin };
+}
+
+/** Run in the page (a string: the e2e is compiled without the DOM's types). */
+const COPY_PICTURE = `(async () => {
+  const canvas = document.createElement('canvas');
+  canvas.width = 160;
+  canvas.height = 90;
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, 160, 90);
+  context.fillStyle = '#d02020';
+  context.fillRect(12, 10, 60, 40);
+  context.fillStyle = '#2040c0';
+  context.fillRect(90, 40, 50, 35);
+  const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
+  await navigator.clipboard.write([new ClipboardItem({ 'image/png': blob })]);
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  return btoa(Array.from(bytes, (byte) => String.fromCharCode(byte)).join(''));
+})()`;
+
+/** A picture drawn in the page, put on the clipboard as a PNG (as a screenshot tool does);
+ * returns the PNG, base64. Opaque colours only: the clipboard's own PNG is then the same
+ * pixels, however it encodes them. */
+async function copyPicture(page: Page): Promise<string> {
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+  return (await page.evaluate(COPY_PICTURE)) as string;
+}
+
+/** Two images' sizes, and whether their pixels are the same (pillow, from the tests' Python). */
+function comparePictures(python: string, sent: string, received: string): { sent: number[]; received: number[]; same: boolean } {
+  const script = [
+    'import base64, io, json, sys',
+    'from PIL import Image',
+    'a, b = (Image.open(io.BytesIO(base64.b64decode(d))).convert("RGBA") for d in json.load(sys.stdin))',
+    'print(json.dumps({"sent": a.size, "received": b.size, "same": a.tobytes() == b.tobytes()}))',
+  ].join('\n');
+  return JSON.parse(execFileSync(python, ['-c', script], { input: JSON.stringify([sent, received]), encoding: 'utf8' }));
+}
+
+/** An image pasted into the Chat view's input (Ctrl+V) goes with `@agentls describe the
+ * image` to the model: an image block in the request's last user message. */
+async function chatImage(editor: Editor, fake: FakeApi, python: string, shots: string) {
+  const { page } = editor;
+  await fake.post('/_fake/reset', {});
+  await fake.post('/_fake/script', [{ text: 'A red box and a blue one on white.' }]);
+  const png = await copyPicture(page);
+  await typeInChat(page, '@agentls describe the image');
+  await page.keyboard.press('ControlOrMeta+V');
+  const pill = page.locator('.interactive-input-part .chat-attached-context-attachment', { hasText: 'Pasted Image' });
+  await pill.waitFor({ timeout: 30000 });
+  await page.screenshot({ path: path.join(shots, 'chat-image.png') });
+  // Not struck through as "agentls does not support images": agentls's model takes them.
+  assert.doesNotMatch((await pill.getAttribute('class')) ?? '', /\bwarning\b/);
+  await page.keyboard.press('Enter');
+  await waitForChat(page, /A red box and a blue one on white\./);
+
+  const requests = await fake.requests();
+  assert.strictEqual(requests.length, 1);
+  const last = requests[0].messages[requests[0].messages.length - 1];
+  assert.strictEqual(last.role, 'user');
+  const blocks = last.content as { type: string; text?: string; source?: { type: string; media_type: string; data: string } }[];
+  const images = blocks.filter((block) => block.type === 'image');
+  assert.strictEqual(images.length, 1, JSON.stringify(blocks.map((block) => block.type)));
+  const { source } = images[0];
+  assert.strictEqual(source?.type, 'base64');
+  assert.strictEqual(source?.media_type, 'image/png');
+  const compared = comparePictures(python, png, source?.data ?? '');
+  assert.deepStrictEqual(compared, { sent: [160, 90], received: [160, 90], same: true });
+  assert.match(JSON.stringify(blocks.filter((block) => block.type === 'text')), /describe the image/);
 }
 
 /** A fresh profile on a PATH without agentls: the .vsix alone, its first start making the
@@ -413,6 +486,8 @@ async function main(): Promise<void> {
     console.log(`code-server and the workbench up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     await chatTask(editor, fake, workspace, shots);
     console.log('@agentls in the Chat view: streamed, reviewed from its Review button, saved, continued');
+    await chatImage(editor, fake, paths.python, shots);
+    console.log('an image pasted in the Chat view: in the model\'s request, the same pixels');
     await fake.post('/_fake/reset', {});
     await runCommand(editor.page, 'Agent: New Session');
     const cold = await acceptOneHunkRejectAnother(editor, fake, workspace, shots);
