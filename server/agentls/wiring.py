@@ -18,6 +18,7 @@ from .config.settings import Settings
 from .counts import counted
 from .extensions.for_task import TaskExtensions
 from .extensions.mcp_config import ServerSpec
+from .extensions.mcp_user import McpUser
 from .history.checkpoints import ShadowRepository, checkpoints_for
 from .history.sessions import SessionInfo, SessionStore
 from .history.undo import Editor, UndoResult, undo
@@ -60,6 +61,7 @@ class TaskSetup:
         mode: SessionMode | None = None,
         mcp_servers: tuple[ServerSpec, ...] = (),
         notify: Callable[[str], None] | None = None,
+        mcp_user: McpUser | None = None,
     ) -> Agent:
         """The task's agent, offered the core tools and those of `extra_tools` (names from
         `tools.OPTIONAL_TOOLS`) that the front end can serve (the editor's eyes through
@@ -85,6 +87,7 @@ class TaskSetup:
             approver,
             lambda: conversation.id,
             notify or (lambda message: progress.text(f"\n(agentls: {message})\n")),
+            mcp_user,
         )
         extensions.context = tools
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)

@@ -14,11 +14,12 @@ from typing import Any
 from ..config.project_settings import ProjectSettings
 from ..config.settings import Settings
 from ..interfaces import Approver
-from ..tools.base import ToolContext
-from . import mcp_servers
+from ..tools.base import ToolContext, ToolError
+from . import mcp_prompts, mcp_resources, mcp_servers
 from .hooks import Hooks, parse_hooks
 from .mcp_config import ServerSpec, parse_servers
 from .mcp_servers import Server
+from .mcp_user import McpUser, set_current
 from .programs import Programs
 from .tool_search import schema_tokens, search_tool
 from .trust import Trust
@@ -75,8 +76,11 @@ class TaskExtensions:
         approver: Approver,
         session_id: Callable[[], str],
         notify: Callable[[str], None],
+        user: McpUser | None = None,
     ) -> None:
         self.root, self.settings, self.project = root, settings, project
+        self.user = user
+        """How the door reaches the user for a server (sign-in, questions); None: nobody."""
         self.specs = servers
         self.approver = approver
         self.notify = notify
@@ -118,10 +122,20 @@ class TaskExtensions:
     async def _start_servers(self) -> None:
         settings = self.settings
         specs = self._approved_specs()
-        self.servers = [mcp_servers.start(spec, self.programs) for spec in specs]
+        self.servers = [
+            mcp_servers.start(spec, self.programs, auth_timeout=settings.mcp_auth_timeout)
+            for spec in specs
+        ]
         await mcp_servers.started(self.servers, settings.mcp_startup_timeout)
         for server in self.servers:
-            if server.state != "ready" and server.error and not server.reported:
+            server.changed.add(self)
+            if server.state == "needs sign-in" and not server.reported:
+                server.reported = True
+                self.notify(
+                    f"the MCP server {server.spec.name} needs a sign-in: "
+                    f"agentls mcp login {server.spec.name}"
+                )
+            elif server.state != "ready" and server.error and not server.reported:
                 server.reported = True  # named once, a slow one too, its tools left out
                 self.notify(f"the MCP server {server.spec.name} failed: {server.error}")
             planted, server.planted = server.planted, []
@@ -139,21 +153,37 @@ class TaskExtensions:
             if server.state == "ready"
             for tool in mcp_servers.tools_of(server, self.settings.mcp_call_timeout)
         ]
+        reading = mcp_resources.read_tool(self.servers, self.settings.mcp_call_timeout)
+        own = {reading.name: reading} if reading else {}
         if schema_tokens(tools) <= self.settings.tool_search_threshold:
-            context.added_tools = {tool.name: tool for tool in tools}
+            context.added_tools = {**own, **{tool.name: tool for tool in tools}}
         else:
             search = search_tool(sorted(tool.name for tool in tools))
-            context.added_tools = {search.name: search}
+            context.added_tools = {**own, search.name: search}
             context.findable_tools = {tool.name: tool for tool in tools}
+
+    def lists_changed(self) -> None:
+        """A server read a list again (it said it changed): the next step offers it."""
+        self._offer()
+
+    def commands(self) -> list[mcp_prompts.Command]:
+        """The servers' prompts as `/mcp__server__prompt` commands (once started)."""
+        return mcp_prompts.commands(self.servers)
 
     # interfaces.Hooks
 
     async def submitted(self, task: str, first: bool) -> tuple[str, str | None]:
+        if self.user is not None:
+            set_current(self.user)
         if self.project.mcp_servers or self.project.hooks:
             await self._approve_project()
         if self.project.hooks and self.trust.approved("hooks", "project", self.project.hooks):
             self.hooks.hooks = (*self.settings.hooks, *_project_hooks(self.project))
         await self._start_servers()
+        try:
+            task = await mcp_prompts.expand(task, self.servers, self.settings.mcp_call_timeout)
+        except (ValueError, ToolError) as error:
+            return task, str(error)
         return await self.hooks.submitted(task, first)
 
     async def stopping(self) -> str | None:

@@ -12,11 +12,13 @@ the model is told that no one could approve the rest."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from ..disk.landing import land_on_disk
 from ..disk.paths import relative
+from ..extensions.mcp_user import Answer
 from ..interfaces import Change, Decision, Landed, PlanItem
 from .adapters import DiskWorkspace
 
@@ -83,3 +85,19 @@ class HeadlessApprover:
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
         return "deny"
+
+
+class HeadlessMcpUser:
+    """A sign-in URL goes to stderr (a script's log; the browser opens too); a server's
+    question is declined, nobody being there to answer it."""
+
+    def open_url(self, server: str, url: str, why: str) -> None:
+        sys.stderr.write(f"agentls: {why}: open {url}\n")
+        sys.stderr.flush()
+
+    async def elicit(self, server: str, message: str, schema: dict[str, Any]) -> Answer:
+        return Answer(
+            "decline",
+            reason=f"the MCP server {server} asked a question ({message}), but agentls run -p "
+            "has nobody to answer it",
+        )

@@ -29,9 +29,16 @@ from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
 from ..visible import visible
 from ..wiring import TaskSetup, prepare_task
-from .adapters import TerminalApprover, TerminalWorkspace
+from .adapters import TerminalApprover, TerminalMcpUser, TerminalWorkspace
 from .answers import Answers
-from .headless import Events, HeadlessApprover, HeadlessProgress, HeadlessWorkspace, OutputFormat
+from .headless import (
+    Events,
+    HeadlessApprover,
+    HeadlessMcpUser,
+    HeadlessProgress,
+    HeadlessWorkspace,
+    OutputFormat,
+)
 from .prompt import PROMPT, Prompt
 from .screen import Screen
 from .slash import run_command
@@ -107,11 +114,15 @@ class TerminalSession:
             workspace: Any = HeadlessWorkspace(self.root, yes, self.events)
             approver: Any = HeadlessApprover()
             progress: Any = HeadlessProgress(self.events)
+            user: Any = HeadlessMcpUser()
         else:
             workspace = TerminalWorkspace(self.root, self.options.yes, self.screen, self.answers)
             approver = TerminalApprover(self.screen, self.answers)
             progress = self.screen
-        return self.setup.agent(workspace, approver, progress, self.session, mode=self.mode)
+            user = TerminalMcpUser(self.screen, self.answers)
+        return self.setup.agent(
+            workspace, approver, progress, self.session, mode=self.mode, mcp_user=user
+        )
 
     async def task(self, text: str) -> TaskResult:
         agent = self.agent()
