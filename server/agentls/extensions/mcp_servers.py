@@ -63,6 +63,8 @@ class Server:
     changed: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet)
     """Told (`lists_changed()`) when a list was read again: the tasks offering its tools,
     held weakly, so a finished task falls away."""
+    reading: set[asyncio.Future[None]] = field(default_factory=set)
+    """Lists being read again now (held, so the loop does not drop them unfinished)."""
     error: str = ""
     reported: bool = False
     """Whether its failure was shown to the user (once)."""
@@ -103,6 +105,13 @@ class Server:
         except Exception as error:  # the server's failure is the model's to read
             raise ToolError(f"the MCP server {self.spec.name} failed: {error}") from None
 
+    async def _caught_up(self, timeout: float) -> None:
+        """A list the call changed (the server said so before it answered) is read again
+        before the model's next step, which then sees it."""
+        await asyncio.sleep(0)  # the notification's handler runs before the answer's
+        if self.reading:
+            await asyncio.wait(set(self.reading), timeout=timeout)
+
     async def read_resource(self, uri: str, timeout: float) -> Any:
         return await self._bounded(self._ready().read_resource(uri), timeout)
 
@@ -117,6 +126,7 @@ class Server:
             )
         finally:
             planted = self.watch.check() if self.watch else []
+        await self._caught_up(timeout)
         text = result_text(result)
         note = sandbox.blocked_note("", True, planted)
         return (f"{text}\n{note}" if note else text), bool(result.is_error)
@@ -266,10 +276,6 @@ _CHANGES = {
 }
 
 
-_READING: set[asyncio.Future[None]] = set()
-"""Lists being read again (held, so the loop does not drop them unfinished)."""
-
-
 def _on_message(server: Server) -> Any:
     """The SDK's message handler: a list changed (a server of 2025's protocols says so
     unasked) is read again in the background, and the tasks offering it are told."""
@@ -280,8 +286,8 @@ def _on_message(server: Server) -> Any:
             # Not awaited here: the session's reader waits on this handler, and the new
             # list's request needs that reader.
             reading = asyncio.ensure_future(_changed(server, kind))
-            _READING.add(reading)
-            reading.add_done_callback(_READING.discard)
+            server.reading.add(reading)
+            reading.add_done_callback(server.reading.discard)
 
     return handle
 
