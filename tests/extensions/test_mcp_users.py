@@ -1,0 +1,120 @@
+"""MCP servers as users have them: every page of a list, a list changed mid-task, resources,
+prompts as `/` commands, a server's question to the user (tests/extensions/mcp_servers/
+paged_server.py, on the wire of protocol 2025-11-25)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentls.extensions.mcp_user import Answer
+from doubles import ScriptedModel, call, make_agent, results, say
+from extensions.test_mcp import _with_servers
+
+PAGED = {
+    "command": sys.executable,
+    "args": [str(Path(__file__).parent / "mcp_servers" / "paged_server.py")],
+}
+
+
+class Person:
+    """A door's user who answers a form with `content` (or declines)."""
+
+    def __init__(self, content: dict[str, Any] | None) -> None:
+        self.content = content
+        self.asked: list[tuple[str, str, dict[str, Any]]] = []
+
+    def open_url(self, server: str, url: str, why: str) -> None:
+        raise AssertionError("no sign-in expected")
+
+    async def elicit(self, server: str, message: str, schema: dict[str, Any]) -> Answer:
+        self.asked.append((server, message, schema))
+        if self.content is None:
+            return Answer("decline", reason="no")
+        return Answer("accept", self.content)
+
+
+def _agent(tmp_path: Path, model: ScriptedModel, user: Any = None) -> Any:
+    agent, _ = make_agent(tmp_path, model)
+    _with_servers(agent, {"paged": PAGED}, mcp_startup_timeout=60.0)
+    agent.tools.hooks.user = user
+    return agent
+
+
+async def test_every_page_of_tools_reaches_the_model(tmp_path: Path) -> None:
+    model = ScriptedModel(call("mcp__paged__second"), say("done"))
+    agent = _agent(tmp_path, model)
+    await agent.run("use the second tool")
+    offered = [name for name in model.tool_names[0] if name.startswith("mcp__paged__")]
+    assert offered == [
+        "mcp__paged__first",
+        "mcp__paged__second",
+        "mcp__paged__add_tool",
+        "mcp__paged__ask",
+    ]
+    assert results(model.requests[1])[0]["content"] == "second ran"
+
+
+async def test_a_tool_added_mid_task_is_offered_at_the_next_step(tmp_path: Path) -> None:
+    model = ScriptedModel(call("mcp__paged__add_tool"), call("mcp__paged__late"), say("done"))
+    agent = _agent(tmp_path, model)
+    await agent.run("add a tool, then use it")
+    assert "mcp__paged__late" not in model.tool_names[0]
+    assert "mcp__paged__late" in model.tool_names[1]
+    assert results(model.requests[2])[0]["content"] == "late ran"
+
+
+async def test_a_resource_is_read_by_the_model(tmp_path: Path) -> None:
+    model = ScriptedModel(
+        call("read_mcp_resource", server="paged", uri="memo://two"),
+        call("read_mcp_resource", server="nope", uri="memo://two"),
+        say("done"),
+    )
+    agent = _agent(tmp_path, model)
+    await agent.run("read the second memo")
+    assert "read_mcp_resource" in model.tool_names[0]
+    description = agent.tools.added_tools["read_mcp_resource"].description
+    assert "paged memo://one (The first memo)" in description
+    assert "memo://two" in description  # the list's second page
+    assert results(model.requests[1])[0]["content"] == "the memo at memo://two"
+    assert "no MCP server 'nope'" in results(model.requests[2])[0]["content"]
+
+
+async def test_a_prompt_runs_as_a_slash_command(tmp_path: Path) -> None:
+    model = ScriptedModel(say("reviewed"))
+    agent = _agent(tmp_path, model)
+    await agent.run("/mcp__paged__review app.py security")
+    task = model.requests[0][0]["content"]
+    assert "Review app.py for security." in str(task)
+    (command,) = agent.tools.hooks.commands()
+    assert (command.name, command.hint) == ("mcp__paged__review", "path [focus]")
+
+    model = ScriptedModel(say("never"))
+    agent = _agent(tmp_path, model)
+    result = await agent.run("/mcp__paged__review")
+    assert result.status == "failed" and "needs path" in result.summary
+    assert model.requests == []
+
+
+async def test_a_question_is_answered_with_the_defaults_filled_in(tmp_path: Path) -> None:
+    person = Person({"name": "Grace"})
+    model = ScriptedModel(call("mcp__paged__ask"), say("done"))
+    agent = _agent(tmp_path, model, person)
+    await agent.run("who am I?")
+    ((server, message, schema),) = person.asked
+    assert (server, message) == ("paged", "Who are you?")
+    assert schema["properties"]["age"]["default"] == 36
+    told = results(model.requests[1])[0]["content"]
+    assert told == 'the answer: {"action": "accept", "content": {"age": 36, "name": "Grace"}}'
+
+
+async def test_a_question_nobody_can_answer_is_declined_naming_the_server(
+    tmp_path: Path,
+) -> None:
+    model = ScriptedModel(call("mcp__paged__ask"), say("done"))
+    agent = _agent(tmp_path, model)  # no door's user: nobody to ask
+    await agent.run("who am I?")
+    told = results(model.requests[1])[0]["content"]
+    assert '"action": "decline"' in told
+    assert "the MCP server paged asked the user a question" in told
