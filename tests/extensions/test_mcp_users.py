@@ -4,6 +4,7 @@ paged_server.py, on the wire of protocol 2025-11-25)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from typing import Any
 from agentls.extensions.mcp_user import Answer
 from doubles import ScriptedModel, call, make_agent, results, say
 from extensions.test_mcp import _with_servers
+from fake_api import FakeAnthropic, reply, text, tool_use
+from terminal.test_terminal import run
 
 PAGED = {
     "command": sys.executable,
@@ -118,3 +121,36 @@ async def test_a_question_nobody_can_answer_is_declined_naming_the_server(
     told = results(model.requests[1])[0]["content"]
     assert '"action": "decline"' in told
     assert "the MCP server paged asked the user a question" in told
+
+
+def _user_settings(root: Path) -> None:
+    folder = root / ".config" / "agentls"
+    folder.mkdir(parents=True, exist_ok=True)
+    settings = {"mcpServers": {"paged": PAGED}, "mcpStartupTimeout": 60}
+    (folder / "settings.json").write_text(json.dumps(settings))
+
+
+def test_the_terminal_asks_each_field_and_enter_keeps_the_default(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    _user_settings(tmp_path)
+    fake.script(reply(tool_use("mcp__paged__ask", {})), reply(text("done")))
+    done = run(tmp_path, fake, "--yes", "who am I?", stdin="Grace\n\n\n")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "The MCP server paged asks: Who are you?" in done.stdout
+    assert "Your name* (Enter: Ada): " in done.stdout
+    assert "age (in years) (Enter: 36): " in done.stdout
+    told = json.dumps(fake.requests[1].body["messages"][-1])
+    assert '\\"age\\": 36, \\"name\\": \\"Grace\\"' in told
+
+
+def test_under_p_a_question_is_declined_naming_the_server(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    _user_settings(tmp_path)
+    fake.script(reply(tool_use("mcp__paged__ask", {})), reply(text("done")))
+    done = run(tmp_path, fake, "--yes", "-p", "who am I?")
+    assert done.returncode == 0, done.stderr
+    told = json.dumps(fake.requests[1].body["messages"][-1])
+    assert '\\"action\\": \\"decline\\"' in told
+    assert "the MCP server paged asked a question (Who are you?), but agentls run -p" in told
