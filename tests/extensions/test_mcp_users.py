@@ -11,6 +11,7 @@ from typing import Any
 
 from agentls.extensions.mcp_user import Answer
 from doubles import ScriptedModel, call, make_agent, results, say
+from editor_client import answers_questions, editor
 from extensions.test_mcp import _with_servers
 from fake_api import FakeAnthropic, reply, text, tool_use
 from terminal.test_terminal import run
@@ -154,3 +155,38 @@ def test_under_p_a_question_is_declined_naming_the_server(
     told = json.dumps(fake.requests[1].body["messages"][-1])
     assert '\\"action\\": \\"decline\\"' in told
     assert "the MCP server paged asked a question (Who are you?), but agentls run -p" in told
+
+
+async def test_an_editor_that_declares_it_answers_a_question_by_agent_elicit(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(tool_use("mcp__paged__ask", {})), reply(text("done")))
+    settings = {"mcpServers": {"paged": PAGED}, "mcpStartupTimeout": 60}
+    async with editor(
+        tmp_path,
+        fake.url,
+        initialization={**settings, "approveCommands": "always"},
+        capabilities=answers_questions,
+    ) as client:
+        client.answers.append({"action": "accept", "content": {"name": "Lin", "age": "40"}})
+        await client.run_task("who am I?")
+    (asked,) = client.questions
+    assert asked.server == "paged" and asked.message == "Who are you?"
+    fields = [(f.name, f.type, f.default, f.required) for f in asked.fields]
+    assert fields == [("name", "string", "Ada", True), ("age", "integer", 36, False)]
+    told = json.dumps(fake.requests[1].body["messages"][-1])
+    assert '\\"age\\": 40, \\"name\\": \\"Lin\\"' in told
+
+
+async def test_an_editor_that_cannot_answer_has_the_question_declined(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(tool_use("mcp__paged__ask", {})), reply(text("done")))
+    settings = {"mcpServers": {"paged": PAGED}, "mcpStartupTimeout": 60}
+    async with editor(
+        tmp_path, fake.url, initialization={**settings, "approveCommands": "always"}
+    ) as client:
+        await client.run_task("who am I?")
+    assert client.questions == []
+    told = json.dumps(fake.requests[1].body["messages"][-1])
+    assert "this editor cannot show it (it does not answer agent/elicit)" in told

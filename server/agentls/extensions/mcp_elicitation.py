@@ -62,6 +62,28 @@ def _choices(field: dict[str, Any]) -> list[str]:
     return [str(item["const"]) for item in one_of if isinstance(item, dict) and "const" in item]
 
 
+def field_list(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The form's fields as a door's client shows them (docs/protocol.md, `agent/elicit`):
+    name, title, description, type, choices, default, whether required; in the schema's
+    order."""
+    required = set(schema.get("required") or [])
+    fields = []
+    for name, field in (schema.get("properties") or {}).items():
+        field = field if isinstance(field, dict) else {}
+        fields.append(
+            {
+                "name": name,
+                "title": field.get("title") or name,
+                "description": field.get("description") or "",
+                "type": field.get("type") or "string",
+                "choices": _choices(field) or None,
+                "default": field.get("default"),
+                "required": name in required,
+            }
+        )
+    return fields
+
+
 def missing(schema: dict[str, Any], content: Fields) -> list[str]:
     return [name for name in schema.get("required") or [] if content.get(name) in (None, "")]
 
