@@ -44,6 +44,7 @@ from .. import __version__
 from ..agent.conversation import Conversation
 from ..agent.task_result import TaskResult
 from ..config.user_settings import load as load_user_settings
+from ..extensions.for_task import TaskExtensions
 from ..extensions.mcp_config import ServerSpec, from_acp
 from ..history.sessions import SessionStore
 from ..interfaces import ModelError
@@ -51,6 +52,7 @@ from ..models.anthropic import ClientCache, load_sdk
 from ..permissions import modes
 from ..wiring import new_conversation, prepare_task, resumed_conversation
 from .approver import AcpApprover
+from .mcp_user import AcpMcpUser, commands_update
 from .progress import AcpProgress
 from .replay import replay
 from .updates import Updates
@@ -86,6 +88,8 @@ class AcpSession:
     conversation: Conversation = field(default_factory=Conversation)
     running: asyncio.Task[TaskResult] | None = None
     warned: bool = False
+    commands: list[str] = field(default_factory=list)
+    """The MCP prompts last offered as the session's commands."""
     notes: list[str] = field(default_factory=list)
     """Said once, at the start of the next answer (what the session ignored, say)."""
 
@@ -277,6 +281,7 @@ class AcpAgent:
             session.conversation,
             mode=session.mode,
             mcp_servers=session.mcp_servers,
+            mcp_user=AcpMcpUser(self.client, session.id, self.capabilities, updates),
         )
         before = session.mode_id
         session.running = asyncio.ensure_future(agent.run(task))
@@ -284,6 +289,11 @@ class AcpAgent:
             result = await session.running
         finally:
             session.running = None
+        hooks = agent.tools.hooks  # the servers started now: their prompts are known
+        commands = hooks.commands() if isinstance(hooks, TaskExtensions) else []
+        if [c.name for c in commands] != session.commands:
+            session.commands = [c.name for c in commands]
+            updates.send(commands_update(commands))
         if session.mode_id != before:  # an approved plan switched to default
             updates.send(
                 CurrentModeUpdate(
