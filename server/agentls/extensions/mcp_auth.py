@@ -93,6 +93,8 @@ class TokenFile:
         self.url = url
         digest = hashlib.sha256(url.encode()).hexdigest()[:32]
         self.path = tokens_folder() / f"{digest}.json"
+        self.port: int | None = None
+        """The redirect's port the registration names (kept with it, for the next sign-in)."""
 
     def load(self) -> dict[str, Any]:
         try:
@@ -141,7 +143,8 @@ class TokenFile:
         return OAuthClientInformationFull.model_validate(client)
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.update(client=client_info.model_dump(mode="json", exclude_none=True))
+        kept = {"port": self.port} if self.port else {}
+        self.update(client=client_info.model_dump(mode="json", exclude_none=True), **kept)
 
 
 def signed_in(url: str) -> bool:
@@ -149,8 +152,10 @@ def signed_in(url: str) -> bool:
 
 
 def logout(url: str) -> bool:
-    """Forget the tokens and the registration kept for `url`; whether there were any."""
-    return TokenFile(url).remove()
+    """Forget the tokens and the registration kept for `url`; whether it was signed in."""
+    was = signed_in(url)
+    TokenFile(url).remove()
+    return was
 
 
 # The loopback redirect and the browser.
@@ -333,10 +338,10 @@ def provider_for(
         from .mcp_cross_app import CrossAppAccess
 
         return CrossAppAccess(url, storage, oauth, _read)
-    port = oauth.get("callbackPort") or storage.load().get("port") or free_port()
-    sign_in = SignIn(server, int(port), timeout, interactive, begun)  # type: ignore[arg-type]
-    if not oauth.get("callbackPort"):
-        storage.update(port=sign_in.port)  # the registration names it: keep it
+    port = int(oauth.get("callbackPort") or storage.load().get("port") or free_port())  # type: ignore[arg-type]
+
+    storage.port = port  # kept with the registration, which names it
+    sign_in = SignIn(server, port, timeout, interactive, begun)
     method: Literal["client_secret_basic", "none"] = "client_secret_basic" if secret else "none"
     metadata = OAuthClientMetadata(
         client_name="agentls",
