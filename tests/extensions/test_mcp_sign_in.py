@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shlex
 import socket
 import stat
 import subprocess
@@ -13,7 +14,6 @@ import sys
 import threading
 import time
 import urllib.request
-import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,17 +47,24 @@ def secure(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     process.wait(10)
 
 
+class Opened:
+    """What the browser was given, and the variables it saw."""
+
+    def __init__(self, folder: Path) -> None:
+        self.log, self.env = folder / "opened.txt", folder / "env.txt"
+
+    def urls(self) -> list[str]:
+        return self.log.read_text().splitlines() if self.log.exists() else []
+
+
 @pytest.fixture
-def browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """A browser whose user is signed in: it follows the authorization URL to the redirect."""
-    opened: list[str] = []
-
-    def follow(url: str, *args: object, **kwargs: object) -> bool:
-        opened.append(url)
-        threading.Thread(target=lambda: urllib.request.urlopen(url, timeout=20).read()).start()
-        return True
-
-    monkeypatch.setattr(webbrowser, "open", follow)
+def browser(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Opened:
+    """A browser whose user is signed in, started as agentls starts any browser (`BROWSER`,
+    through the launcher): it follows the authorization URL to the redirect."""
+    opened = Opened(tmp_path_factory.mktemp("browser"))
+    follow = Path(__file__).parent / "conformance" / "browser.py"
+    script = f'echo "$0" >> {opened.log}; env > {opened.env}; exec {sys.executable} {follow} "$0"'
+    monkeypatch.setenv("BROWSER", f"/bin/sh -c {shlex.quote(script)} %s")
     return opened
 
 
@@ -74,7 +81,7 @@ def test_a_token_is_kept_privately_refreshed_once_expired_and_removed_by_logout(
     state_home: Path,
     fake: FakeAnthropic,
     secure: tuple[str, Path],
-    browser: list[str],
+    browser: Opened,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
@@ -87,7 +94,9 @@ def test_a_token_is_kept_privately_refreshed_once_expired_and_removed_by_logout(
     first = run(workspace, fake, "--yes", "-p", "who am I?")
     assert first.returncode == 0, first.stderr
     assert "sign in to the MCP server secure: open http://127.0.0.1:" in first.stderr
-    assert len(browser) == 1 and "code_challenge=" in browser[0]
+    (url,) = browser.urls()
+    assert "code_challenge=" in url
+    assert "ANTHROPIC_API_KEY" not in browser.env.read_text()  # a browser is a child too
     (token_file,) = (state_home / "agentls" / "mcp-auth").glob("*.json")
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
     assert stat.S_IMODE(token_file.parent.stat().st_mode) == 0o700
@@ -98,7 +107,7 @@ def test_a_token_is_kept_privately_refreshed_once_expired_and_removed_by_logout(
     second = run(workspace, fake, "--yes", "-p", "who am I now?")
     assert second.returncode == 0, second.stderr
     assert endpoint_log.read_text().split() == ["code", "refresh"]  # refreshed, no new sign-in
-    assert len(browser) == 1
+    assert len(browser.urls()) == 1
     second_tokens = json.loads(token_file.read_text())["tokens"]
     assert second_tokens["access_token"] != first_tokens["access_token"]
     results = [json.dumps(r.body["messages"][-1]) for r in fake.requests if r.body["messages"]]
@@ -128,17 +137,17 @@ def test_a_token_is_kept_privately_refreshed_once_expired_and_removed_by_logout(
 
 
 def test_mcp_list_says_a_server_needs_a_sign_in_without_starting_one(
-    tmp_path: Path, fake: FakeAnthropic, secure: tuple[str, Path], browser: list[str]
+    tmp_path: Path, fake: FakeAnthropic, secure: tuple[str, Path], browser: Opened
 ) -> None:
     url, _ = secure
     _settings(tmp_path, url)
     listed = agentls(tmp_path, fake, "mcp", "list")
     assert "secure (settings): needs sign-in: " + url in listed.stdout
     assert "agentls mcp login secure" in listed.stdout
-    assert browser == []
+    assert browser.urls() == []
     logged_in = agentls(tmp_path, fake, "mcp", "login", "secure")
     assert "secure: signed in" in logged_in.stdout, logged_in.stdout + logged_in.stderr
-    assert len(browser) == 1
+    assert len(browser.urls()) == 1
     listed = agentls(tmp_path, fake, "mcp", "list")
     assert "secure (settings): connected: " in listed.stdout
     assert "tools: whoami" in listed.stdout

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import shlex
+import subprocess
 import threading
 import weakref
-import webbrowser
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+from ..shell import launch
 
 log = logging.getLogger(__name__)
 
@@ -71,15 +75,49 @@ def current() -> McpUser:
     return _CURRENT.get(asyncio.get_running_loop()) or Nobody()
 
 
+_DESKTOP = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XAUTHORITY", "BROWSER")
+"""What a browser needs of the session beyond the launcher's allow-list: where the desktop is."""
+
+_OPENERS = (("xdg-open",), ("open",))
+"""The desktop's own opener, where `BROWSER` names none: Linux desktops, then macOS."""
+
+
+def browser_commands(url: str, chosen: str | None) -> list[list[str]]:
+    """The commands to try, in order: each of `BROWSER`'s (`%s` stands for the URL, else it
+    is added, as Python's `webbrowser` reads it), then the desktop's opener."""
+    commands = []
+    for command in (chosen or "").split(os.pathsep):
+        words = shlex.split(command)
+        if words:
+            with_url = [word.replace("%s", url) for word in words]
+            commands.append(with_url if "%s" in command else [*words, url])
+    return commands + [[*opener, url] for opener in _OPENERS]
+
+
 def open_in_browser(url: str) -> None:
-    """Python's `webbrowser` (so `BROWSER` is honoured), in a thread of its own: a text
-    browser or a `BROWSER` command may take its time, and the loop must go on to receive the
-    redirect meanwhile."""
+    """The first browser that starts, in a thread of its own (a text browser or a `BROWSER`
+    command may take its time, and the loop must go on to receive the redirect meanwhile).
+    It is started as any program agentls starts (`shell/launch.py`): a browser is a child
+    like another, so it gets the allow-listed environment, never the user's keys, and a
+    private folder as cwd."""
+    env = launch.environment(_DESKTOP)
 
     def run() -> None:
-        try:
-            webbrowser.open(url)
-        except Exception as error:  # no browser: the URL is shown anyway
-            log.info("could not open a browser: %s", error)
+        for argv in browser_commands(url, os.environ.get("BROWSER")):
+            try:
+                program = launch.program_path(argv[0], env.get("PATH", ""))
+                with launch.private_folder() as folder:
+                    done = launch.run(
+                        launch.own([program, *argv[1:]], folder, env, None),
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        check=False,
+                    )
+            except OSError as error:  # not there: the next, else the URL shown is enough
+                log.info("could not open a browser with %s: %s", argv[0], error)
+                continue
+            if done.returncode == 0:
+                return
 
     threading.Thread(target=run, name="agentls-browser", daemon=True).start()
