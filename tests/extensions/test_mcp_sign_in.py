@@ -11,9 +11,7 @@ import socket
 import stat
 import subprocess
 import sys
-import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
