@@ -27,6 +27,7 @@ from .big_repos import (
 )
 from .checkpoints import CheckpointCost, checkpoint_cost, make_workspace
 from .editor import BenchEditor, server_command
+from .first_answers import FirstAnswer, time_to_initialize, time_to_prompt
 from .mcp_tools import MCP_TOOLS, with_mcp_tools
 from .report import (
     Row,
@@ -58,6 +59,7 @@ from .runs import (
 from .sandbox_cost import SandboxCost, sandbox_cost
 from .search import GREP_BOUND_SECONDS, STEPS, SearchStep, make_tree, search_steps
 from .streaming import DELTA_CHARS, Streamed, streamed_write
+from .subagents import ParallelExplorers, first_prompt_without_subagents, parallel_explorers
 from .trajectory import make_modules
 
 
@@ -84,6 +86,8 @@ class Plan:
     """And the big tree's."""
     streamed_bytes: int = 200_000
     idle_seconds: float = 5.0
+    explore_delay: float = 0.5
+    """The fake model's wait before each of a subagent's answers."""
 
 
 QUICK = Plan(
@@ -105,6 +109,7 @@ QUICK = Plan(
     undo_files=200,
     streamed_bytes=20_000,
     idle_seconds=0.5,
+    explore_delay=0.2,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -113,6 +118,8 @@ QUICK = Plan(
 class Results:
     plan: Plan
     startup: dict[str, Startup]
+    prompt: FirstAnswer
+    acp: FirstAnswer
     greeting: Comparison
     mcp: Trajectory
     reads: Comparison
@@ -133,6 +140,9 @@ class Results:
     streamed: Streamed
     reads_together: ParallelReads
     idle_kib: int
+    without_subagents_tokens: int
+    """The one-word task's first request with `subagents.maxDepth` 0."""
+    explorers: ParallelExplorers
 
 
 async def measure(plan: Plan) -> Results:
@@ -142,17 +152,22 @@ async def measure(plan: Plan) -> Results:
         paths = make_modules(root, plan.steps)
         env = environment(fake.url, home)
         startup = await start_ups(plan.start_ups, env, root)
+        prompt, acp = first_answers(plan.start_ups, env, root)
         editor = BenchEditor(SETTINGS)
         await editor.start(server_command("agentls"), env, root)
         try:
             greeting, reads = await compare(editor, fake, env, root, paths, plan.rounds)
             soaked = await soak(editor, fake, paths, plan.soak_tasks)
+            explorers = await parallel_explorers(
+                editor, fake, paths, plan.explore_delay, plan.rounds
+            )
             shared = None
             if not plan.edit_server_of_its_own:
                 shared = await big_edits(editor, fake, root, plan.edit_bytes, plan.edits)
         finally:
             await editor.close()
         mcp = await with_mcp_tools(fake, env, root)
+        without_subagents = await first_prompt_without_subagents(fake, env, root)
         edit = shared or await big_edits_in_own_server(fake, env, root, plan.edit_bytes, plan.edits)
         hunks = hunk_cost(plan.edit_lines, 3 * plan.edits)
         # A file of that many lines, of about the bytes they take in source code.
@@ -186,6 +201,8 @@ async def measure(plan: Plan) -> Results:
     return Results(
         plan,
         startup,
+        prompt,
+        acp,
         greeting,
         mcp,
         reads,
@@ -206,6 +223,8 @@ async def measure(plan: Plan) -> Results:
         streamed,
         together,
         idle_kib,
+        without_subagents,
+        explorers,
     )
 
 
@@ -225,13 +244,14 @@ def rows(results: Results) -> list[Row]:
             results.greeting.naive[0].first_prompt_tokens,
             "naive",
         ),
-        at_most(
+        added_at_most(
+            # What the MCP tools add: the tools agentls offers of its own have rows of theirs.
             f"fixed overhead with {MCP_TOOLS} MCP tools configured (tool_search)",
             results.mcp.first_prompt_tokens,
             "tokens",
-            2500,
             results.greeting.agentls[0].first_prompt_tokens,
             "no MCP",
+            850,
         ),
         ratio_at_most(
             f"billed input, {plan.steps} x read_file of 6 KB",
@@ -270,6 +290,7 @@ def rows(results: Results) -> list[Row]:
             "bare pygls",
             1.3,
         ),
+        *first_answer_rows(results.prompt, results.acp),
         info(
             "start-up: CPU time of the server to the initialize answer (median)",
             startup["agentls"].cpu_seconds * 1000,
@@ -324,9 +345,35 @@ def rows(results: Results) -> list[Row]:
             50,
         ),
         info("the same: CPU time, agentls and git", checkpoint.cpu_median * 1000, "ms", None, ""),
+        *_subagent_rows(results),
         *(_search_row(step, results.tree_files) for step in results.search),
         *(_big_search_row(step, results.big_tree_files) for step in results.big_search),
         *big_repository_rows(results),
+    ]
+
+
+def _subagent_rows(results: Results) -> list[Row]:
+    explorers = results.explorers
+    return [
+        added_at_most(
+            "fixed cost of the agent tool (subagents): input tokens of the first request, "
+            "one-word task",
+            results.greeting.agentls[0].first_prompt_tokens,
+            "tokens",
+            results.without_subagents_tokens,
+            "subagents.maxDepth 0",
+            250,
+        ),
+        ratio_at_most(
+            f"2 Explore subagents of one turn ({explorers.slower_turns} and "
+            f"{explorers.slower_turns - 1} model turns of {explorers.delay:g} s), beside the "
+            f"slower alone (median of {results.plan.rounds})",
+            explorers.together_seconds * 1000,
+            "ms",
+            explorers.slower_alone_seconds * 1000,
+            "slower alone",
+            1.3,
+        ),
     ]
 
 
@@ -444,6 +491,40 @@ def big_repository_rows(results: Results) -> list[Row]:
     return rows
 
 
+def first_answers(rounds: int, env: dict[str, str], root: Path) -> tuple[FirstAnswer, FirstAnswer]:
+    """The `agentls>` prompt and `agentls acp`'s initialize, each in turns with its baseline."""
+    return time_to_prompt(rounds, env, root), time_to_initialize(rounds, env, root)
+
+
+def first_answer_rows(prompt: FirstAnswer, acp: FirstAnswer) -> list[Row]:
+    return [
+        ratio_at_most(
+            "start-up: `agentls run` to the `agentls>` prompt drawn (median)",
+            prompt.agentls * 1000,
+            "ms",
+            prompt.bare * 1000,
+            "bare prompt_toolkit prompt",
+            1.5,
+        ),
+        ratio_at_most(
+            "start-up: `agentls acp` spawned to initialize answered (median)",
+            acp.agentls * 1000,
+            "ms",
+            acp.bare * 1000,
+            "bare ACP SDK agent",
+            1.3,
+        ),
+    ]
+
+
+def _first_answers_only(plan: Plan) -> list[Row]:
+    with tempfile.TemporaryDirectory(prefix="agentls-bench-") as temp, FakeAnthropic() as fake:
+        home = Path(temp)
+        root = home / "workspace"
+        root.mkdir()
+        return first_answer_rows(*first_answers(plan.start_ups, environment(fake.url, home), root))
+
+
 def _sandbox_row(cost: SandboxCost, runs: int) -> Row:
     measure = f"bash `true` in the sandbox, side by side with none (median of {runs})"
     if cost.bwrap_ms is not None:
@@ -501,9 +582,17 @@ def _first_and_last(measure: str, per_task: list[float]) -> Row:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer steps and repetitions")
+    parser.add_argument(
+        "--first-answers",
+        action="store_true",
+        help="only the rows of the `agentls>` prompt and of `agentls acp`'s initialize",
+    )
     arguments = parser.parse_args(argv)
     plan = QUICK if arguments.quick else Plan()
-    table = rows(asyncio.run(measure(plan)))
+    if arguments.first_answers:
+        table = _first_answers_only(plan)
+    else:
+        table = rows(asyncio.run(measure(plan)))
     command = "python -m bench --quick" if arguments.quick else "python -m bench"
     print(
         f"agentls benchmarks, {datetime.date.today()}, {len(os.sched_getaffinity(0))} cores, "

@@ -61,7 +61,7 @@ def hunk_cost(count: int, rounds: int) -> HunkCost:
     codec = PositionCodec("utf-16")
 
     def agentls() -> None:
-        hunks = planned_edit(text, arguments, ("bench-key",), "big.py")
+        hunks, _ = planned_edit(text, arguments, ("bench-key",), "big.py")
         apply_hunks(text, hunks)
         text_edits(text, hunks, codec)
 

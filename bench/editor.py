@@ -127,7 +127,8 @@ class BenchEditor(LanguageClient):
         self.feature("agent/symbols")(_no_symbols)
 
         # An editor would show these; the bench only reads them.
-        for method in (types.PROGRESS, types.WINDOW_LOG_MESSAGE, "agent/step", "agent/text"):
+        shown = ("agent/step", "agent/text", "agent/output", "agent/subagent")
+        for method in (types.PROGRESS, types.WINDOW_LOG_MESSAGE, *shown):
             self.feature(method)(_shown)
 
     async def start(self, command: list[str], env: dict[str, str], root: Path) -> float:

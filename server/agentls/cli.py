@@ -6,9 +6,11 @@ import argparse
 import contextlib
 import gc
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .permissions.modes import MODES
@@ -200,7 +202,62 @@ def check_model(raw: str) -> int:
     return 0
 
 
+def _new_conversation_at_a_terminal(arguments: argparse.Namespace) -> bool:
+    """`agentls run` with no task, typed at a terminal that draws a prompt (not a pipe, not a
+    dumb one such as Emacs's shell), for a new conversation."""
+    if arguments.task or arguments.print_task or arguments.output_format:
+        return False
+    if arguments.resume or arguments.continue_last:
+        return False  # which conversation is said first, and an unknown one refused
+    tty = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
+    return tty and os.environ.get("TERM", "") not in ("", "dumb", "unknown")
+
+
+def _converse(arguments: argparse.Namespace) -> int:
+    """A new conversation whose first prompt is drawn at once: agentls and the model's SDK
+    load while the first line is typed (`terminal/first_prompt.py`)."""
+    import asyncio
+
+    from .terminal.first_prompt import LoadFailed, first_line
+    from .terminal.prompt import WELCOME
+
+    def load() -> Any:  # in the loading thread
+        from .terminal import history_commands  # noqa: F401 (loaded here, used below)
+        from .terminal.run import Flags, prepare_conversation
+
+        return prepare_conversation(
+            Flags(
+                arguments.yes,
+                arguments.provider,
+                arguments.model,
+                arguments.max_steps,
+                arguments.sandbox,
+                arguments.sandbox_network,
+                arguments.mode,
+            )
+        )
+
+    try:
+        first = asyncio.run(first_line(WELCOME.format(root=Path.cwd()), load))
+    except LoadFailed as error:
+        print(f"agentls: {error}")
+        return 1
+    if first is None:  # Ctrl-D
+        print()
+        return 0
+    from .terminal.history_commands import saved_session
+    from .terminal.run import RunOptions, Started, go_on
+
+    for line in first.loaded.said:  # not shown yet: the line was typed first
+        print(line)
+    session, _ = saved_session(Path.cwd(), None, False)
+    started = Started(first.line, first.loaded.value)
+    return go_on(started, RunOptions(arguments.yes, None, ""), session)
+
+
 def _run(arguments: argparse.Namespace) -> int:
+    if _new_conversation_at_a_terminal(arguments):
+        return _converse(arguments)
     from .terminal.history_commands import saved_session
     from .terminal.run import RunOptions, run_in_terminal
 

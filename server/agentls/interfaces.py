@@ -16,6 +16,11 @@ from .edits import Hunk
 
 Block = dict[str, Any]
 """A content block of the Messages API, as plain JSON-ready data."""
+SAID = "agentls_said"
+"""Marks a user text block that is agentls's, not the user's (a note that a task stopped, the
+user's words added to a running task, what undo did): its value is the words of the user it
+holds, "" for none. Saved with the conversation, so a replay (ACP's `session/load`) shows the
+user's own words only; taken off before a request (the API refuses extra fields)."""
 
 
 @dataclass
@@ -234,6 +239,15 @@ class Hooks(Protocol):
         """PostToolUse: what a blocking hook adds to the result for the model, else ""."""
         ...
 
+    async def subagent_started(self, agent_id: str, agent_type: str) -> str:
+        """SubagentStart: the context the hooks add to the subagent's task ("" for none)."""
+        ...
+
+    async def subagent_stopping(self, agent_id: str, agent_type: str, active: bool) -> str | None:
+        """SubagentStop: what to tell the subagent when a hook wants it to go on, else None;
+        `active`: it goes on because such a hook said so before."""
+        ...
+
 
 PlanStatus = Literal["pending", "in_progress", "completed"]
 PLAN_STATUSES: tuple[PlanStatus, ...] = ("pending", "in_progress", "completed")
@@ -277,6 +291,30 @@ class Progress(Protocol):
 
     def steered(self, text: str) -> None:
         """Text the user added to the running task is on its way to the model."""
+        ...
+
+    def subagent(self, shown: SubagentShown) -> SubagentProgress:
+        """A subagent starts: where its own text, steps and output go. Subagents of one turn
+        run at the same time, so theirs come interleaved with each other's and the task's."""
+        ...
+
+
+@dataclass(frozen=True)
+class SubagentShown:
+    """A subagent as the user sees it: `id` is unique in the session (`agent-3`),
+    `parent_step` the id of the `agent` call that started it, `depth` 1 for the task's own."""
+
+    id: str
+    type: str
+    description: str
+    parent_step: str
+    depth: int = 1
+
+
+class SubagentProgress(Progress, Protocol):
+    def finished(self, ok: bool, detail: str) -> None:
+        """The subagent ended: `ok` unless it failed, was cut short or cancelled; `detail` its
+        figures in one line (`done · 5 steps · 12k tokens`)."""
         ...
 
 

@@ -4,29 +4,33 @@ every front end; each brings its own workspace, approver and progress."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .agent.conversation import Conversation
+from .agent.conversation import note as agentls_note
 from .agent.loop import Agent, LoopLimits
 from .agent.memory import ProjectMemory
+from .agent.subagents import delegate
 from .agent.task_result import TaskResult
 from .config import environment, project_settings
 from .config.project_settings import ProjectSettings
 from .config.settings import Settings
 from .counts import counted
-from .extensions.for_task import TaskExtensions
+from .extensions import agent_definitions
+from .extensions.agent_definitions import Definition, read_folder
+from .extensions.for_task import TaskExtensions, approved_agents
 from .extensions.mcp_config import ServerSpec
 from .extensions.mcp_user import McpUser
 from .history.checkpoints import ShadowRepository, checkpoints_for
 from .history.sessions import SessionInfo, SessionStore
 from .history.undo import Editor, UndoResult, undo
-from .interfaces import Approver, LanguageServers, Progress, Shell, Workspace
+from .interfaces import Approver, LanguageServers, Model, Progress, Shell, Workspace
 from .models import providers
 from .models.anthropic import AnthropicModel, ClientCache
 from .models.chat import ChatModel
-from .models.costs import Price, describe, price_of
+from .models.costs import Price, count, describe, price_of
 from .permissions.modes import SessionMode
 from .shell import launch, sandbox
 from .shell.subprocess_shell import RefusingShell, SubprocessShell
@@ -48,7 +52,11 @@ class TaskSetup:
     secrets: tuple[str, ...]
     warning: str | None = None
     project: ProjectSettings = field(default_factory=ProjectSettings)
-    """What the repository's own files ask for (deny and ask rules, hooks, MCP servers)."""
+    """What the repository's own files ask for (deny and ask rules, hooks, MCP servers,
+    subagent definitions)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """The model client's environment: a subagent's model on another provider needs it."""
+    clients: ClientCache | None = None
 
     def agent(
         self,
@@ -93,27 +101,73 @@ class TaskSetup:
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
         checkpoints = checkpoints_for(workspace.root)
         limits = loop_limits(self.settings)
-        return Agent(self.model, tools, progress, conversation, limits, memory, checkpoints)
+        agent = Agent(self.model, tools, progress, conversation, limits, memory, checkpoints)
+
+        def definitions() -> dict[str, Definition]:
+            """Read once the task's project approvals are through (`submitted`)."""
+            user, problems = agent_definitions.parsed(user_definitions())
+            for problem in problems:
+                extensions.notify(problem)
+            return agent_definitions.offered(user, approved_agents(self.project, extensions.trust))
+
+        delegate(agent, definitions, self.subagent_model)
+        return agent
+
+    def subagent_model(self, spec: str) -> tuple[Model, str]:
+        """A definition's `model`: Claude Code's aliases (sonnet, opus, haiku) mean the task's
+        own; a provider profile's name, that provider with its default model; anything else
+        a model id on the task's provider. Raises ModelError."""
+        if spec in ("sonnet", "opus", "haiku"):
+            return self.model, self.model.name
+        if spec in providers.PROFILES:
+            endpoint = providers.endpoint(spec, None, self.env)
+            name = providers.model_id(endpoint.profile, None, {})
+            clients = self.clients or ClientCache()
+            adapter = ChatModel if endpoint.profile.wire == "openai" else AnthropicModel
+            settings = self.settings
+            built = adapter(
+                clients.get(endpoint),
+                name,
+                settings.max_tokens,
+                endpoint,
+                self.env,
+                settings.request_timeout,
+            )
+            return built, name
+        return self.model.renamed(spec), spec
 
     @property
     def price(self) -> Price | None:
         return price_of(self.model.name, self.settings.prices)
 
     def outcome(self, result: TaskResult) -> str:
-        return outcome(result, self.price)
+        return outcome(result, self.price, self.settings.prices)
 
 
-def outcome(result: TaskResult, price: Price | None) -> str:
+def outcome(
+    result: TaskResult, price: Price | None, prices: tuple[tuple[str, Price], ...] = ()
+) -> str:
     """One line a person reads, the same in every door: how the task ended, what it did and
-    what it cost (no cost without a price): `done · 8 steps · 2 edits · 4.9k tokens (65 %
-    cached) · $0.0055`."""
+    what it cost (no cost without a price), its subagents' share of the tokens included:
+    `done · 8 steps · 2 edits · 2 subagents 38k tokens · 61k tokens (65 % cached) · $0.09`."""
     edits = counted(result.edits_applied, "edit")
     if result.edits_partly:
         edits += f" ({result.edits_partly} in part)"
     parts = [result.status.replace("_", " "), counted(result.steps, "step"), edits]
     if result.edits_rejected:
         parts.append(f"{result.edits_rejected} rejected")
-    return " · ".join([*parts, describe(result.usage, price)])
+    if result.subagents:
+        theirs = result.subagents_usage()
+        share = count(theirs.prompt + theirs.output)
+        parts.append(f"{counted(len(result.subagents), 'subagent')} {share} tokens")
+    return " · ".join([*parts, describe(result.usage, price, result.cost(price, prices))])
+
+
+def user_definitions() -> dict[str, str]:
+    """The user's subagent definitions by path: agentls's own folder's, then Claude Code's
+    (the first of a name wins)."""
+    folders = (environment.config_dir() / "agents", Path.home() / ".claude" / "agents")
+    return {path: text for folder in folders for path, text in read_folder(folder).items()}
 
 
 def loop_limits(settings: Settings) -> LoopLimits:
@@ -147,6 +201,8 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
         secrets,
         warning,
         project_settings.load(root),
+        env,
+        clients,
     )
 
 
@@ -209,7 +265,7 @@ def tell_the_model(result: UndoResult, current: Conversation, store: SessionStor
     task, which a resume picks up."""
     if not (result.restored or result.removed):
         return
-    note = [{"type": "text", "text": result.note()}]
+    note = [agentls_note(result.note())]
     if current.messages or current.journal is not None:
         current.add_user(note)
         current.save()

@@ -92,6 +92,8 @@ def test_initialize_and_an_edit_written_through_the_client(
     assert init["result"]["protocolVersion"] == 1
     assert init["result"]["agentCapabilities"]["loadSession"] is True
     assert init["result"]["agentCapabilities"]["promptCapabilities"]["embeddedContext"] is True
+    # What is implemented is advertised: CodeCompanion offers /resume only then.
+    assert init["result"]["agentCapabilities"]["sessionCapabilities"] == {"list": {}}
     (new,) = responses(events, "new")
     assert [m["id"] for m in new["result"]["modes"]["availableModes"]] == [
         "default",
@@ -99,6 +101,26 @@ def test_initialize_and_an_edit_written_through_the_client(
         "plan",
         "always",
     ]
+
+    # The edit was put to the user, its diff attached, after its tool call showed the diff
+    # and before anything was written: this client writes blindly, as CodeCompanion does.
+    order = [e["kind"] for e in events if e["kind"] in ("permission", "write")]
+    assert order == ["permission", "write"]
+    (asked,) = [e for e in events if e["kind"] == "permission"]
+    assert [o["kind"] for o in asked["request"]["options"]] == ["allow_once", "reject_once"]
+    assert asked["request"]["toolCall"]["content"] == [
+        {
+            "type": "diff",
+            "path": str(root / "app.py"),
+            "oldText": "print('hello')\n",
+            "newText": "print('bye')\n",
+        }
+    ]
+    step = asked["request"]["toolCall"]["toolCallId"]
+    before = [e["update"] for e in events if e["kind"] == "update" and e["t"] <= asked["t"]]
+    started = [u for u in before if u.get("toolCallId") == step]
+    assert started[0]["sessionUpdate"] == "tool_call" and started[0]["kind"] == "edit"
+    assert any(c["type"] == "diff" for u in started for c in u.get("content") or [])
 
     # The file was read through the client (its buffer) and written through it, exactly.
     reads = {e["params"]["path"] for e in events if e["kind"] == "read"}
@@ -145,6 +167,56 @@ def test_initialize_and_an_edit_written_through_the_client(
     assert "app.py" in json.dumps(fake.requests[2].body["messages"][-1])
 
 
+def test_a_rejected_edit_is_not_written_and_the_model_is_told(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    (root / "app.py").write_text("print('hello')\n")
+    fake.script(
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "hello", "new_text": "bye"})),
+        reply(text("Left it.")),
+    )
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [{"op": "new"}, {"op": "prompt", "text": "bye", "permission": "reject"}],
+    )
+    assert [e["kind"] for e in events if e["kind"] in ("permission", "write")] == ["permission"]
+    assert (root / "app.py").read_text() == "print('hello')\n"
+    result = fake.requests[1].body["messages"][-1]["content"][0]
+    assert result["is_error"] is True
+    assert "not applied: the user rejected it" in result["content"]
+    statuses = [u.get("status") for u in updates(events, "tool_call_update") if u.get("status")]
+    assert statuses == ["failed"]
+
+
+def test_accept_edits_and_always_write_unasked(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    (root / "app.py").write_text("one\n")
+    fake.script(
+        reply(tool_use("write_file", {"path": "app.py", "content": "two\n"})),
+        reply(text("ok")),
+        reply(tool_use("write_file", {"path": "app.py", "content": "three\n"})),
+        reply(text("ok")),
+    )
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [
+            {"op": "new"},
+            {"op": "setMode", "mode": "acceptEdits"},
+            {"op": "prompt", "text": "two", "permission": "reject"},
+            {"op": "setMode", "mode": "always"},
+            {"op": "prompt", "text": "three", "permission": "reject"},
+        ],
+    )
+    assert [e for e in events if e["kind"] == "permission"] == []
+    assert [e["params"]["content"] for e in events if e["kind"] == "write"] == ["two\n", "three\n"]
+    assert (root / "app.py").read_text() == "three\n"
+
+
 def test_a_command_asks_permission_and_a_rejection_is_the_models_to_read(
     client_installed: Path, root: Path, fake: FakeAnthropic
 ) -> None:
@@ -158,7 +230,13 @@ def test_a_command_asks_permission_and_a_rejection_is_the_models_to_read(
             {"op": "prompt", "text": "first", "permission": "allow"},
         ],
     )
-    (asked,) = [e["request"] for e in events if e["kind"] == "permission"]
+    (asked,) = [e for e in events if e["kind"] == "permission"]
+    (call,) = updates(events, "tool_call")
+    # The question follows the tool call it is about.
+    (started,) = [e for e in events if e["kind"] == "update" and e["update"] is call]
+    assert started["t"] <= asked["t"] and events.index(started) < events.index(asked)
+    assert asked["request"]["toolCall"]["toolCallId"] == call["toolCallId"]
+    asked = asked["request"]
     assert [o["kind"] for o in asked["options"]] == ["allow_once", "allow_always", "reject_once"]
     assert asked["toolCall"]["rawInput"] == {"command": "echo allowed"}
     assert fake.requests[1].body["messages"][-1]["content"][0]["content"] == "exit code 0\nallowed"
@@ -234,6 +312,14 @@ def test_cancel_during_a_command_ends_the_turn_and_kills_it(
     assert prompt["t"] - cancel["t"] < 2000
     assert subprocess.run(["pgrep", "-f", "sleep 31.25"], capture_output=True).returncode == 1
     assert len(fake.requests) == 1
+    # The cancelled tool call ends: a client would show it running for ever.
+    (call,) = updates(events, "tool_call")
+    ends = [
+        u["status"]
+        for u in updates(events, "tool_call_update")
+        if u["toolCallId"] == call["toolCallId"] and u.get("status") in ("completed", "failed")
+    ]
+    assert ends == ["failed"]
 
 
 def test_without_client_files_edits_ask_and_land_on_disk(
@@ -309,7 +395,7 @@ def test_bad_cwd_and_unknown_session_are_clear_errors(
 ) -> None:
     events = drive(client_installed, root / "missing", fake, [{"op": "new"}])
     (new,) = responses(events, "new")
-    assert "not an absolute folder" in json.dumps(new["error"])
+    assert "not an absolute folder" in new["error"]["message"]
 
 
 def test_the_plan_reaches_the_client(
@@ -379,7 +465,7 @@ def test_loading_an_unknown_session_is_a_clear_error(
 ) -> None:
     events = drive(client_installed, root, fake, [{"op": "load", "sessionId": "nope"}])
     (loaded,) = responses(events, "load")
-    assert "no saved session nope" in json.dumps(loaded["error"])
+    assert "no saved session nope" in loaded["error"]["message"]
 
 
 def test_a_refusal_is_the_refusal_stop_reason_and_a_failure_an_error(
@@ -394,7 +480,70 @@ def test_a_refusal_is_the_refusal_stop_reason_and_a_failure_an_error(
     )
     refused, failed = responses(events, "prompt")
     assert refused["result"]["stopReason"] == "refusal"
-    assert "The API key was refused (401)." in json.dumps(failed["error"])
+    # In the error's message, which every client shows (not only in its data).
+    assert "The API key was refused (401)." in failed["error"]["message"]
     # The same outcome line as the other doors, beside the answer rather than in it.
     assert refused["result"]["_meta"]["agentls"]["outcome"].startswith("failed · 1 step")
     assert "failed ·" not in streamed_text(events)
+
+
+def test_a_subagent_is_a_tool_call_that_streams_and_asks_through_the_session(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(
+        reply(tool_use("agent", {"description": "run the greeting", "prompt": "greet"})),
+        reply(tool_use("bash", {"command": "echo hello-from-sub"})),  # the subagent's
+        reply(text("It printed hello-from-sub.")),
+        reply(text("ok")),
+    )
+    events = drive(
+        client_installed,
+        root,
+        fake,
+        [{"op": "new"}, {"op": "prompt", "text": "delegate", "permission": "allow"}],
+    )
+    (started,) = [u for u in updates(events, "tool_call") if u.get("kind") == "think"]
+    meta = started["_meta"]["agentls"]
+    assert started["title"] == "general-purpose: run the greeting"
+    assert meta["subagentSessionId"].endswith("/agent-1") and meta["name"] == "general-purpose"
+    call = started["toolCallId"]
+    (asked,) = [e["request"] for e in events if e["kind"] == "permission"]
+    assert asked["toolCall"]["toolCallId"] == call
+    assert asked["toolCall"]["rawInput"] == {"command": "echo hello-from-sub"}
+    streamed = [u for u in updates(events, "tool_call_update") if u["toolCallId"] == call]
+    shown = [c["content"]["text"] for u in streamed for c in u.get("content") or []]
+    assert any("bash echo hello-from-sub" in line for line in shown)
+    assert any("It printed hello-from-sub." in line for line in shown)
+    assert streamed[-1]["status"] == "completed"
+    subagent_result = fake.requests[2].body["messages"][-1]["content"][0]["content"]
+    assert "hello-from-sub" in subagent_result
+    assert (
+        "It printed hello-from-sub."
+        in fake.requests[3].body["messages"][-1]["content"][0]["content"]
+    )
+    assert streamed_text(events) == "ok"
+
+
+def test_a_replay_shows_the_users_words_not_agentls_notes(
+    client_installed: Path, root: Path, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(tool_use("bash", {"command": "sleep 31.5"})), reply(text("not reached")))
+    first = drive(
+        client_installed,
+        root,
+        fake,
+        [
+            {"op": "new"},
+            {"op": "setMode", "mode": "always"},
+            {"op": "prompt", "text": "wait for it", "cancelOnExecute": True},
+        ],
+    )
+    (new,) = responses(first, "new")
+    events = drive(
+        client_installed, root, fake, [{"op": "load", "sessionId": new["result"]["sessionId"]}]
+    )
+    said = [u["content"]["text"] for u in updates(events, "user_message_chunk")]
+    assert said == ["wait for it"]
+    assert "cancelled this task" not in json.dumps(events)
+    # The cancelled call is told as ended, there as it was live.
+    assert [u.get("status") for u in updates(events, "tool_call_update")] == ["failed"]

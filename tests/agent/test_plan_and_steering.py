@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agentls.agent.conversation import Conversation
-from agentls.interfaces import Turn
+from agentls.interfaces import SAID, Turn
 from agentls.tools.plan_tool import ITEM_CHARS, MAX_ITEMS
 from doubles import ScriptedModel, call, make_agent, results, say
 
@@ -92,6 +92,7 @@ async def test_text_added_during_a_tool_goes_with_its_results(tmp_path: Path) ->
     assert last[1] == {
         "type": "text",
         "text": "(The user adds, while you work on this task:)\nalso update [redacted]",
+        SAID: "also update [redacted]",  # the user's own words, for a replay; never sent
     }
     assert ("steered", "also update [redacted]") in progress.events
     assert session.steering == []

@@ -27,11 +27,15 @@ def test_quick_bench_prints_every_measure() -> None:
         for line in done.stdout.splitlines()
         if line.startswith("| ") and not line.startswith(("| measure", "| ---"))
     }
-    assert len(rows) == 37, done.stdout
+    assert len(rows) == 39, done.stdout
     overhead = rows["fixed overhead: input tokens of the first request, one-word task"]
     assert overhead[-1].strip(" |") == "pass"
     with_mcp = rows["fixed overhead with 100 MCP tools configured (tool_search)"]
     assert with_mcp[-1].strip(" |") == "pass"
+    agent_tool = next(cells for name, cells in rows.items() if "fixed cost of the agent" in name)
+    assert "(subagents.maxDepth 0)" in agent_tool[2] and agent_tool[-1].strip(" |") == "pass"
+    explorers = next(cells for name, cells in rows.items() if "2 Explore subagents" in name)
+    assert "(slower alone)" in explorers[2] and explorers[4] == "≤ 1.3x"
     billed = next(cells for name, cells in rows.items() if name.startswith("billed input"))
     assert float(billed[3].rstrip("x")) < 1  # cheaper than the naive loop even on a short run
     wire = next(cells for name, cells in rows.items() if "on the wire" in name)
@@ -43,3 +47,19 @@ def test_quick_bench_prints_every_measure() -> None:
     searches = [cells for name, cells in rows.items() if "files of real source" in name]
     assert len(searches) == 5 and all("counts as rg's" in cells[0] for cells in searches)
     assert "`python -m bench --quick`" in done.stdout and "cores" in done.stdout
+
+
+def test_the_first_answers_rows_run_alone() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--first-answers"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    measures = [line.split(" | ")[0].lstrip("| ") for line in done.stdout.splitlines()[4:]]
+    assert measures == [
+        "start-up: `agentls run` to the `agentls>` prompt drawn (median)",
+        "start-up: `agentls acp` spawned to initialize answered (median)",
+    ]

@@ -330,3 +330,29 @@ def test_the_transcript_shows_a_commands_output_as_it_runs_and_a_failure(
     assert report["shown"] and report["stayed"]  # beside the code, the cursor left there
     assert report["warnings"] == []  # seen in the transcript: no message to press Enter on
     assert report["result"]["status"] == "done"
+
+
+def test_the_transcript_indents_a_subagents_steps_under_its_step(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    (root / "app.py").write_text(SOURCE)
+    find = {"description": "find greet", "prompt": "find greet", "subagent_type": "Explore"}
+    fake.script(
+        reply(tool_use("agent", find)),
+        reply(text("Looking."), tool_use("read_file", {"path": "app.py"})),  # the subagent's
+        reply(text("greet is at app.py:1")),
+        reply(text("Found it.")),
+    )
+    report = run_spec("subagent_spec.lua", root, fake.url)
+    assert report["result"]["status"] == "done"
+    lines = report["transcript"]
+    start = lines.index("    - **agent-1** Explore: find greet")
+    assert lines.index("- **agent** `find greet`") < start
+    assert lines[start + 1 : start + 4] == [
+        "      Looking.",
+        "      - [agent-1] **read_file** `app.py`",
+        "        ✓ " + lines[start + 3].removeprefix("        ✓ "),
+    ]
+    assert "      greet is at app.py:1" in lines
+    assert any(line.startswith("      ✓ Explore agent-1: done · 2 steps") for line in lines)
+    assert "Found it." in lines and "Looking." not in lines

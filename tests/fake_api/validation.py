@@ -8,6 +8,8 @@ from typing import Any
 from .billing import prompt_blocks
 from .limits import MAX_CACHE_BREAKPOINTS
 
+_TEXT_FIELDS = {"type", "text", "cache_control", "citations"}
+
 
 def validate_request(body: Mapping[str, Any]) -> str | None:
     """The subset of the API's 400s that catch real client bugs, or None if fine."""
@@ -21,6 +23,11 @@ def validate_request(body: Mapping[str, Any]) -> str | None:
     for i, m in enumerate(messages):
         if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
             return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+    for i, m in enumerate(messages):
+        for j, b in enumerate(m.get("content") if isinstance(m.get("content"), list) else []):
+            extra = set(b) - _TEXT_FIELDS if isinstance(b, dict) and b.get("type") == "text" else ()
+            for name in sorted(extra):
+                return f"messages.{i}.content.{j}.text.{name}: Extra inputs are not permitted"
     marked = sum(1 for _, bp in prompt_blocks(body) if bp)
     if marked > MAX_CACHE_BREAKPOINTS:
         return (

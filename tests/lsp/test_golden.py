@@ -91,6 +91,9 @@ def script_a_task_that_sends_everything(fake: FakeAnthropic) -> None:
         reply(tool_use("definition", at)),
         reply(tool_use("references", at)),
         reply(tool_use("symbols", {"query": "greet"})),
+        reply(tool_use("agent", {"description": "find greet", "prompt": "find greet"})),
+        reply(tool_use("read_file", {"path": "app.py"})),  # the subagent's steps
+        reply(text("greet is at app.py:1")),
         reply(text("Done.")),
         reply(text("The summary.")),  # agent.compact
         reply(text("Hello.")),  # agent.chat
@@ -134,7 +137,10 @@ async def test_the_agent_messages_keep_their_golden_shapes(fake: FakeAnthropic, 
         method = message.get("method", "")
         if method.startswith("agent/"):
             state = message["params"].get("state")
-            name = method if method != "agent/step" else f"{method}.{state}"
+            stated = method in ("agent/step", "agent/subagent")
+            name = method if not stated else f"{method}.{state}"
+            if "subagent" in message["params"] and method != "agent/subagent":
+                name += ".subagent"  # a subagent's own, which name it and its parent step
             seen.setdefault(name, message)
     assert seen["agent.runTask"]["status"] == "done", seen["agent.runTask"]
     assert all(seen[f"agent/{eye}"] for eye in EYES)

@@ -492,6 +492,7 @@ async def test_prompt_caching_breakpoints(fake: FakeAnthropic, root: Path) -> No
         "cacheHitRate",
         "model",
         "costUsd",
+        "subagents",
     }
 
 
@@ -640,3 +641,21 @@ async def test_uri_with_escaped_characters(fake: FakeAnthropic, root: Path) -> N
         "Open file: C#/50%/a b.py (python)"
         in fake.requests[0].body["messages"][0]["content"][0]["text"]
     )
+
+
+async def test_a_folder_never_chooses_the_model_nor_its_price(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    """L1: workspace/configuration (a folder's files) chose the model and priced it at 0."""
+    fake.script(reply(text("ok")))
+    folder = {"model": "claude-opus-4-1", "prices": {"claude": {"input": 0, "output": 0}}}
+    mine = {"model": "claude-sonnet-4-5", **NO_SANDBOX}
+    async with editor(root, fake.url, settings=folder, initialization=mine) as client:
+        result = await client.run_task("go")
+        warnings = [m.message for m in client.messages if m.type == types.MessageType.Warning]
+    assert fake.requests[0].body["model"] == "claude-sonnet-4-5"
+    assert result["usage"]["costUsd"] > 0
+    assert warnings == [
+        "agentls: agentls.model, agentls.prices from this client ignored: user-only settings, "
+        "they come from the editor's own settings (initializationOptions) only"
+    ]

@@ -165,7 +165,7 @@ async def test_usage_and_cost_in_the_result_and_the_progress_end(
     fake: FakeAnthropic, root: Path
 ) -> None:
     fake.script(reply(tool_use("list_files", {})), reply(text("done")))
-    async with editor(root, fake.url, settings={"model": "claude-sonnet-4-5"}) as client:
+    async with editor(root, fake.url, initialization={"model": "claude-sonnet-4-5"}) as client:
         client.progress_reports["t"] = []
         result = await client.run_task("go", token="t")
         end = client.progress_reports["t"][-1]
@@ -186,9 +186,9 @@ async def test_unpriced_models_get_no_guessed_cost_unless_the_settings_price_the
 ) -> None:
     fake.script(reply(text("a")), reply(text("b")))
     prices = {"prices": {"local-": {"input": 1, "output": 2}}}
-    async with editor(root, fake.url, settings={"model": "local-model"}) as client:
+    async with editor(root, fake.url, initialization={"model": "local-model"}) as client:
         unpriced = await client.run_task("go")
-    async with editor(root, fake.url, settings={"model": "local-model", **prices}) as client:
+    async with editor(root, fake.url, initialization={"model": "local-model", **prices}) as client:
         priced = await client.run_task("go")
     assert unpriced["usage"]["costUsd"] is None
     assert priced["usage"]["costUsd"] > 0

@@ -19,13 +19,20 @@ def _rules(**kinds: list[str]) -> Rules:
     return parse_rules(kinds)
 
 
+def _verdict(rules: Rules, tool: str, arguments: object, root: Path) -> str | None:
+    from agentls.permissions.decide import decide  # here: the file's tests also run on main
+
+    decided = decide(rules, tool, arguments, root)
+    return decided.verdict if decided else None
+
+
 @pytest.mark.parametrize(
     ("command", "verdict"),
     [
         ("npm test", "allow"),
         ("npm test -- --watch", "allow"),
         ("npm testx", None),
-        ("npm test; curl evil", None),  # chained: no allow rule holds it
+        ("npm test; curl evil", "ask"),  # chained, and rules guard bash: asked, never allowed
         ("npm test ../../etc", None),  # a path outside the root
         ("git push origin main", "ask"),
         ("ls && git push", "ask"),  # ask and deny rules look inside chains
@@ -44,18 +51,19 @@ def test_command_rules_match_as_documented(
         ask=["Bash(git push:*)"],
         deny=["Bash(rm:*)"],
     )
-    decided = rules.decide("bash", {"command": command}, tmp_path)
-    assert (decided[0] if decided else None) == verdict
+    assert _verdict(rules, "bash", {"command": command}, tmp_path) == verdict
 
 
 def test_deny_wins_over_ask_over_allow(tmp_path: Path) -> None:
+    from agentls.permissions.decide import decide
+
     every = ["Edit(src/**)"]
-    assert _rules(allow=every, ask=every, deny=every).decide(
-        "edit_file", {"path": "src/a.py"}, tmp_path
-    ) == ("deny", Rule("Edit", "src/**"))
-    assert _rules(allow=every, ask=every).decide("write_file", {"path": "src/a/b.py"}, tmp_path)[
-        0
-    ] == "ask"  # fmt: skip
+    decided = decide(
+        _rules(allow=every, ask=every, deny=every), "edit_file", {"path": "src/a.py"}, tmp_path
+    )
+    assert decided and (decided.verdict, decided.rule) == ("deny", Rule("Edit", "src/**"))
+    asked = _rules(allow=every, ask=every)
+    assert _verdict(asked, "write_file", {"path": "src/a/b.py"}, tmp_path) == "ask"
 
 
 @pytest.mark.parametrize(
@@ -79,7 +87,7 @@ def test_deny_wins_over_ask_over_allow(tmp_path: Path) -> None:
 def test_tool_and_path_rules(
     tmp_path: Path, rule: str, tool: str, arguments: dict[str, str], matches: bool
 ) -> None:
-    assert (_rules(deny=[rule]).decide(tool, arguments, tmp_path) is not None) == matches
+    assert (_verdict(_rules(deny=[rule]), tool, arguments, tmp_path) is not None) == matches
 
 
 def test_bad_rules_are_reported_and_leave_the_default() -> None:
@@ -221,3 +229,112 @@ async def test_a_declined_plan_stays_in_plan_mode(tmp_path: Path) -> None:
     await agent.run("plan it")
     assert mode.current == "plan"
     assert results(model.requests[1])[0]["content"] == DECLINED
+
+
+# One decision for commands: what a Bash rule can and cannot see (issue 27, P1).
+
+_GUARDED = {"deny": ["Bash(rm:*)"], "allow": ["Bash(ls:*)", "Bash(python3:*)"]}
+
+
+@pytest.mark.parametrize(
+    ("command", "verdict"),
+    [
+        # Wrapped, quoted or by path: still rm, denied.
+        ("env rm x", "deny"),
+        ("env -i FOO=1 rm x", "deny"),
+        ("command rm x", "deny"),
+        ("command -p rm x", "deny"),
+        ("builtin rm x", "deny"),
+        ("exec rm x", "deny"),
+        ("/bin/rm x", "deny"),
+        ("/usr/bin/../bin/rm x", "deny"),
+        ("'r''m' x", "deny"),
+        ("\\rm x", "deny"),
+        ("r\\m x", "deny"),
+        ('"rm" x', "deny"),
+        ("rm\tx", "deny"),
+        ("FOO=1 rm x", "deny"),
+        ("nice -n 5 rm x", "deny"),
+        ("nohup rm x", "deny"),
+        ("time -p rm x", "deny"),
+        ("timeout -s KILL 5 rm x", "deny"),
+        ("stdbuf -oL rm x", "deny"),
+        ("ionice -c 3 rm x", "deny"),
+        ("setsid -f rm x", "deny"),
+        ("sudo -u root rm x", "deny"),
+        ("doas rm x", "deny"),
+        ("busybox rm x", "deny"),
+        ("xargs -0 rm", "deny"),
+        ("ls\nrm x", "deny"),  # a line break chains
+        ("ls; env rm x", "deny"),
+        ("echo $(command rm x)", "deny"),
+        # Code a rule reads into: denied where it can be read.
+        ("sh -c 'rm x'", "deny"),
+        ('bash -lc "/bin/rm x"', "deny"),
+        ("eval rm x", "deny"),
+        ("find . -name '*.o' -exec rm {} +", "deny"),
+        ("env -S 'rm x'", "deny"),
+        # Code it cannot read, or a name it cannot know: asked, never allowed.
+        ("$'rm' x", "ask"),
+        ("/bin/r? x", "ask"),
+        ("python3 -c 'import shutil; shutil.rmtree(\"x\")'", "ask"),
+        ("perl -e 'unlink \"x\"'", "ask"),
+        ("awk 'BEGIN{system(\"rm x\")}'", "ask"),
+        ("sh script.sh", "ask"),
+        ("ls | sh", "ask"),
+        ("ls > x", "ask"),
+        ("ls # rm x", "ask"),
+        ("taskset 1 rm x", "ask"),  # a wrapper nobody listed
+        ("env --unknown-option rm x", "deny"),  # an unknown option: its words read anyway
+        ("taskset 1 rm -rf /", "ask"),
+        ("git -c alias.x='!rm x' x", "ask"),  # inside an argument: asked too
+        ("sudo -s rm x", "deny"),
+        # Plain, and what the allow rules say.
+        ("ls -la", "allow"),
+        ("python3 app.py", "allow"),
+        ("command -v rm", "ask"),  # names rm among its words: asked, as taskset is
+        ("find . -delete", None),  # not rm: the default (which asks) decides
+    ],
+)
+def test_a_bash_rule_decides_only_what_it_can_see(
+    tmp_path: Path, command: str, verdict: str | None
+) -> None:
+    assert _verdict(_rules(**_GUARDED), "bash", {"command": command}, tmp_path) == verdict
+
+
+def test_without_deny_or_ask_rules_allow_rules_decide_as_before(tmp_path: Path) -> None:
+    rules = _rules(allow=["Bash(python3:*)"])
+    assert _verdict(rules, "bash", {"command": "python3 -c pass"}, tmp_path) == "allow"
+    assert _verdict(rules, "bash", {"command": "python3 x; ls"}, tmp_path) is None
+
+
+async def test_wrapped_rm_never_deletes_under_a_deny_rule(tmp_path: Path) -> None:
+    """P1: `Bash(rm:*)` denied, yet `env rm x`, `command rm x`, `/bin/rm x` and
+    `sh -c 'rm x'` each deleted the file; commands run unasked (approveCommands: always)."""
+    (tmp_path / "x").write_text("keep\n")
+    attacks = ["env rm x", "command rm x", "/bin/rm x", "sh -c 'rm x'", "rm -f x"]
+    model = ScriptedModel(*(call("bash", command=c) for c in attacks), say("."))
+    agent, _ = make_agent(tmp_path, model, permissions=_rules(deny=["Bash(rm:*)"]))
+    await agent.run("go")
+    assert (tmp_path / "x").read_text() == "keep\n"
+    for request in model.requests[1:]:
+        (told,) = results(request)
+        assert told["is_error"] and "Denied by the permission rule Bash(rm:*)" in told["content"]
+
+
+async def test_a_command_no_rule_can_read_is_asked_and_the_model_told_why(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "x").write_text("keep\n")
+    code = "python3 -c \"import os; os.remove('x')\""
+    model = ScriptedModel(call("bash", command=code), call("bash", command="ls"), say("."))
+    agent, _ = make_agent(
+        tmp_path, model, permissions=_rules(deny=["Bash(rm:*)"], allow=["Bash(python3:*)"])
+    )
+    agent.tools.approver = approver = Approver("deny")
+    await agent.run("go")
+    assert approver.asked == [code]  # asked despite the allow rule; ls ran unasked
+    assert (tmp_path / "x").exists()
+    (told,) = results(model.requests[1])
+    assert told["is_error"] and "not a plain command" in told["content"]
+    assert "exit code 0" in results(model.requests[2])[0]["content"]

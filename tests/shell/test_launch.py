@@ -71,6 +71,28 @@ def test_a_program_is_never_found_through_a_relative_path_entry(
         launch.program_path("./git")
 
 
+def test_a_program_is_never_found_in_the_workspace_through_an_absolute_entry(
+    tmp_path: Path,
+) -> None:
+    """A shell that activated the repository's `.venv` put `<workspace>/.venv/bin` first on
+    PATH: agentls's git (or a hook's sh) must not be the repository's."""
+    planted = tmp_path / ".venv" / "bin" / "git"
+    planted.parent.mkdir(parents=True)
+    planted.write_text("#!/bin/sh\ntouch pwned\n")
+    planted.chmod(0o755)
+    env = {"PATH": f"{planted.parent}:{os.environ['PATH']}"}
+    argv = ["git", "--version"]
+    for program in (
+        launch.own(argv, tmp_path / "empty", env, tmp_path),
+        launch.reader(argv, tmp_path, env),
+        launch.in_workspace(argv, tmp_path, env),
+        launch.on_host(argv, tmp_path / "elsewhere", tmp_path, env),
+    ):
+        assert program.argv[0] != str(planted) and os.path.isabs(program.argv[0])
+    with pytest.raises(FileNotFoundError):
+        launch.own(argv, tmp_path / "empty", env, None)  # which workspace to avoid? named whole
+
+
 def test_a_users_program_starts_in_a_private_empty_folder(tmp_path: Path) -> None:
     (tmp_path / "trap.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w')\n")
     script = (

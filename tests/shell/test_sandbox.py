@@ -77,6 +77,26 @@ async def test_a_command_writes_the_workspace_and_nothing_else(root: Path) -> No
     assert "\n[sandbox] The sandbox refused a write" in text  # one line for the model
 
 
+async def test_a_home_under_tmp_is_there_and_read_only(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Containers and CI often have HOME under /tmp, which the sandbox's private /tmp hid:
+    `~` did not exist inside. It is there, read-only, as a home elsewhere is; the rest of
+    /tmp stays private."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n")
+    (tmp_path / "beside.txt").write_text("not for the sandbox\n")
+    monkeypatch.setenv("HOME", str(home))
+    assert str(home).startswith("/tmp/")
+    command = f"cat ~/.gitconfig; touch ~/new; cat {tmp_path}/beside.txt; echo $HOME"
+    text = await bash(context(root), command)
+    assert "[user]" in text
+    assert "Read-only file system" in text and not (home / "new").exists()
+    assert "not for the sandbox" not in text
+    assert text.rstrip().endswith(str(home))
+
+
 async def test_git_hooks_git_config_and_agentls_settings_and_state_stay_read_only(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -233,6 +253,262 @@ async def test_a_git_setting_planted_in_another_git_folder_is_disarmed(
             subprocess.run(["git", "status"], cwd=where, capture_output=True)
             subprocess.run(["git", "checkout", "-q", "HEAD"], cwd=where, capture_output=True)
     assert not list(root.rglob("pwned")), text
+
+
+def _repository(folder: Path) -> None:
+    """A repository with one commit and one tracked file, made by the user."""
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
+    (folder / "a.txt").write_text("one\n")
+    _user_git(folder, "add", "a.txt")
+    _user_git(folder, "commit", "-q", "-m", "first")
+
+
+def _user_git(where: Path, *arguments: str, stdin: str = "") -> None:
+    """The user's own git, outside the sandbox, as they would run it later."""
+    who = ["-c", "user.name=u", "-c", "user.email=u@x"]
+    subprocess.run(
+        ["git", *who, *arguments],
+        cwd=where,
+        input=stdin,
+        text=True,
+        capture_output=True,
+        timeout=30,  # a config left a FIFO would hang it
+    )
+
+
+def _disarmed(text: str, *planted: str) -> None:
+    assert "Tell the user" in text, text
+    for path in planted:
+        assert "\n[sandbox]" in text and f"{path} (" in text, text
+
+
+E2_PAYLOAD = "mkdir -p evil && cp -a .git/HEAD .git/objects .git/refs evil/"
+
+
+async def test_a_commondir_to_a_linked_config_is_disarmed(root: Path, tmp_path: Path) -> None:
+    """E2: `.git/commondir` to a folder of the command's own, whose `config` is a link to
+    a file that sets `core.fsmonitor`: the audit reads it through the link, as git does."""
+    mark = tmp_path / "ran"
+    _repository(root)
+    (root / "notes.txt").write_text(f'[core]\n\tfsmonitor = "touch {mark}; :"\n')
+    command = f"{E2_PAYLOAD} && ln -s ../notes.txt evil/config && echo ../evil > .git/commondir"
+    text = await bash(context(root), command)
+    _disarmed(text, ".git/commondir", "evil/config")
+    assert not (root / ".git" / "commondir").exists()
+    (root / "a.txt").write_text("two\n")
+    _user_git(root, "status")
+    assert not mark.exists(), text
+    assert (root / "notes.txt").read_text().startswith("[core]")  # never written through
+
+
+E3 = {
+    "an ext:: remote with protocol.ext.allow": (
+        '[protocol "ext"]\n\tallow = always\n[remote "origin"]\n'
+        "\turl = ext::sh -c touch% {mark}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+        ("fetch", "origin"),
+    ),
+    "gpg.ssh.defaultKeyCommand": (
+        '[gpg]\n\tformat = ssh\n[gpg "ssh"]\n\tdefaultKeyCommand = touch {mark}\n'
+        "[commit]\n\tgpgsign = true\n",
+        ("commit", "-q", "-am", "second"),
+    ),
+    "interactive.diffFilter": ('[interactive]\n\tdiffFilter = "touch {mark}; cat"\n', None),
+    "sendemail.smtpServer": ("[sendemail]\n\tsmtpServer = /bin/sh\n", None),
+    "a remote helper of its own": ('[remote "origin"]\n\turl = evil::{mark}\n', None),
+    "an insteadOf to ext::": ('[url "ext::sh -c touch% {mark}"]\n\tinsteadOf = https://\n', None),
+}
+
+
+@pytest.mark.parametrize("where", ["commondir", "nested"])
+@pytest.mark.parametrize("plant", E3)
+async def test_a_config_with_any_key_not_known_inert_is_disarmed(
+    root: Path, tmp_path: Path, plant: str, where: str
+) -> None:
+    """E3: only keys known to run nothing may be left in a git config; the rest (the ones
+    a block list forgot included) is disarmed, in a commondir's folder or a nested repo."""
+    mark = tmp_path / "ran"
+    payload, user_runs = E3[plant]
+    _repository(root)
+    _repository(root / "inner")
+    (root / "payload").write_text(
+        "[core]\n\trepositoryformatversion = 0\n\tbare = false\n" + payload.format(mark=mark)
+    )
+    if where == "commondir":
+        command = f"{E2_PAYLOAD} && cp payload evil/config && echo ../evil > .git/commondir"
+        planted, repository = "evil/config", root
+    else:
+        command = "cat payload >> inner/.git/config"
+        planted, repository = "inner/.git/config", root / "inner"
+    text = await bash(context(root), command)
+    _disarmed(text, planted)
+    if user_runs is not None:
+        (repository / "a.txt").write_text("two\n")
+        _user_git(repository, *user_runs)
+        assert not mark.exists(), text
+
+
+DEEP = {
+    "two folders down": ("docs/guide", True),
+    "five folders down, all new": ("a/b/c/d/e", False),
+    "two down, its folders' mtime set back": ("docs/guide", True),
+}
+
+
+@pytest.mark.parametrize("place", DEEP)
+async def test_a_repository_made_at_any_depth_is_audited(
+    root: Path, tmp_path: Path, place: str
+) -> None:
+    """E5: an editor opens the repository of any folder it has a file open from, however
+    deep (VS Code's git.autoRepositoryDetection)."""
+    mark = tmp_path / "ran"
+    folder, made_by_the_user = DEEP[place]
+    if made_by_the_user:
+        (root / folder).mkdir(parents=True)
+        (root / folder / "guide.md").write_text("# Guide\n")
+    context_of_root = context(root)
+    await bash(context_of_root, "true")  # the workspace as the audit knew it before
+    command = f"git init -q {folder} && git -C {folder} config core.fsmonitor 'touch {mark}; :'"
+    if "mtime" in place:
+        command += " && touch -d 2001-01-01 docs/guide docs ."
+    text = await bash(context_of_root, command)
+    _disarmed(text, f"{folder}/.git/config")
+    (root / folder / "more.md").write_text("more\n")
+    _user_git(root / folder, "status")
+    assert not mark.exists(), text
+
+
+async def test_a_hook_that_is_a_link_is_disarmed(root: Path, tmp_path: Path) -> None:
+    mark = tmp_path / "ran"
+    _repository(root / "nested")
+    (root / "tool.sh").write_text(f"#!/bin/sh\ntouch {mark}\n")
+    (root / "tool.sh").chmod(0o755)
+    command = "ln -s ../../../tool.sh nested/.git/hooks/post-checkout"
+    text = await bash(context(root), command)
+    _disarmed(text, "nested/.git/hooks/post-checkout")
+    _user_git(root / "nested", "checkout", "-q", "-b", "other")
+    assert not mark.exists(), text
+    assert (root / "tool.sh").read_text().endswith(f"{mark}\n")  # the link's target is left
+
+
+async def test_a_gitdir_file_pointing_outside_the_workspace_is_disarmed(
+    root: Path, tmp_path: Path
+) -> None:
+    """A `.git` file naming a repository elsewhere (one whose settings run a program where
+    it is) makes the user's git in that folder read them."""
+    mark = tmp_path / "ran"
+    elsewhere = tmp_path / "elsewhere"
+    _repository(elsewhere)
+    _user_git(elsewhere, "config", "core.fsmonitor", f"touch {mark}; :")
+    (root / "docs").mkdir()
+    command = f"echo 'gitdir: {elsewhere / '.git'}' > docs/.git"
+    text = await bash(context(root), command)
+    _disarmed(text, "docs/.git")
+    assert (root / "docs" / ".git.agentls-blocked").exists()
+    _user_git(root / "docs", "status")
+    assert not mark.exists(), text
+
+
+ATTACKS = {
+    "a config made a FIFO": (
+        "rm inner/.git/config && mkfifo inner/.git/config",
+        "inner/.git/config",
+    ),
+    "a config of 8 MB": (
+        "head -c 8000000 /dev/zero | tr '\\0' '#' > big && cat inner/.git/config big"
+        " payload > c && mv c inner/.git/config",
+        "inner/.git/config",
+    ),
+    "a config linked to /dev/zero": ("ln -sf /dev/zero inner/.git/config", "inner/.git/config"),
+    "a config linked to itself": ("ln -sf config inner/.git/config", "inner/.git/config"),
+    "a config made a folder": (
+        "rm inner/.git/config && mkdir inner/.git/config",
+        "inner/.git/config",
+    ),
+    "a config linked out, to be put back": (
+        "ln -sf {outside} inner/.git/config",
+        "inner/.git/config",
+    ),
+    "the hooks folder made a link": (
+        "mkdir -p tools && cp tool.sh tools/post-checkout && rm -rf inner/.git/hooks"
+        " && ln -s ../../tools inner/.git/hooks",
+        "inner/.git/hooks",
+    ),
+    "a hook made executable": (
+        "chmod +x inner/.git/hooks/post-checkout",
+        "inner/.git/hooks/post-checkout",
+    ),
+    "a .git link": (
+        "mkdir -p docs evil && cp -a inner/.git/. evil/ && cp payload evil/config"
+        " && ln -s ../evil docs/.git",
+        "docs/.git",
+    ),
+    "a gitdir: through a link in .git/modules": (
+        "mkdir -p .git/modules sub && cp -a inner/.git/. evil && ln -s ../../evil .git/modules/sub"
+        " && echo 'gitdir: ../.git/modules/sub' > sub/.git",
+        "sub/.git",
+    ),
+    "a commondir in a nested repository": (
+        "mkdir evil && cp -a inner/.git/. evil/ && cp payload evil/config"
+        " && echo ../../evil > inner/.git/commondir",
+        "inner/.git/commondir",
+    ),
+    "core.worktree out of the workspace": (
+        "git -C inner config core.worktree {outside_folder}",
+        "inner/.git/config",
+    ),
+    "the folder above renamed": (
+        "mv inner inner2 && cat payload >> inner2/.git/config",
+        "inner2/.git/config",
+    ),
+    "a bare repository": (
+        "git init -q --bare docs/store.git && cp payload docs/store.git/config",
+        "docs/store.git/config",
+    ),
+    "a branch remote as an ext:: address": (
+        "git -C inner config branch.master.remote 'ext::sh -c touch% {mark}'",
+        "inner/.git/config",
+    ),
+}
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+async def test_the_audit_cannot_be_turned(root: Path, tmp_path: Path, attack: str) -> None:
+    """Links, FIFOs, huge files, renames and redirects against the audit itself: each is
+    disarmed, nothing outside the workspace is written, and the user's git runs nothing."""
+    mark = tmp_path / "ran"
+    outside = tmp_path / "outside.txt"
+    outside.write_text(f'[core]\n\tfsmonitor = "touch {mark}; :"\n')
+    _repository(root / "inner")
+    (root / "inner" / ".git" / "hooks" / "post-checkout").write_text(f"#!/bin/sh\ntouch {mark}\n")
+    (root / "payload").write_text(f'[core]\n\tfsmonitor = "touch {mark}; :"\n')
+    (root / "tool.sh").write_text(f"#!/bin/sh\ntouch {mark}\n")
+    (root / "tool.sh").chmod(0o755)
+    command, planted = ATTACKS[attack]
+    command = command.format(outside=outside, outside_folder=tmp_path, mark=mark)
+    text = await asyncio.wait_for(bash(context(root), command), 60)
+    _disarmed(text, planted)
+    assert outside.read_text().startswith("[core]\n\tfsmonitor")  # never written through
+    for folder in ("inner", "inner2", "docs", "sub", "docs/store.git"):
+        if (root / folder).is_dir():
+            (root / folder / "a.txt").write_text("changed\n")
+            _user_git(root / folder, "status")
+            _user_git(root / folder, "checkout", "-q", "-b", "other")
+            _user_git(root / folder, "fetch")
+    assert not mark.exists(), text
+
+
+async def test_what_git_makes_itself_is_left_alone(root: Path) -> None:
+    """A clone, a new repository deep down and a linked worktree: no false alarm."""
+    _repository(root)
+    _repository(root / "lib")
+    who = "export GIT_AUTHOR_NAME=u GIT_AUTHOR_EMAIL=u@x GIT_COMMITTER_NAME=u"
+    command = (
+        f"{who} GIT_COMMITTER_EMAIL=u@x; git clone -q lib vendor/deep/copy"
+        " && git init -q docs/guide/book && git worktree add -q wt && echo done"
+    )
+    text = await bash(context(root), command)
+    assert "done" in text and "[sandbox]" not in text, text
 
 
 async def test_a_repositorys_own_settings_are_left_alone(root: Path) -> None:

@@ -25,6 +25,7 @@ from agentls.interfaces import (
     Problem,
     Progress,
     Shell,
+    SubagentShown,
     Turn,
     Usage,
     Workspace,
@@ -183,6 +184,7 @@ class Recorder:
     def __init__(self) -> None:
         self.events: list[tuple[str, ...]] = []
         self.details: list[str] = []
+        self.shown: list[SubagentShown] = []
 
     def step(self, tool: str, summary: str) -> None:
         self.events.append(("step", tool, summary))
@@ -202,6 +204,32 @@ class Recorder:
 
     def output(self, lines: str) -> None:
         self.events.append(("output", lines))
+
+    def subagent(self, shown: SubagentShown) -> SubagentRecorder:
+        self.events.append(("subagent", shown.id, shown.type, shown.description))
+        self.shown.append(shown)
+        return SubagentRecorder(self, shown.id)
+
+
+class SubagentRecorder(Recorder):
+    """A subagent's progress: its events in its task's list, each first naming it."""
+
+    def __init__(self, task: Recorder, agent_id: str) -> None:
+        super().__init__()
+        self.task, self.agent_id = task, agent_id
+        self.events = _Tagged(task.events, agent_id)  # type: ignore[assignment]
+
+    def finished(self, ok: bool, detail: str) -> None:
+        self.task.events.append((self.agent_id, "finished", "ok" if ok else "error", detail))
+
+
+class _Tagged(list):  # type: ignore[type-arg]
+    def __init__(self, into: list[tuple[str, ...]], tag: str) -> None:
+        super().__init__()
+        self.into, self.tag = into, tag
+
+    def append(self, event: tuple[str, ...]) -> None:
+        self.into.append((self.tag, *event))
 
 
 class Approver:

@@ -14,10 +14,12 @@ from pathlib import Path
 from unittest import mock
 
 from agentls.cli import main
+from agentls.interfaces import SubagentShown
 from agentls.shell.sandbox.bubblewrap import no_user_namespaces
 from agentls.terminal.screen import Screen
 from doubles import BROKEN_BWRAP, path_with_a_broken_bwrap, running_argv, unique_seconds
 from fake_api import FakeAnthropic, reply, text, tool_use
+from rich.console import Console
 from scripts import edit_then_make_a_file
 
 
@@ -273,6 +275,24 @@ def test_undo_from_the_terminal_and_continue_the_session(root: Path, fake: FakeA
     assert any("The user undid" in t for t in told)
 
 
+def test_undo_after_a_task_that_changed_nothing_offers_the_last_that_did(
+    root: Path, fake: FakeAnthropic
+) -> None:
+    edit_then_make_a_file(root, fake)
+    assert run(root, fake, "--yes", "change x").returncode == 0
+    fake.script(reply(text("Nothing to change.")))
+    assert run(root, fake, "--continue", "--yes", "just look").returncode == 0
+
+    undone = agentls(root, fake, "undo", stdin="y\n")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert "The last task (just look) changed nothing; the last one that did was 'change x'." in (
+        undone.stdout
+    )
+    assert "Nothing to undo" not in undone.stdout
+    assert "put back  app.py" in undone.stdout and "removed   made.txt" in undone.stdout
+    assert (root / "app.py").read_text() == "x = 1\n" and not (root / "made.txt").exists()
+
+
 def test_resume_with_an_unknown_id_fails(root: Path, fake: FakeAnthropic) -> None:
     done = run(root, fake, "--resume", "nope", "task")
     assert done.returncode == 1 and "no saved session 'nope'" in done.stdout
@@ -315,6 +335,34 @@ def test_a_step_without_a_summary_shows_no_dangling_colon() -> None:
     stream = io.StringIO()
     Screen(stream).step("todo_write", "")
     assert stream.getvalue() == "\n▸ todo_write\n"
+
+
+def test_each_running_subagent_has_a_spinner_under_the_tasks() -> None:
+    screen = Screen(io.StringIO())
+    screen.step("agent", "find x")
+
+    def moving() -> list[str]:
+        drawn = io.StringIO()
+        Console(file=drawn, width=80, no_color=True).print(screen.moving())
+        return [line.rstrip() for line in drawn.getvalue().splitlines()]
+
+    first = screen.subagent(SubagentShown("agent-1", "Explore", "find x", "toolu_1"))
+    second = screen.subagent(SubagentShown("agent-2", "Explore", "find y", "toolu_2"))
+    first.step("read_file", "app.py")
+    # Each its own line, spinner first, under the task's: the step it is at, for how long.
+    task, one, two = moving()
+    assert task.endswith("agent · 0s")
+    assert one.startswith("      ") and one.endswith(" agent-1 · read_file · 0s")
+    assert two.startswith("      ") and two.endswith(" agent-2 · thinking · 0s")
+    first.step_done("read_file", "app.py", True, "read app.py")
+    first.finished(True, "Explore agent-1: done · 2 steps")
+    _, left = moving()
+    assert left.endswith(" agent-2 · thinking · 0s")
+    second.finished(False, "Explore agent-2: cancelled")
+    assert len(moving()) == 1
+    screen.subagent(SubagentShown("agent-3", "Explore", "find z", "toolu_3"))
+    screen.finish()  # cancelled: no spinner of its outlives the task
+    assert screen.moving() is None and screen.running_subagents == {}
 
 
 def test_the_users_settings_file_applies_and_flags_win(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -397,3 +445,98 @@ def test_headless_without_yes_asks_nobody_and_changes_nothing(
     texts = run(tmp_path, fake, "-p", "again")  # text: the answer alone on stdout
     assert texts.returncode == 1 and texts.stdout.endswith("script exhausted\n")
     assert texts.stderr.startswith("failed")  # the outcome line, apart from the answer
+
+
+def test_headless_yes_beside_a_project_mcp_file_answers_and_says_what_waits(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    """L3: `-p --yes` beside a `.mcp.json` was a traceback (HeadlessApprover had no
+    approve_project), exit 1, no JSON."""
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"tools": {"command": "python3", "args": ["-m", "tools"]}}})
+    )
+    fake.script(reply(text("Done.")))
+    done = run(tmp_path, fake, "-p", "go", "--yes", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["status"] == "done"
+    (note,) = answer["notApproved"]
+    assert "nobody could" in note and "MCP server tools" in note
+
+
+def test_headless_yes_never_answers_for_a_permission_rule(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    """--yes runs what the default would ask, never a command a deny rule cannot see
+    through: it is refused, and the model told why."""
+    (tmp_path / "x").write_text("keep\n")
+    (tmp_path / ".config" / "agentls").mkdir(parents=True)
+    (tmp_path / ".config" / "agentls" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Bash(rm:*)"]}, "sandbox": "off"})
+    )
+    code = "python3 -c \"import os; os.remove('x')\""
+    fake.script(
+        reply(tool_use("bash", {"command": code})),
+        reply(tool_use("bash", {"command": "env rm x"})),
+        reply(tool_use("bash", {"command": "touch made"})),
+        reply(text("Could not.")),
+    )
+    done = run(tmp_path, fake, "-p", "go", "--yes", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "x").exists() and (tmp_path / "made").exists()
+    told = [
+        block["content"]
+        for request in fake.requests[1:3]
+        for block in request.body["messages"][-1]["content"]
+        if block["type"] == "tool_result"
+    ]
+    assert "nobody could approve it" in told[0] and "not a plain command" in told[0]
+    assert "Denied by the permission rule Bash(rm:*)" in told[1]
+
+
+def test_a_subagents_events_name_it_and_the_agent_call_and_the_screen_nests_them(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+
+    def script() -> None:
+        fake.script(
+            reply(
+                tool_use(
+                    "agent",
+                    {"description": "find x", "prompt": "find x", "subagent_type": "Explore"},
+                )
+            ),
+            reply(text("Reading."), tool_use("read_file", {"path": "app.py"})),  # the subagent's
+            reply(text("x is at app.py:1")),
+            reply(text("Done.")),
+        )
+
+    script()
+    done = run(tmp_path, fake, "-p", "go", "--output-format", "stream-json")
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    call = fake.requests[0].body  # the task's first request offers the agent tool
+    assert "agent" in [tool["name"] for tool in call["tools"]]
+    (started,) = [e for e in events if e["type"] == "subagent" and e["state"] == "started"]
+    assert started["agent_type"] == "Explore" and started["description"] == "find x"
+    parent = started["parent_tool_use_id"]
+    theirs = [e for e in events if e.get("subagent") == started["subagent"]]
+    assert {e["type"] for e in theirs} == {"subagent", "text", "step"}
+    assert all(e["parent_tool_use_id"] == parent for e in theirs)
+    assert [e["tool"] for e in events if e["type"] == "step" and "subagent" not in e] == [
+        "agent"
+    ] * 2
+    assert events[-1]["usage"]["subagents"][0]["type"] == "Explore"
+
+    script()
+    shown = run(tmp_path, fake, "-p", "go", "--output-format", "text")
+    assert "Done." in shown.stdout
+    assert "1 subagent" in shown.stderr and shown.stderr.startswith("done · 2 steps")
+
+    script()
+    screen = run(tmp_path, fake, "--yes", "go")
+    lines = screen.stdout.splitlines()
+    assert "    ⎿ agent-1 Explore: find x" in lines
+    assert "      ▸ read_file: app.py" in lines
+    assert "      x is at app.py:1" in lines
+    assert any(line.startswith("      ✓ Explore agent-1: done · 2 steps") for line in lines)

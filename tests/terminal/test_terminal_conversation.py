@@ -242,3 +242,83 @@ def test_ctrl_c_as_a_task_starts_exits_130_without_a_traceback(
         assert "Traceback" not in shown and "Error" not in shown, shown
     finally:
         shell.close()
+
+
+def test_two_questions_of_one_turn_are_put_one_at_a_time(
+    tmp_path: Path, fake: FakeAnthropic, terminal: Terminal
+) -> None:
+    """L2: two read-only calls of one turn, both asked (an ask rule on Read), printed two
+    questions on one line, and the run hung after both answers."""
+    (tmp_path / "a.txt").write_text("A\n")
+    (tmp_path / "b.txt").write_text("B\n")
+    (tmp_path / ".config" / "agentls").mkdir(parents=True)
+    (tmp_path / ".config" / "agentls" / "settings.json").write_text(
+        '{"permissions": {"ask": ["Read"]}}'
+    )
+    fake.script(
+        reply(
+            tool_use("read_file", {"path": "a.txt"}),
+            tool_use("read_file", {"path": "b.txt"}),
+        ),
+        reply(text("Read both.")),
+    )
+    terminal.expect("agentls> ")
+    terminal.type("read them\n")
+    terminal.expect("Run `read_file a.txt`? [y]es / [a]ll this task / [N]o ")
+    terminal.type("y\n")
+    # The second question comes once the first is answered, on a line of its own.
+    before = terminal.expect("Run `read_file b.txt`? [y]es / [a]ll this task / [N]o ")
+    assert "y\r\n" in before
+    terminal.type("y\n")
+    assert "Read both." in terminal.expect("agentls> ", timeout=20)
+    told = [b for m in fake.requests[-1].body["messages"] for b in m["content"] if "content" in b]
+    assert [b.get("is_error", False) for b in told if b["type"] == "tool_result"] == [False] * 2
+    terminal.type("\x04")
+    assert terminal.process.wait(timeout=60) == 0
+
+
+_SLOW_SDK = """
+import importlib.abc, sys, time
+
+class SlowSdk(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "anthropic":
+            time.sleep(float({seconds!r}))
+        return None
+
+sys.meta_path.insert(0, SlowSdk())
+"""
+
+
+def test_the_prompt_comes_before_the_sdk_is_loaded(tmp_path: Path, fake: FakeAnthropic) -> None:
+    """The model's SDK takes seconds to import on a loaded machine: the first prompt is
+    drawn before it, and the line typed meanwhile runs once it is there."""
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "sitecustomize.py").write_text(_SLOW_SDK.format(seconds=6))
+    env = {**_env(tmp_path, fake, "xterm-256color"), "PYTHONPATH": str(slow)}
+    fake.script(reply(text("Hello there.")))
+    shell = Terminal(tmp_path, env)
+    try:
+        started = time.monotonic()
+        shell.expect("agentls>")
+        assert time.monotonic() - started < 5, "the prompt waited for the SDK"
+        shell.type("say hello\r")
+        shell.expect("Hello there.")
+        assert time.monotonic() - started > 6  # it did wait for the SDK, then
+        shell.expect("agentls>")
+        shell.type("\x04")
+        assert shell.process.wait(timeout=60) == 0
+    finally:
+        shell.close()
+
+
+def test_no_key_ends_the_first_prompt_with_the_reason(tmp_path: Path, fake: FakeAnthropic) -> None:
+    env = {**_env(tmp_path, fake, "xterm-256color"), "ANTHROPIC_API_KEY": ""}
+    shell = Terminal(tmp_path, env)
+    try:
+        shell.expect("agentls>")
+        shell.expect("agentls: No Anthropic API key")  # at once, not after a first line
+        assert shell.process.wait(timeout=60) == 1
+    finally:
+        shell.close()

@@ -250,3 +250,86 @@ async def test_without_ripgrep_a_runaway_pattern_is_stopped_and_the_loop_stays_f
     assert not error and "stopped at the 0.5 s bound" in text
     assert time.monotonic() - started < 3
     assert ticks >= 5  # the event loop went on while the pattern ran
+
+
+# Read rules hold searches too (issue 27, P1b).
+
+
+def _guarded_tree(root: Path) -> None:
+    for name in ("secrets/key.txt", "secrets/deep/key.txt", "sub/secrets/key.txt", ".env",
+                 "sub/.env", "app.py", "sub/b.py"):  # fmt: skip
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"TOKEN in {name}\n")
+    (root / "docs").mkdir()
+    (root / "docs" / "link.txt").symlink_to("../secrets/key.txt")
+    (root / "docs" / "folder").symlink_to("../secrets")
+
+
+_DENIED = {"deny": ["Read(secrets/**)", "Read(.env)"]}
+_SHOWN = ["app.py", "sub/.env", "sub/b.py", "sub/secrets/key.txt"]  # anchored at the root
+
+
+@pytest.mark.parametrize("with_rg", [True, False])
+async def test_read_rules_leave_their_files_out_of_grep_and_list_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_rg: bool
+) -> None:
+    from agentls.permissions.rules import parse_rules
+
+    _guarded_tree(tmp_path)
+    if not with_rg:
+        monkeypatch.setattr(ripgrep, "binary", lambda: None)
+    ctx = context(tmp_path, permissions=parse_rules(_DENIED))
+    found, error = await run_tool(ctx, "grep", {"pattern": "TOKEN", "output": "files"})
+    assert not error and found.splitlines()[-len(_SHOWN) :] == _SHOWN, found
+    listed, error = await run_tool(ctx, "list_files", {})
+    assert not error and listed.splitlines()[-len(_SHOWN) :] == _SHOWN, listed
+    content, _ = await run_tool(ctx, "grep", {"pattern": "TOKEN in secrets", "context": 2})
+    assert "No matches." in content  # neither the files nor their links
+    for path in ("secrets", "secrets/key.txt", "docs/link.txt", "docs/folder", ".env"):
+        for tool in ("grep", "list_files"):
+            arguments = {"path": path, **({"pattern": "TOKEN"} if tool == "grep" else {})}
+            text, error = await run_tool(ctx, tool, arguments)
+            assert error and "Denied by the permission rule Read(" in text, (tool, path, text)
+
+
+async def test_an_ask_read_rule_leaves_its_files_out_and_asks_to_search_them(
+    tmp_path: Path,
+) -> None:
+    from agentls.permissions.rules import parse_rules
+    from doubles import Approver
+
+    _guarded_tree(tmp_path)
+    approver = Approver("allow")
+    ctx = context(tmp_path, approver, permissions=parse_rules({"ask": ["Read(secrets/**)"]}))
+    found, _ = await run_tool(ctx, "grep", {"pattern": "TOKEN", "output": "files"})
+    assert "secrets/key.txt" not in found.replace("sub/secrets", "") and not approver.asked
+    found, error = await run_tool(ctx, "grep", {"pattern": "TOKEN", "path": "secrets"})
+    assert not error and "secrets/key.txt" in found and approver.asked == ["grep TOKEN"]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["secrets/**", ".env", "**/.env", "*.key", "s*t", "sub/*.py", "a?c", "**/deep/*", "x{y}"],
+)
+def test_rg_exclusions_hold_at_least_what_the_rule_holds(tmp_path: Path, pattern: str) -> None:
+    """ripgrep's globs are gitignore's, the rules' are fnmatch's from the root: the
+    exclusion given to rg must leave out every file the rule holds."""
+    from agentls.permissions.rules import glob_holds
+    from agentls.tools.search.hidden import rg_glob
+
+    names = ["secrets/a", "secrets/deep/b", "sub/secrets/c", ".env", "sub/.env", "a.key",
+             "sub/b.key", "salt", "sub/t", "sx/y/t", "sub/x.py", "sub/deep/y.py", "abc",
+             "a/c", "deep/z", "q/deep/z", "x{y}", "other.txt"]  # fmt: skip
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    rg = ripgrep.binary()
+    assert rg is not None
+    listed = subprocess.run(
+        [rg, "--no-config", "--files", "--hidden", "--glob", "!" + rg_glob(pattern), "./"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    ).stdout.split()  # fmt: skip
+    shown = {name.removeprefix("./") for name in listed}
+    held = {name for name in names if glob_holds(pattern, name)}
+    assert held and not held & shown, held & shown
+    assert "other.txt" in shown

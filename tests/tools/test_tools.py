@@ -135,6 +135,26 @@ async def test_edit_file_keeps_crlf_line_endings(tmp_path: Path) -> None:
     assert (tmp_path / "w.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"
 
 
+async def test_edit_file_says_when_the_files_crlf_was_kept_against_its_lf(
+    tmp_path: Path,
+) -> None:
+    """A file mixing both (as two of PSReadLine's commits left one): the replaced lines' CRLF
+    is kept for the model's LF lines, and the model is told, as write_file tells it."""
+    (tmp_path / "m.ps1").write_bytes(b"one\ntwo\r\nthree\r\nfour\n")
+    text, error = await run_tool(
+        context(tmp_path),
+        "edit_file",
+        {"path": "m.ps1", "old_text": "two\nthree", "new_text": "2\n3"},
+    )
+    assert (tmp_path / "m.ps1").read_bytes() == b"one\n2\r\n3\r\nfour\n"
+    assert (text, error) == (
+        "Edited m.ps1: 1 hunk accepted.\nLine endings kept: 1 of the lines you wrote end with "
+        "CRLF, as in m.ps1, not with LF. To convert a file's line endings, write it with "
+        'line_endings "lf" or "crlf".',
+        False,
+    )
+
+
 async def test_one_crlf_elsewhere_does_not_turn_the_edited_lines_crlf(tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_bytes(b"alpha\nbeta\r\ngamma\ndelta\n")
     text, error = await run_tool(

@@ -7,6 +7,7 @@ import { type Checkpoint, type SavedSession, type ServerCommand } from './histor
 import { checklist, type PlanItem } from './plan';
 import { taskArguments, type TaskProgress } from './progress';
 import type { Reviewer } from './review';
+import { markdownText, SubagentParts, type SubagentParams } from './subagentParts';
 import type { TaskListener } from './taskEvents';
 import type { StepParams, TaskResult } from './transcript';
 
@@ -42,8 +43,17 @@ function workspaceFile(relative: string): vscode.Uri | undefined {
 /** A task's events as parts of one chat reply. */
 class ReplyStream implements TaskListener {
   private midLine = false;
+  private readonly subagents: SubagentParts;
 
-  constructor(private readonly stream: vscode.ChatResponseStream) {}
+  constructor(private readonly stream: vscode.ChatResponseStream) {
+    this.subagents = new SubagentParts({
+      progress: (message) => stream.progress(message),
+      markdown: (text) => {
+        this.newParagraph();
+        stream.markdown(text);
+      },
+    });
+  }
 
   text(piece: string): void {
     this.stream.markdown(piece);
@@ -52,9 +62,16 @@ class ReplyStream implements TaskListener {
 
   step(step: StepParams): void {
     const what = step.summary ? `${step.tool}: ${step.summary}` : step.tool;
+    if (step.subagent) {
+      this.subagents.step(step);
+      return;
+    }
     if (step.state === 'started') {
       this.stream.progress(what);
       return;
+    }
+    if (step.tool === 'agent' && this.subagents.repeats(step.detail)) {
+      return; // the subagent's block just said it all
     }
     this.newParagraph();
     const file = FILE_TOOLS.has(step.tool) ? workspaceFile(step.summary) : undefined;
@@ -72,12 +89,21 @@ class ReplyStream implements TaskListener {
     }
   }
 
+  subagent(params: SubagentParams): void {
+    if (params.state === 'started') {
+      this.subagents.started(params);
+    } else {
+      this.subagents.ended(params);
+    }
+  }
+
   plan(items: PlanItem[]): void {
     this.newParagraph();
     this.stream.markdown(`**Plan**\n\n${checklist(items).map((line) => `- ${markdownText(line)}`).join('\n')}\n\n`);
   }
 
   ended(result: TaskResult): void {
+    this.subagents.endAll();
     this.newParagraph();
     this.stream.markdown(`**■ ${markdownText(result.outcome)}**\n\n`);
     if (result.summary && result.status !== 'done') {
@@ -91,11 +117,6 @@ class ReplyStream implements TaskListener {
       this.midLine = false;
     }
   }
-}
-
-/** Text shown as it is, not as Markdown (the server's words, a command, a path). */
-function markdownText(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
 }
 
 export class ChatParticipant {

@@ -2,25 +2,12 @@
 // environment from. A folder's settings can point the Python extension at a program inside
 // the folder, and a cloned repository must never choose a program agentls runs: the pick is
 // taken only in a trusted workspace, and never when it lies inside a workspace folder.
-import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { insideAny } from './launch';
 
 interface PythonApi {
   environments?: { getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } };
-}
-
-function realPath(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return path.resolve(file);
-  }
-}
-
-function inside(file: string, folder: string): boolean {
-  const relative = path.relative(realPath(folder), realPath(file));
-  return !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 /** The Python extension's interpreter as a one-item list, or none. */
@@ -33,7 +20,7 @@ export async function pythonExtensionInterpreter(): Promise<string[]> {
     const api = extension.isActive ? extension.exports : await extension.activate();
     const picked = api.environments?.getActiveEnvironmentPath()?.path;
     const folders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
-    if (!picked || !path.isAbsolute(picked) || folders.some((folder) => inside(picked, folder))) {
+    if (!picked || !path.isAbsolute(picked) || insideAny(picked, folders)) {
       return [];
     }
     return [picked];

@@ -21,8 +21,10 @@ import { CAPABILITIES, Eyes } from './eyes';
 import type { Plan, PlanParams } from './plan';
 import type { Reviewer } from './review';
 import { bundledWheel, existingEnvironment, makeEnvironment, NoPython } from './environment';
+import { findProgram, type Launch, privateFolder, serverExecutable } from './launch';
 import { pythonExtensionInterpreter } from './pythonExtension';
-import { BadServerCommand, findProgram, SECTION, SERVER_PROGRAM, serverCommand, serverSettings } from './settings';
+import { BadServerCommand, SECTION, SERVER_PROGRAM, serverCommand, serverSettings } from './settings';
+import type { SubagentParams } from './subagentParts';
 import { TaskEvents } from './taskEvents';
 import type { StepParams, Transcript } from './transcript';
 import { type EditorApi, realFormApi } from './vscodeApi';
@@ -89,10 +91,22 @@ export class AgentServer implements vscode.Disposable {
     return this.starting;
   }
 
+  /** Where this start's programs start (the extension's own folder) and which folders they
+   * may not come from (the workspace's). */
+  private launchSettings(): Launch {
+    return {
+      cwd: privateFolder(this.context.globalStorageUri.fsPath),
+      env: process.env,
+      folders: (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath),
+    };
+  }
+
   private async launch(): Promise<void> {
     let command: string[] | undefined;
+    let launch: Launch;
     try {
-      command = serverCommand(setting) ?? (await this.defaultCommand());
+      launch = this.launchSettings();
+      command = serverCommand(setting) ?? (await this.defaultCommand(launch));
     } catch (error) {
       if (error instanceof BadServerCommand || error instanceof NoPython) {
         void this.offerSettings(error.message);
@@ -105,25 +119,25 @@ export class AgentServer implements vscode.Disposable {
     if (!command) {
       return;
     }
-    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    if (!findProgram(command[0], process.env, cwd)) {
+    // The user's agentls.server.command too starts in the private folder: the server learns
+    // its workspace from initialize, never from its cwd.
+    const executable = serverExecutable(command, launch);
+    if (!executable) {
       // Not awaited: Run Task would wait on the start until the message is dismissed.
       void this.reportMissing(command[0]);
       return;
     }
-    const client = new LanguageClient(
-      'agentls',
-      'agentls',
-      { command: command[0], args: command.slice(1), options: { cwd } },
-      this.clientOptions(),
-    );
+    const client = new LanguageClient('agentls', 'agentls', executable, this.clientOptions());
     client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.reviewer.review(params, token));
     client.registerFeature(agentlsCapabilities);
     client.onRequest(APPROVE_COMMAND, (params: ApproveCommandParams) =>
       answerApproveCommand(this.api, this.transcript, params),
     );
     client.onRequest(ELICIT, (params: ElicitParams) => answerElicit(realFormApi(), this.transcript, params));
-    client.onNotification('agent/text', (params: { token?: unknown; text: string }) => {
+    client.onNotification('agent/text', (params: { token?: unknown; text: string; subagent?: string }) => {
+      if (params.subagent) {
+        return; // a subagent's words are its own: what it found comes back in its step's end
+      }
       const listener = this.events.of(params.token);
       listener?.text?.(params.text);
       if (!listener?.quiet) {
@@ -133,6 +147,10 @@ export class AgentServer implements vscode.Disposable {
     client.onNotification('agent/step', (params: StepParams) => {
       this.events.of(params.token)?.step?.(params);
       this.transcript.step(params);
+    });
+    client.onNotification('agent/subagent', (params: SubagentParams) => {
+      this.events.of(params.token)?.subagent?.(params);
+      this.transcript.subagent(params);
     });
     client.onRequest('agent/diagnostics', (params) => this.eyes.diagnostics(params));
     client.onRequest('agent/definition', (params) => this.eyes.locations('vscode.executeDefinitionProvider', params));
@@ -176,9 +194,10 @@ export class AgentServer implements vscode.Disposable {
 
   /** `agentls` from PATH, else the extension's own environment (made on first start);
    * undefined, with the user told, when there is neither. */
-  private async defaultCommand(): Promise<string[] | undefined> {
-    if (findProgram(SERVER_PROGRAM)) {
-      return [SERVER_PROGRAM];
+  private async defaultCommand(launch: Launch): Promise<string[] | undefined> {
+    const onPath = findProgram(SERVER_PROGRAM, launch.env, launch.folders);
+    if (onPath) {
+      return [onPath];
     }
     const wheel = bundledWheel(this.context.extensionPath);
     if (!wheel) {
@@ -197,7 +216,7 @@ export class AgentServer implements vscode.Disposable {
         title: 'agentls: setting up its Python environment (first start)',
       },
       (progress) =>
-        makeEnvironment(storage, wheel, pythons, (text) => {
+        makeEnvironment(storage, wheel, pythons, launch, (text) => {
           this.log.info(text);
           progress.report({ message: text });
         }),
@@ -214,8 +233,9 @@ export class AgentServer implements vscode.Disposable {
     const howTo = 'How to install';
     const chosen = await this.api.showMessage(
       'error',
-      `The agentls server command "${program}" was not found. Install agentls ` +
-        '(pip install . in a checkout of agentls) so that it is on PATH, or set agentls.server.command.',
+      `The agentls server command "${program}" was not found (a program in a workspace folder, or found ` +
+        'through a relative PATH entry, is never started). Install agentls (pip install . in a checkout ' +
+        'of agentls) so that it is on PATH, or set agentls.server.command to its absolute path.',
       [howTo, 'Open Settings'],
     );
     if (chosen === howTo) {

@@ -1,6 +1,5 @@
 // The agentls.* settings: which of them the server gets, and the command that starts it.
 // No `vscode` import: a getter stands in for WorkspaceConfiguration.get in the unit tests.
-import * as fs from 'fs';
 import * as path from 'path';
 import manifest from '../package.json';
 
@@ -51,38 +50,20 @@ export function serverCommand(get: SettingGetter): string[] | undefined {
   ) {
     throw new BadServerCommand(
       'agentls.server.command must be a list of strings: the program, then its arguments, ' +
-        'e.g. ["agentls"] or ["/path/to/venv/bin/python", "-m", "agentls"].',
+        'e.g. ["agentls"] or ["/path/to/venv/bin/agentls"].',
+    );
+  }
+  if (isRelativePath(value[0])) {
+    // The server starts in the extension's own folder, not in the workspace (launch.ts): a
+    // relative path would find nothing there, or whatever a cwd held.
+    throw new BadServerCommand(
+      `agentls.server.command's program "${value[0]}" is a relative path: give its absolute path, ` +
+        'or a name found on PATH.',
     );
   }
   return value;
 }
 
-/**
- * Where the program would be found, as the server's spawn will look for it; undefined when it
- * is missing, so the user gets an install hint instead of a bare ENOENT.
- */
-export function findProgram(
-  program: string,
-  env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd(),
-): string | undefined {
-  const isExecutable = (candidate: string): boolean => {
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return fs.statSync(candidate).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (program.includes(path.sep)) {
-    const candidate = path.resolve(cwd, program);
-    return isExecutable(candidate) ? candidate : undefined;
-  }
-  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    const candidate = path.join(dir, program);
-    if (isExecutable(candidate)) {
-      return candidate;
-    }
-  }
-  return undefined;
+function isRelativePath(program: string): boolean {
+  return !path.isAbsolute(program) && (program.includes('/') || program.includes(path.sep));
 }

@@ -1,5 +1,6 @@
 // The task transcript: the model's streamed text, each tool step, and how the task ended.
 import { checklist, type PlanItem } from './plan';
+import type { SubagentParams } from './subagentParts';
 import type { Lines } from './vscodeApi';
 
 export interface StepParams {
@@ -10,6 +11,9 @@ export interface StepParams {
   detail?: string;
   /** A command's last lines of output (bash steps). */
   outputTail?: string;
+  /** A subagent's own step: its id (`agent-1`) and the `agent` step's that started it. */
+  subagent?: string;
+  parentStep?: string;
 }
 
 export interface TaskResult {
@@ -49,12 +53,24 @@ export class Transcript {
   }
 
   step(step: StepParams): void {
+    // A subagent's steps go under the task's `agent` step, named: subagents run at once.
+    const indent = step.subagent ? `      [${step.subagent}] ` : '  ';
     const what = `${step.tool}: ${step.summary}`;
     if (step.state === 'started') {
-      this.line(`  ⚙ ${what}`);
+      this.line(`${indent}⚙ ${what}`);
     } else {
       const mark = step.state === 'succeeded' ? '✓' : '✗';
-      this.line(`  ${mark} ${what}${step.detail ? ` — ${step.detail}` : ''}`);
+      this.line(`${indent}${mark} ${what}${step.detail ? ` — ${step.detail}` : ''}`);
+    }
+  }
+
+  /** A subagent's start, naming the `[agent-1]` of its steps (its `agent` step's end says
+   * how it went). */
+  subagent(params: SubagentParams): void {
+    if (params.state === 'started') {
+      const name = params.type ? `${params.type} ${params.subagent}` : params.subagent;
+      const indent = `    ${'  '.repeat(Math.max(0, (params.depth ?? 1) - 1))}`;
+      this.line(`${indent}▸ ${name}${params.description ? `: ${params.description}` : ''}`);
     }
   }
 

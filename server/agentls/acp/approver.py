@@ -1,15 +1,16 @@
 """Asking the user with `session/request_permission`: before a command, and before an edit
-when the client has no review of its own."""
+in a mode that reviews edits, whatever the client offers."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Protocol
 
 import acp
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate, ToolKind
 
 from ..interfaces import Decision
-from .progress import AcpProgress
+from .progress import AcpProgress, step_in_flight
 
 ALLOW_ONCE = PermissionOption(option_id="allow", name="Allow once", kind="allow_once")
 ALLOW_ALWAYS = PermissionOption(
@@ -49,7 +50,7 @@ async def ask(
 def _call(progress: AcpProgress, title: str, kind: ToolKind, raw_input: Any) -> ToolCallUpdate:
     """The question as the step in flight, so the client shows it on that tool call."""
     return ToolCallUpdate(
-        tool_call_id=progress.current or "agentls-approval",
+        tool_call_id=step_in_flight(progress) or "agentls-approval",
         title=title,
         kind=kind,
         raw_input=raw_input,
@@ -64,11 +65,21 @@ class AcpApprover:
         self.session_id = session_id
         self.progress = progress
         self.mode = mode
+        self.asking = asyncio.Lock()
+        """One question at a time: the read-only calls of a turn run together."""
+
+    async def _ask(self, call: ToolCallUpdate, options: list[PermissionOption]) -> str | None:
+        async with self.asking:
+            # The step's tool_call (and an edit's diff) go through the update queue, the
+            # question straight to the client: without the flush a client hears of the
+            # question first.
+            await self.progress.updates.flush()
+            return await ask(self.client, self.session_id, call, options)
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
         title = f"{command} (outside the sandbox)" if unsandboxed else command
         call = _call(self.progress, title, "execute", {"command": command})
-        choice = await ask(self.client, self.session_id, call, [ALLOW_ONCE, ALLOW_ALWAYS, REJECT])
+        choice = await self._ask(call, [ALLOW_ONCE, ALLOW_ALWAYS, REJECT])
         if choice == ALLOW_ALWAYS.option_id:
             self.mode.allow_always()
             return "allow_task"
@@ -77,13 +88,13 @@ class AcpApprover:
     async def approve_plan(self, plan: str) -> bool:
         call = _call(self.progress, "Carry out this plan", "switch_mode", {"plan": plan})
         call.content = [acp.tool_content(acp.text_block(plan))]
-        return await ask(self.client, self.session_id, call, [ALLOW_ONCE, REJECT]) == "allow"
+        return await self._ask(call, [ALLOW_ONCE, REJECT]) == "allow"
 
     async def approve_project(self, what: str) -> bool:
         call = _call(self.progress, f"The project asks to {what}", "other", {"project": what})
-        return await ask(self.client, self.session_id, call, [ALLOW_ONCE, REJECT]) == "allow"
+        return await self._ask(call, [ALLOW_ONCE, REJECT]) == "allow"
 
     async def approve_edit(self, name: str, diff: Any) -> bool:
         call = _call(self.progress, f"Edit {name}", "edit", {"path": name})
         call.content = [diff]
-        return await ask(self.client, self.session_id, call, [ALLOW_ONCE, REJECT]) == "allow"
+        return await self._ask(call, [ALLOW_ONCE, REJECT]) == "allow"

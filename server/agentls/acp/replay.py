@@ -1,5 +1,6 @@
 """A saved conversation told again as session updates, for `session/load`: the user's and
-the model's words, and each tool call with its outcome."""
+the model's words, and each tool call with its outcome. agentls's own notes in it (a task
+cancelled, what undo did) are not the user's words and are left out."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import acp
 
+from ..interfaces import SAID
 from ..tools import TOOLS
 from .progress import KINDS
 from .updates import Updates
@@ -28,7 +30,10 @@ def replay(messages: list[dict[str, Any]], updates: Updates) -> None:
         )
         for block in blocks:
             kind = block.get("type")
-            if kind == "text" and block.get("text"):
+            if kind == "text" and SAID in block:  # agentls's note: only the user's words
+                if block[SAID]:
+                    updates.send(acp.update_user_message_text(block[SAID]))
+            elif kind == "text" and block.get("text"):
                 say = (
                     acp.update_agent_message_text
                     if message.get("role") == "assistant"

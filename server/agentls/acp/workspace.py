@@ -1,6 +1,6 @@
 """The ACP client's files as the agent's workspace: read and written through `fs/*` when the
-client offers it (its buffers, unsaved changes and its own review of changes), else the disk,
-each edit then put to the user with `session/request_permission`."""
+client offers it (its buffers, unsaved changes), else the disk. In a mode that reviews edits
+each edit is put to the user with `session/request_permission` first, its diff attached."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from ..disk.landing import land_on_disk
 from ..disk.paths import relative
 from ..interfaces import Change, Landed
 from .approver import AcpApprover
+from .progress import step_in_flight
 from .updates import Updates
 
 
@@ -64,18 +65,20 @@ class AcpWorkspace:
             type="diff", path=str(change.path), old_text=change.old_text, new_text=change.new_text
         )
         self._show(change, diff)
-        if self.client_writes:
-            # The client's own review of changes (Zed's) takes it from here.
+        # Asked here whatever the client offers: a client's fs/write_text_file may write
+        # blindly (CodeCompanion saves the buffer, agent-shell the file), so a write through
+        # it is no review. Only a mode or rule that lands edits unreviewed skips the question.
+        if change.reviewed and not await self.approver.approve_edit(name, diff):
+            return Landed(False, rejected_reason="the user rejected it")
+        if self.client_writes:  # its buffer, and its own record of changes (Zed's)
             await self.client.write_text_file(self.session_id, str(change.path), change.new_text)
             return Landed(True, change.new_text)
-        if change.reviewed and not await self.approver.approve_edit(name, diff):
-            return Landed(False, rejected_reason="rejected in the editor")
         return land_on_disk(self.root, change)
 
     def _show(self, change: Change, diff: FileEditToolCallContent) -> None:
         """The step in flight gets the diff and the line it starts at, so the editor can
         draw the change and follow along."""
-        step = self.approver.progress.current
+        step = step_in_flight(self.approver.progress)
         if step is None:
             return
         line = change.hunks[0].line - 1 if change.hunks else 0  # ACP counts lines from 0

@@ -1,5 +1,6 @@
-"""The order a turn's tool calls run in: consecutive read-only calls at once, every other call
-alone, in its place; results, and the progress the user sees, always in the model's order.
+"""The order a turn's tool calls run in: consecutive read-only calls at once, consecutive
+`agent` calls at once, every other call alone, in its place; results, and the progress the
+user sees, always in the model's order.
 
 A call that may change anything (an edit, a command, the plan) waits for the read-only calls
 before it, and the calls after it wait for it, so every call sees the workspace as the calls
@@ -25,15 +26,20 @@ def summary(call: Block, tools: Mapping[str, Tool]) -> str:
 
 
 def batches(calls: Sequence[Block], tools: Mapping[str, Tool]) -> list[list[Block]]:
-    """The calls cut into runs that may overlap: each read-only run whole, the rest one each."""
+    """The calls cut into runs that may overlap: each read-only run whole, each run of
+    `agent` calls whole (their subagents work at once, as the model asked), the rest one
+    each. The two kinds never mix: a subagent may edit what a read would see."""
 
-    def read_only(call: Block) -> bool:
+    def together(call: Block) -> str | None:
         tool = tools.get(call["name"])
-        return tool is not None and tool.read_only
+        if tool is None:
+            return None
+        return "agent" if tool.delegates else "read" if tool.read_only else None
 
     cut: list[list[Block]] = []
     for call in calls:
-        if read_only(call) and cut and read_only(cut[-1][-1]):
+        kind = together(call)
+        if kind is not None and cut and together(cut[-1][-1]) == kind:
             cut[-1].append(call)
         else:
             cut.append([call])

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..interfaces import Checkpoints, ModelError, Turn
-from .conversation import Conversation, text_of
+from .conversation import Conversation, note, text_of
 from .task_result import CANCELLED_BY_USER, TaskResult
 
 _COMPACT = (
@@ -53,9 +53,7 @@ async def compact(
         failure = "The model wrote no complete summary; nothing was compacted."
         return TaskResult("failed", failure, steps=1, usage=turn.usage)
     kept = await _working_state(conversation, checkpoints)
-    conversation.messages[:] = [
-        {"role": "user", "content": [{"type": "text", "text": COMPACTED + summary + kept}]}
-    ]
+    conversation.messages[:] = [{"role": "user", "content": [note(COMPACTED + summary + kept)]}]
     conversation.memory_noted.clear()  # the summary may not hold them: note them again
     conversation.save()
     return TaskResult("done", summary, steps=1, usage=turn.usage)

@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..interfaces import Block, CheckpointKind, CheckpointMark, Journal
+from ..interfaces import SAID, Block, CheckpointKind, CheckpointMark, Journal
 from .context import ContextBudget
 
 log = logging.getLogger(__name__)
@@ -18,6 +18,11 @@ _UNFINISHED_CALL = (
     "Cancelled by the user; this tool call did not finish. If it was an edit under review, "
     "read the file again before relying on its content."
 )
+
+
+def note(text: str, said: str = "") -> Block:
+    """A user text block of agentls's own (marked `SAID`), holding the user's words `said`."""
+    return {"type": "text", "text": text, SAID: said}
 
 
 def tool_result(tool_use_id: str, text: str, is_error: bool) -> Block:

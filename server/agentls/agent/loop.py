@@ -26,10 +26,12 @@ from ..interfaces import (
 )
 from ..redaction import redact
 from ..tools import ToolContext, offered, run_tool
+from ..tools.base import CALL_ID, BeforeChange
+from .budget import Budget
 from .calls import in_model_order
 from .compaction import compact
 from .context import prompt_chars
-from .conversation import Conversation, text_of, tool_result
+from .conversation import Conversation, note, text_of, tool_result
 from .prompt import system_prompt
 from .task_result import CANCELLED_BY_USER, Status, TaskResult
 
@@ -56,6 +58,17 @@ class LoopLimits:
         return int(self.context_window * self.context_budget)
 
 
+def _limit_reached(spent: Budget, own: bool) -> str:
+    """Why the loop stopped: its own limit, or that of an agent above it (its task's)."""
+    if spent.tokens_out():
+        reached = f"{spent.max_tokens:,} tokens ({spent.tokens_setting})"
+    else:
+        reached = f"{spent.max_steps} steps ({spent.steps_setting})"
+    if own:
+        return f"Stopped after {reached}."
+    return f"Stopped: the task reached its limit of {reached}, its subagents' steps counted."
+
+
 class Agent:
     def __init__(
         self,
@@ -66,7 +79,14 @@ class Agent:
         limits: LoopLimits,
         memory: Memory | None = None,
         checkpoints: Checkpoints | None = None,
+        *,
+        system: str | None = None,
+        budget: Budget | None = None,
+        record: BeforeChange | None = None,
     ) -> None:
+        """A subagent's agent has its own `system` prompt, a `budget` under its parent's,
+        and records the workspace through its parent's step (`record`), so undoing the task
+        undoes its changes too."""
         self.model = model
         self.tools = tools
         self.progress = progress
@@ -74,8 +94,12 @@ class Agent:
         self.limits = limits
         self.memory = memory
         # Built once: the system prompt (and the memory in it) stays byte-stable for the task.
-        self.system = system_prompt(tools.workspace.root, memory.prompt() if memory else "")
+        self.system = system or system_prompt(
+            tools.workspace.root, memory.prompt() if memory else ""
+        )
         self.checkpoints = checkpoints
+        self.budget = budget or Budget(limits.max_steps)
+        self.record = record
         self._recording: asyncio.Future[None] | None = None
 
     async def run(self, task: str, request: str | None = None) -> TaskResult:
@@ -122,19 +146,29 @@ class Agent:
         steps = 0
         conversation = self.conversation
 
+        budget = self.budget
+        budget.reset()
+
         def result(status: Status, summary: str, hint: str = "") -> TaskResult:
             edits = self.tools.edits
             applied, rejected, partly = edits.applied, edits.rejected, edits.partly
-            return TaskResult(status, summary, steps, applied, rejected, usage, hint, partly)
+            total = Usage()  # what the task cost: its subagents' share included
+            for spent in (usage, *(child.usage for child in budget.children)):
+                total.add(spent)
+            done = TaskResult(status, summary, steps, applied, rejected, total, hint, partly)
+            done.subagents = list(budget.children)
+            return done
 
         start = conversation.checkpoint()
         # The task may carry the editor's selection, which may hold a secret (a .env line).
         conversation.add_user([{"type": "text", "text": redact(task, self.tools.secrets)}])
         try:
-            while steps < self.limits.max_steps:
+            while (spent := budget.exceeded()) is None:
                 steps += 1
+                budget.spend(steps=1)
                 turn = await self._ask()
                 usage.add(turn.usage)
+                budget.spend(tokens=turn.usage.prompt + turn.usage.output)
                 # The API refuses an empty assistant turn in the history of a later request.
                 content = turn.content or [{"type": "text", "text": "(empty reply)"}]
                 conversation.messages.append({"role": "assistant", "content": content})
@@ -149,13 +183,13 @@ class Agent:
                     return declined
                 if not calls:
                     if turn.stop_reason == "max_tokens":
-                        conversation.add_user([{"type": "text", "text": _CUT_OFF}])
+                        conversation.add_user([note(_CUT_OFF)])
                         continue
                     if conversation.steering:  # added as the model finished: not done yet
                         conversation.add_user(self._steering())
                         continue
                     if (more := await self.tools.hooks.stopping()) is not None:
-                        conversation.add_user([{"type": "text", "text": more}])
+                        conversation.add_user([note(more)])
                         continue
                     return result("done", text_of(turn.content))
                 cut_off = turn.stop_reason == "max_tokens"
@@ -167,8 +201,8 @@ class Agent:
                         conversation.messages[-1]["content"].append(block)
                         conversation.save()
                 conversation.add_user(self._steering())
-            limit = self.limits.max_steps
-            return result("step_limit", f"Stopped after {limit} steps (the maxSteps setting).")
+            status: Status = "token_limit" if spent.tokens_out() else "step_limit"
+            return result(status, _limit_reached(spent, own=spent is budget))
         except asyncio.CancelledError:
             self._interrupted("The user cancelled this task; do not go on with it unless asked.")
             return result("cancelled", CANCELLED_BY_USER)
@@ -212,11 +246,11 @@ class Agent:
             log.info("elided %d characters of old tool results (context budget)", removed)
         return removed
 
-    def _interrupted(self, note: str) -> None:
+    def _interrupted(self, why: str) -> None:
         """Close the task in the conversation so the next one starts clean and knows why;
         text the user added that never reached the model goes with it."""
         self.conversation.close_open_tool_calls()
-        self.conversation.add_user([{"type": "text", "text": f"({note})"}, *self._steering()])
+        self.conversation.add_user([note(f"({why})"), *self._steering()])
 
     def _steering(self) -> list[Block]:
         """The text the user added since the last step, as blocks for the next request."""
@@ -224,13 +258,17 @@ class Agent:
         self.conversation.steering.clear()
         for text in texts:
             self.progress.steered(text)
-        return [{"type": "text", "text": _STEERED.format(text=text)} for text in texts]
+        return [note(_STEERED.format(text=text), said=text) for text in texts]
 
     async def _call(self, call: Block, summary: str, cut_off: bool, step: int) -> tuple[str, bool]:
         label = f"{call['name']}: {summary}"
 
         async def before_change(touches: list[str] | None) -> None:
+            if self.record is not None:  # a subagent's change is recorded as its parent's step
+                await self.record(touches)
             await self._checkpoint("step", step, label, touches)
+
+        CALL_ID.set(call["id"])  # each call runs in its own context: this one's alone
 
         arguments = call.get("input")
         if cut_off:

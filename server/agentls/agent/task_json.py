@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..interfaces import Usage
-from ..models.costs import Price
-from .task_result import TaskResult
+from ..models.costs import Price, price_of
+from .task_result import SubagentFigures, TaskResult
 
 
 def usage_json(usage: Usage, model: str = "", price: Price | None = None) -> dict[str, Any]:
@@ -24,11 +24,33 @@ def usage_json(usage: Usage, model: str = "", price: Price | None = None) -> dic
     }
 
 
-def task_json(
-    result: TaskResult, outcome: str, model: str = "", price: Price | None = None
+def subagent_json(
+    subagent: SubagentFigures, prices: tuple[tuple[str, Price], ...]
 ) -> dict[str, Any]:
-    """The answer of a task: how it ended, what it did and cost, and its outcome in words
-    (the line every door shows)."""
+    """One subagent's figures: who it was, how it ended, its tokens and cost."""
+    return {
+        "id": subagent.id,
+        "type": subagent.type,
+        "description": subagent.description,
+        "status": subagent.status,
+        "steps": subagent.steps,
+        **usage_json(subagent.usage, subagent.model, price_of(subagent.model, prices)),
+    }
+
+
+def task_json(
+    result: TaskResult,
+    outcome: str,
+    model: str = "",
+    price: Price | None = None,
+    prices: tuple[tuple[str, Price], ...] = (),
+) -> dict[str, Any]:
+    """The answer of a task: how it ended, what it did and cost (its subagents' included,
+    each one's own figures in `usage.subagents`), and its outcome in words (the line every
+    door shows)."""
+    usage = usage_json(result.usage, model, price)
+    usage["costUsd"] = None if (cost := result.cost(price, prices)) is None else round(cost, 6)
+    usage["subagents"] = [subagent_json(s, prices) for s in result.subagents]
     return {
         "status": result.status,
         "summary": result.summary,
@@ -38,6 +60,6 @@ def task_json(
             "rejected": result.edits_rejected,
             "partly": result.edits_partly,
         },
-        "usage": usage_json(result.usage, model, price),
+        "usage": usage,
         "outcome": outcome,
     }

@@ -1,5 +1,6 @@
 """What a repository may say about the agent that reads it, from its own files: deny and ask
-rules and hooks (`.agentls/settings.json`), MCP servers (`.mcp.json`, Claude Code's file).
+rules and hooks (`.agentls/settings.json`), MCP servers (`.mcp.json`, Claude Code's file),
+subagent definitions (`.claude/agents/*.md`, Claude Code's files).
 
 A repository is assumed hostile: it may narrow approvals (deny, ask), never widen them. Its
 allow rules are ignored with a note; its hooks and servers are returned as found, to run only
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..disk import files
+from ..extensions import agent_definitions
 from ..permissions.rules import Rules, parse_rules
 
 SETTINGS_FILE = Path(".agentls") / "settings.json"
@@ -25,6 +27,8 @@ class ProjectSettings:
     hooks: dict[str, Any] = field(default_factory=dict)
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+    agents: dict[str, str] = field(default_factory=dict)
+    """Subagent definitions (`.claude/agents/*.md`), by path, with their text as found."""
 
 
 def _object(root: Path, name: Path, problems: list[str]) -> dict[str, Any]:
@@ -71,4 +75,5 @@ def load(root: Path) -> ProjectSettings:
         hooks if isinstance(hooks, dict) else {},
         servers if isinstance(servers, dict) else {},
         tuple(problems),
+        agent_definitions.project_texts(root),
     )

@@ -16,6 +16,40 @@ from ..permissions.rules import Rules, parse_rules
 
 
 @dataclass(frozen=True)
+class SubagentLimits:
+    """What bounds the subagents a task starts (the `agent` tool)."""
+
+    max_depth: int = 1
+    """How deep subagents nest: 1, the task's own may start none; 0, no `agent` tool."""
+    max_parallel: int = 4
+    """The `agent` calls of one turn that run at once; the others wait their turn."""
+    max_steps: int = 25
+    max_tokens: int = 200_000
+    """Per subagent, prompt and output tokens as the outcome line counts them."""
+
+
+_SUBAGENT_FIELDS = {
+    "maxDepth": ("max_depth", 0, 5),
+    "maxParallel": ("max_parallel", 1, 20),
+    "maxSteps": ("max_steps", 1, 1000),
+    "maxTokens": ("max_tokens", 1000, 100_000_000),
+}
+
+
+def _subagents(value: Any) -> SubagentLimits:
+    if not isinstance(value, Mapping) or set(value) - set(_SUBAGENT_FIELDS):
+        raise ValueError(f"expected an object with {', '.join(_SUBAGENT_FIELDS)}")
+    limits: dict[str, int] = {}
+    for key, number in value.items():
+        name, low, high = _SUBAGENT_FIELDS[key]
+        try:
+            limits[name] = _int_in(low, high)(number)
+        except ValueError as error:
+            raise ValueError(f"{key}: {error}") from None
+    return SubagentLimits(**limits)
+
+
+@dataclass(frozen=True)
 class Settings:
     provider: str | None = None
     """None: AGENTLS_PROVIDER, else anthropic (providers.endpoint)."""
@@ -45,6 +79,7 @@ class Settings:
     mcp_auth_timeout: float = 120.0
     tool_search_threshold: int = 1500
     hooks: tuple[Hook, ...] = ()
+    subagents: SubagentLimits = field(default_factory=SubagentLimits)
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -153,13 +188,14 @@ class Setting:
     """One or two sentences (markdown)."""
     user_only: bool = False
     """Whether only the user may set it, never a folder: it starts a program, lets commands run
-    unasked, or chooses where requests or commands go (VS Code scopes it to the application
-    and ignores it in an untrusted folder)."""
+    unasked, chooses where requests or commands go, or what is billed and what it is said to
+    cost (VS Code scopes it to the application and ignores it in an untrusted folder)."""
 
 
 _COMMAND_PREFIXES = "`;`, `&`, `|`, `` ` ``, `$`, `<`, `>`, brackets, a backslash or a line break"
 
 _USER_ONLY = " User settings only: a workspace never chooses where your key goes."
+_BILLED = " User settings only: a workspace never chooses what you are billed for, nor its cost."
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
@@ -191,7 +227,9 @@ SETTINGS: tuple[Setting, ...] = (
         {"type": ["string", "null"]},
         None,
         "Model id. `null` (default): the server's environment variable `AGENTLS_MODEL`, "
-        f"else `{DEFAULT_MODEL}` for the `anthropic` provider; every other provider needs one.",
+        f"else `{DEFAULT_MODEL}` for the `anthropic` provider; every other provider needs one."
+        + _BILLED,
+        user_only=True,
     ),
     Setting(
         "maxSteps",
@@ -299,7 +337,8 @@ SETTINGS: tuple[Setting, ...] = (
         },
         {},
         "Dollars per million tokens by model-id prefix, consulted before the built-in table, "
-        'e.g. `{"claude-sonnet-5-5": {"input": 2, "output": 10}}`.',
+        'e.g. `{"claude-sonnet-5-5": {"input": 2, "output": 10}}`.' + _BILLED,
+        user_only=True,
     ),
     Setting(
         "sandbox",
@@ -445,10 +484,31 @@ SETTINGS: tuple[Setting, ...] = (
         {"type": "object"},
         {},
         "Commands run at `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`, "
-        "`SessionStart` and `PreCompact`, in Claude Code's format: "
+        "`SessionStart`, `PreCompact`, `SubagentStart` and `SubagentStop`, in Claude Code's "
+        "format: "
         '`{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": '
         '"./check.sh"}]}]}`. User settings only.',
         user_only=True,
+    ),
+    Setting(
+        "subagents",
+        "subagents",
+        _subagents,
+        {
+            "type": "object",
+            "properties": {
+                "maxDepth": {"type": "integer", "minimum": 0, "maximum": 5},
+                "maxParallel": {"type": "integer", "minimum": 1, "maximum": 20},
+                "maxSteps": {"type": "integer", "minimum": 1, "maximum": 1000},
+                "maxTokens": {"type": "integer", "minimum": 1000, "maximum": 100000000},
+            },
+            "additionalProperties": False,
+        },
+        {"maxDepth": 1, "maxParallel": 4, "maxSteps": 25, "maxTokens": 200000},
+        "Bounds of the subagents the model starts with its `agent` tool: `maxDepth` how deep "
+        "they nest (1: the task's own start none; 0: no `agent` tool), `maxParallel` how many "
+        "of one turn run at once, `maxSteps` and `maxTokens` per subagent (its steps and "
+        "tokens also count against the task's `maxSteps`).",
     ),
 )
 

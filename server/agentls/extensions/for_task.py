@@ -15,7 +15,7 @@ from ..config.project_settings import ProjectSettings
 from ..config.settings import Settings
 from ..interfaces import Approver
 from ..tools.base import ToolContext, ToolError
-from . import mcp_prompts, mcp_resources, mcp_servers
+from . import agent_definitions, mcp_prompts, mcp_resources, mcp_servers
 from .hooks import Hooks, parse_hooks
 from .mcp_config import ServerSpec, parse_servers
 from .mcp_servers import Server
@@ -49,7 +49,29 @@ def project_waiting(project: ProjectSettings, trust: Trust) -> list[Waiting]:
     if project.hooks and not trust.approved("hooks", "project", project.hooks):
         commands = sorted({hook.command for hook in _project_hooks(project)})
         waiting.append(Waiting("hooks", "project", project.hooks, "; ".join(commands)))
+    waiting += [
+        Waiting("agent", path, text, _shown(path, text))
+        for path, text in project.agents.items()
+        if not trust.approved("agent", path, text)
+    ]
     return waiting
+
+
+def _shown(path: str, text: str) -> str:
+    """A definition in a few words for the question: the file, its name, tools and model."""
+    try:
+        found = agent_definitions.parse(text, path)
+    except ValueError as error:
+        return f"{path}, which is ignored: {error}"
+    tools = ", ".join(found.tools) if found.tools is not None else "every tool of the task"
+    model = f", model {found.model}" if found.model else ""
+    return f"{found.name} from {path}: {tools}{model}"
+
+
+def approved_agents(project: ProjectSettings, trust: Trust) -> list[agent_definitions.Definition]:
+    """The project's subagent definitions the user approved as they are now."""
+    texts = {p: t for p, t in project.agents.items() if trust.approved("agent", p, t)}
+    return agent_definitions.parsed(texts)[0]
 
 
 def _project_servers(project: ProjectSettings) -> tuple[ServerSpec, ...]:
@@ -103,6 +125,8 @@ class TaskExtensions:
                 f"start the project's MCP server {waiting.name}{where} ({waiting.shown})"
                 if waiting.kind == "mcp"
                 else f"run the project's hooks{where} ({waiting.shown})"
+                if waiting.kind == "hooks"
+                else f"use the project's subagent {waiting.shown}"
             )
             if await self.approver.approve_project(what):
                 self.trust.approve(waiting.kind, waiting.name, waiting.definition)
@@ -175,7 +199,7 @@ class TaskExtensions:
     async def submitted(self, task: str, first: bool) -> tuple[str, str | None]:
         if self.user is not None:
             set_current(self.user)
-        if self.project.mcp_servers or self.project.hooks:
+        if self.project.mcp_servers or self.project.hooks or self.project.agents:
             await self._approve_project()
         if self.project.hooks and self.trust.approved("hooks", "project", self.project.hooks):
             self.hooks.hooks = (*self.settings.hooks, *_project_hooks(self.project))
@@ -197,3 +221,9 @@ class TaskExtensions:
 
     async def after_tool(self, tool: str, arguments: Any, result: str, is_error: bool) -> str:
         return await self.hooks.after_tool(tool, arguments, result, is_error)
+
+    async def subagent_started(self, agent_id: str, agent_type: str) -> str:
+        return await self.hooks.subagent_started(agent_id, agent_type)
+
+    async def subagent_stopping(self, agent_id: str, agent_type: str, active: bool) -> str | None:
+        return await self.hooks.subagent_stopping(agent_id, agent_type, active)

@@ -1,12 +1,13 @@
-"""Hooks in Claude Code's format: commands the user configured, run at six events with a
+"""Hooks in Claude Code's format: commands the user configured, run at eight events with a
 JSON object on stdin.
 
 `PreToolUse` may block a call (exit 2, or `hookSpecificOutput.permissionDecision: "deny"`)
 or decide it (`allow`, `ask`); `PostToolUse` may add to the result (exit 2 or
 `decision: "block"`: its reason goes to the model); `UserPromptSubmit` may block the task or
 add context (stdout); `Stop` may make the model go on (exit 2 or `decision: "block"`, with the
-reason); `SessionStart` may add context; `PreCompact` only runs. Any other exit code is an
-error shown to the user, never a block."""
+reason); `SessionStart` may add context; `PreCompact` only runs; `SubagentStart` may add
+context to a subagent's task, `SubagentStop` make it go on (as Stop does), both matched on
+the subagent's type. Any other exit code is an error shown to the user, never a block."""
 
 from __future__ import annotations
 
@@ -29,7 +30,16 @@ from .programs import Programs
 
 log = logging.getLogger(__name__)
 
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact")
+EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "SessionStart",
+    "PreCompact",
+    "SubagentStart",
+    "SubagentStop",
+)
 _TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 DEFAULT_TIMEOUT = 60.0
 OUTPUT_LIMIT = 10_000
@@ -136,8 +146,12 @@ class Hooks:
         """Shows the user a hook that failed (an exit code other than 0 and 2)."""
         self.stop_active = False
 
-    async def fire(self, event: str, tool: str | None = None, **fields: Any) -> Outcome:
-        chosen = [h for h in self.hooks if h.event == event and h.matches(tool)]
+    async def fire(
+        self, event: str, tool: str | None = None, matched: str | None = None, **fields: Any
+    ) -> Outcome:
+        """Run the hooks of `event` whose matcher takes `tool` (or `matched`, another name
+        matched on: a subagent's type)."""
+        chosen = [h for h in self.hooks if h.event == event and h.matches(tool or matched)]
         outcome = Outcome()
         if not chosen:
             return outcome
@@ -252,6 +266,22 @@ class Hooks:
 
     async def compacting(self) -> None:
         await self.fire("PreCompact", trigger="manual", custom_instructions="")
+
+    async def subagent_started(self, agent_id: str, agent_type: str) -> str:
+        outcome = await self.fire(
+            "SubagentStart", matched=agent_type, agent_id=agent_id, agent_type=agent_type
+        )
+        return "\n\n".join(outcome.context)
+
+    async def subagent_stopping(self, agent_id: str, agent_type: str, active: bool) -> str | None:
+        outcome = await self.fire(
+            "SubagentStop",
+            matched=agent_type,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            stop_hook_active=active,
+        )
+        return None if outcome.block is None else f"(A SubagentStop hook: go on. {outcome.block})"
 
 
 def _text(raw: bytes) -> str:

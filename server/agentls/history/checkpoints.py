@@ -159,7 +159,7 @@ class ShadowRepository:
         argv = safe_git_command([*where, *_IDENTITY, *arguments])
         try:
             done = launch.run(
-                launch.own(argv, self.root, {**self._env, **(env or {})}),
+                launch.reader(argv, self.root, {**self._env, **(env or {})}),
                 input=data,
                 stdin=None if data is not None else subprocess.DEVNULL,
                 capture_output=True,
@@ -497,6 +497,11 @@ class WorkspaceCheckpoints:
         except (CheckpointError, OSError) as error:
             log.warning("no checkpoint taken: %s", error)
             return
+        whole = mark.kind != "task" and mark.touches is None
+        if whole and self._background is not None and not self._background.done():
+            # A look at the workspace under way may predate a change this checkpoint must
+            # see: it would take this checkpoint with it, and give it that older tree.
+            await asyncio.shield(self._background)
         with self._taking:
             self._pending.append(asked)
         if mark.kind == "task" or mark.touches is not None:

@@ -11,6 +11,7 @@ docs/protocol.md defines both.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -65,16 +66,20 @@ class LspApprover:
         self.root = root
         self.cannot_ask = ""
         """Why the client cannot be asked, once it failed to answer."""
+        self.asking = asyncio.Lock()
+        """One question at a time: the read-only calls of a turn run together, and a client
+        may show (or answer) only one message request at once."""
 
     async def _ask(self, message: str, actions: list[str]) -> str | None:
         """The title the user chose, None when dismissed; raises JsonRpcException."""
-        answer = await self.server.window_show_message_request_async(
-            types.ShowMessageRequestParams(
-                type=types.MessageType.Warning,
-                message=message,
-                actions=[types.MessageActionItem(title) for title in actions],
+        async with self.asking:
+            answer = await self.server.window_show_message_request_async(
+                types.ShowMessageRequestParams(
+                    type=types.MessageType.Warning,
+                    message=message,
+                    actions=[types.MessageActionItem(title) for title in actions],
+                )
             )
-        )
         return answer.title if answer else None
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
@@ -103,7 +108,9 @@ class LspApprover:
             "prompt": PROMPT + (" outside the sandbox" if unsandboxed else ""),
             "choices": [{"id": key, "title": title} for key, title in CHOICES.items()],
         }
-        return _decision(await self.server.protocol.send_request_async(APPROVE_COMMAND, params))
+        async with self.asking:
+            answer = await self.server.protocol.send_request_async(APPROVE_COMMAND, params)
+        return _decision(answer)
 
     async def approve_plan(self, plan: str) -> bool:
         """The plan mode's end: the plan shown, and whether to carry it out (a client that

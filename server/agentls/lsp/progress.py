@@ -9,12 +9,13 @@ from collections.abc import Callable
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ..interfaces import PlanItem
+from ..interfaces import PlanItem, SubagentShown
 
 TEXT = "agent/text"
 STEP = "agent/step"
 OUTPUT = "agent/output"
 PLAN = "agent/plan"
+SUBAGENT = "agent/subagent"
 
 TAIL_LINES = 10
 TAIL_CHARS = 2000
@@ -49,6 +50,11 @@ class LspProgress:
         self.server = server
         self.token = token
         self._turn_text: list[str] = []
+        self._tag: dict[str, object] = {}
+        """What names a subagent's notifications: its id and its parent step's."""
+
+    def _notify(self, method: str, params: dict[str, object]) -> None:
+        self.server.protocol.notify(method, {"token": self.token, **self._tag, **params})
 
     @classmethod
     async def start(
@@ -83,13 +89,10 @@ class LspProgress:
         self._flush_text()
         message = f"{tool}: {summary}" if summary else tool
         self._report(message)
-        self.server.protocol.notify(
-            STEP, {"token": self.token, "tool": tool, "summary": summary, "state": "started"}
-        )
+        self._notify(STEP, {"tool": tool, "summary": summary, "state": "started"})
 
     def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
-        done = {
-            "token": self.token,
+        done: dict[str, object] = {
             "tool": tool,
             "summary": summary,
             "state": "succeeded" if ok else "failed",
@@ -97,16 +100,14 @@ class LspProgress:
         }
         if tool in TAILED_TOOLS and output:
             done["outputTail"] = output_tail(output)
-        self.server.protocol.notify(STEP, done)
+        self._notify(STEP, done)
 
     def output(self, lines: str) -> None:
-        self.server.protocol.notify(OUTPUT, {"token": self.token, "text": lines})
+        self._notify(OUTPUT, {"text": lines})
 
     def plan(self, items: list[PlanItem]) -> None:
         self._report(plan_line(items))
-        self.server.protocol.notify(
-            PLAN, {"token": self.token, "items": [item.as_dict() for item in items]}
-        )
+        self._notify(PLAN, {"items": [item.as_dict() for item in items]})
 
     def steered(self, text: str) -> None:
         self._flush_text()
@@ -114,7 +115,10 @@ class LspProgress:
 
     def text(self, delta: str) -> None:
         self._turn_text.append(delta)
-        self.server.protocol.notify(TEXT, {"token": self.token, "text": delta})
+        self._notify(TEXT, {"text": delta})
+
+    def subagent(self, shown: SubagentShown) -> LspSubagentProgress:
+        return LspSubagentProgress(self.server, self.token, shown)
 
     def _flush_text(self) -> None:
         """The model's text of one turn, also as a log message for clients without agent/text."""
@@ -131,3 +135,33 @@ class LspProgress:
         self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
         # pygls never forgets a token; a reused client token would stay cancelled.
         self.server.work_done_progress.tokens.pop(self.token, None)
+
+
+class LspSubagentProgress(LspProgress):
+    """A subagent's progress: the task's notifications, each naming the subagent and the
+    `agent` step that started it, between an `agent/subagent` start and end. No `$/progress`
+    of its own: the task's one line follows the task's steps."""
+
+    def __init__(
+        self, server: LanguageServer, token: types.ProgressToken | None, shown: SubagentShown
+    ) -> None:
+        super().__init__(server, token)
+        self._tag = {"subagent": shown.id, "parentStep": shown.parent_step}
+        self._notify(
+            SUBAGENT,
+            {
+                "state": "started",
+                "type": shown.type,
+                "description": shown.description,
+                "depth": shown.depth,
+            },
+        )
+
+    def _report(self, message: str) -> None:
+        pass
+
+    def _flush_text(self) -> None:
+        self._turn_text.clear()
+
+    def finished(self, ok: bool, detail: str) -> None:
+        self._notify(SUBAGENT, {"state": "succeeded" if ok else "failed", "detail": detail})

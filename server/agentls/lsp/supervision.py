@@ -91,5 +91,7 @@ async def _run(
     progress.end(setup.outcome(result))
     if result.status == "failed":
         ls.show(types.MessageType.Error, f"{result.summary} {result.error_hint}".strip())
-    answer = task_json(result, setup.outcome(result), setup.model.name, setup.price)
+    answer = task_json(
+        result, setup.outcome(result), setup.model.name, setup.price, setup.settings.prices
+    )
     return {**answer, "mode": ls.mode.current}

@@ -17,9 +17,9 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ..interfaces import Block, Messages, ModelError, OnText, PromptTooLong, Schemas, Turn
+from ..interfaces import SAID, Block, Messages, ModelError, OnText, PromptTooLong, Schemas, Turn
 from ..redaction import redact, secret_values
 from .message_stream import MessageAnswer
 from .providers import DEFAULT_PROVIDER, KEYLESS, PROFILES, Endpoint
@@ -140,7 +140,7 @@ def with_cache_breakpoints(
     are made.
     """
     system_blocks: list[Block] = [{"type": "text", "text": system, "cache_control": _CACHE}]
-    marked = list(messages)
+    marked = [sendable(message) for message in messages]
     for index in {len(marked) + i for i in _MESSAGE_BREAKPOINTS if len(marked) + i >= 0}:
         message = copy.copy(marked[index])
         content = list(message["content"])
@@ -150,6 +150,15 @@ def with_cache_breakpoints(
         message["content"] = content
         marked[index] = message
     return system_blocks, marked
+
+
+def sendable(message: dict[str, Any]) -> dict[str, Any]:
+    """`message` as the API takes it: the same object unless a block carries agentls's
+    `SAID` mark, which the API would refuse as an extra field."""
+    content = message["content"]
+    if not isinstance(content, list) or not any(SAID in block for block in content):
+        return message
+    return {**message, "content": [{k: v for k, v in b.items() if k != SAID} for b in content]}
 
 
 _TOO_LONG = re.compile(
@@ -301,6 +310,9 @@ def anthropic_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return cleaned
 
 
+_Adapter = TypeVar("_Adapter", bound="Adapter")
+
+
 class Adapter:
     """What every wire format's model holds: its SDK client, the model id, its limits, the
     endpoint, and the environment whose secrets its messages must not show."""
@@ -320,6 +332,12 @@ class Adapter:
         self.timeout = timeout
         self.endpoint = endpoint
         self._env = env
+
+    def renamed(self: _Adapter, name: str) -> _Adapter:
+        """The same endpoint and limits for another model id (a subagent's)."""
+        return type(self)(
+            self.client, name, self.max_tokens, self.endpoint, self._env, self.timeout
+        )
 
 
 class AnthropicModel(Adapter):

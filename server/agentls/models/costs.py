@@ -106,14 +106,17 @@ def _variant(model: str, prefix: str) -> bool:
     return model.startswith(prefix) and model[len(prefix) : len(prefix) + 1] in ("", "-", ":")
 
 
-def describe(usage: Usage, price: Price | None) -> str:
-    """The tokens of a task in a few words: `4.9k tokens (65 % cached) · $0.0055`."""
+def describe(usage: Usage, price: Price | None, cost: float | None = None) -> str:
+    """The tokens of a task in a few words: `4.9k tokens (65 % cached) · $0.0055`; `cost`
+    when it is known otherwise (models of several prices), else at `price`."""
     tokens = usage.prompt + usage.output
-    line = f"{_count(tokens)} {'token' if tokens == 1 else 'tokens'}"
+    line = f"{count(tokens)} {'token' if tokens == 1 else 'tokens'}"
     if usage.prompt:
         line += f" ({round(usage.cache_hit_rate * 100)} % cached)"
-    return line if price is None else f"{line} · ${price.cost(usage):.4f}"
+    if cost is None and price is not None:
+        cost = price.cost(usage)
+    return line if cost is None else f"{line} · ${cost:.4f}"
 
 
-def _count(tokens: int) -> str:
+def count(tokens: int) -> str:
     return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)

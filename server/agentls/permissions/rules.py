@@ -1,14 +1,14 @@
 """Permission rules in Claude Code's syntax: `Bash(npm test:*)`, `Bash(git status)`,
 `Edit(src/**)`, `Read(.env)`, `mcp__github__*`, or a bare tool name for all its calls.
 
-deny wins over ask, ask over allow. An allow rule for a command matches as `allowedCommands`
-does (the whole command, no chaining, no path outside the root); a deny or ask rule matches
-when any command of a chain starts with it, so `ls; rm -rf x` meets `Bash(rm:*)`.
+What each rule says of one call; the order they are consulted in, and what a command that
+no rule can see through gets, is `decide.py`'s.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 import re
 import shlex
 from collections.abc import Iterable, Mapping
@@ -34,7 +34,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 _PATH_TOOLS = {"edit_file", "write_file", "read_file", "grep", "list_files"}
 _RULE = re.compile(r"^(?P<tool>[A-Za-z0-9_*-]+)(?:\((?P<spec>.*)\))?$", re.DOTALL)
-_CHAIN = re.compile(r"&&|\|\||[;&|\n]|\$\(|`|\(|\)")
+CHAIN = re.compile(r"&&|\|\||[;&|\n]|\$\(|`|\(|\)")
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ class Rule:
         return tool in ALIASES.get(self.tool, ()) or fnmatch.fnmatchcase(tool, self.tool)
 
     def matches(self, tool: str, arguments: Any, root: Path, verdict: Verdict) -> bool:
+        """Whether the rule names this call; a command is matched as it is written here
+        (`decide.py` also matches the programs it runs)."""
         if not self.names(tool):
             return False
         if self.spec is None:
@@ -78,41 +80,58 @@ class Rule:
             # The allowedCommands match: a plain call, nothing chained, no path outside.
             if star:
                 return is_allowed(command, [prefix], root)
-            return is_allowed(command, [self.spec or ""], root) and _words(command) == _words(
-                self.spec or ""
-            )
-        wanted = _words(prefix if star else self.spec or "")
-        for part in _CHAIN.split(command):
-            words = _words(part)
-            if wanted and (words[: len(wanted)] == wanted if star else words == wanted):
-                return True
-        return False
+            exact = split_words(command) == split_words(self.spec or "")
+            return exact and is_allowed(command, [self.spec or ""], root)
+        return any(self.fits(split_words(part)) for part in CHAIN.split(command))
+
+    def fits(self, words: list[str]) -> bool:
+        """Whether a command rule holds a program's words (`rm -rf x` for `Bash(rm:*)`); its
+        program is compared by basename, as `programs.py` names what runs."""
+        prefix, star, _ = self.spec.partition(":*") if self.spec else ("", "", "")
+        wanted = split_words(prefix if star else self.spec or "")
+        if not wanted or not words:
+            return False
+        wanted[0] = posixpath.basename(wanted[0])
+        words = [posixpath.basename(words[0]), *words[1:]]
+        return words[: len(wanted)] == wanted if star else words == wanted
 
 
-def _words(text: str) -> list[str]:
+def split_words(text: str) -> list[str]:
+    """A command's words as shlex reads them; split at spaces where quotes do not close."""
     try:
         return shlex.split(text)
     except ValueError:
         return text.split()
 
 
-def _path_matches(pattern: str, path: str, root: Path) -> bool:
-    """Whether `path` (as the model gave it) falls under the glob `pattern`, both taken
-    from the root: `src/**` holds `src/a/b.py`, `.env` only the root's, `**/.env` any."""
+def inside_path(path: str, root: Path) -> str | None:
+    """`path` (as the model gave it) from the root, links resolved: `sub/x`, `.` for the
+    root; None outside it. Raises OSError or ValueError for a path that cannot be resolved."""
     inside = root.resolve()
-    try:
-        target = (inside / path).resolve()
-    except (OSError, ValueError):
-        return True  # a path that cannot be resolved meets every rule: it asks or is denied
-    if not target.is_relative_to(inside):
+    target = (inside / path).resolve()
+    return target.relative_to(inside).as_posix() if target.is_relative_to(inside) else None
+
+
+def glob_holds(pattern: str, relative: str | None) -> bool:
+    """Whether the glob (from the root: `src/**` holds `src/a/b.py`, `.env` only the root's,
+    `**/.env` any; `*` crosses folders) holds a path from `inside_path`; a path outside the
+    root is held only by `**`."""
+    if relative is None:
         return pattern in ("**", "/**")
-    relative = target.relative_to(inside).as_posix()
     glob = pattern.removeprefix("./").removeprefix("/")
     if fnmatch.fnmatchcase(relative, glob):
         return True
     if glob.endswith("/**") and (relative + "/").startswith(glob[:-2]):
         return True
     return glob.startswith("**/") and fnmatch.fnmatchcase(relative, glob[3:])
+
+
+def _path_matches(pattern: str, path: str, root: Path) -> bool:
+    try:
+        relative = inside_path(path, root)
+    except (OSError, ValueError):
+        return True  # a path that cannot be resolved meets every rule: it asks or is denied
+    return glob_holds(pattern, relative)
 
 
 @dataclass(frozen=True)
@@ -123,15 +142,6 @@ class Rules:
 
     def __add__(self, other: Rules) -> Rules:
         return Rules(self.allow + other.allow, self.ask + other.ask, self.deny + other.deny)
-
-    def decide(self, tool: str, arguments: Any, root: Path) -> tuple[Verdict, Rule] | None:
-        """The verdict of the first rule that matches, deny before ask before allow; None
-        when no rule speaks, and the tool's own default holds."""
-        for verdict, rules in (("deny", self.deny), ("ask", self.ask), ("allow", self.allow)):
-            for rule in rules:
-                if rule.matches(tool, arguments, root, verdict):  # type: ignore[arg-type]
-                    return verdict, rule  # type: ignore[return-value]
-        return None
 
     def as_json(self) -> dict[str, list[str]]:
         return {key: [str(r) for r in getattr(self, key)] for key in ("allow", "ask", "deny")}

@@ -9,16 +9,17 @@ A program runs in one of three places, each with its own rules:
   empty folder made for the launch, never the workspace, so `python -m x`, `npx x` (which
   looks in the cwd's `node_modules/.bin`) and a relative path never resolve into the
   repository; the project's path is in `AGENTLS_PROJECT_DIR` and `CLAUDE_PROJECT_DIR`.
-- `own`: agentls's own programs (git with every repository-configured program off,
-  `disk/safe_git.py`; rg without a config; bubblewrap; the guardian). Those that read the
-  workspace as data have it as cwd, since the paths they are given are relative to it; they
-  run nothing the workspace names.
+- `reader`: agentls's own programs that read the workspace as data (git with every
+  repository-configured program off, `disk/safe_git.py`; rg without a config): the
+  workspace is their cwd, since the paths they are given are relative to it; they run
+  nothing the workspace names. `own`: the others (bubblewrap's probe, the guardian).
 
-Everywhere: the program is found by an absolute path, in the absolute entries of PATH only
-(a relative entry such as `.` or `node_modules/.bin` is resolved against the cwd, and so
-would be the repository's); the environment is an allow-list (`environment`), never the
-server's whole environment minus guessed names; and on the host Python is started isolated
-(`PYTHONSAFEPATH=1`: `-m` and `-c` never import from the cwd, for a cwd not made by us).
+Everywhere: the program is found by an absolute path, in the absolute entries of PATH
+outside the workspace only (a relative entry such as `.` or `node_modules/.bin` is resolved
+against the cwd, and so would be the repository's, as would an activated `.venv/bin`); the
+environment is an allow-list (`environment`), never the server's whole environment minus
+guessed names; and on the host Python is started isolated (`PYTHONSAFEPATH=1`: `-m` and
+`-c` never import from the cwd, for a cwd not made by us).
 """
 
 from __future__ import annotations
@@ -47,9 +48,22 @@ PROJECT_VARIABLES = ("AGENTLS_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
 """Where a program started outside the workspace finds it (Claude Code's name too)."""
 
 
-def absolute_path_entries(path: str) -> str:
-    """PATH without its relative entries (an empty one means the cwd, too)."""
-    return os.pathsep.join(entry for entry in path.split(os.pathsep) if os.path.isabs(entry))
+def absolute_path_entries(path: str, workspace: Path | None = None) -> str:
+    """PATH without its relative entries (an empty one means the cwd, too), nor those inside
+    `workspace` (a repository's `.venv/bin` or `node_modules/.bin` put on PATH by a shell
+    that activated it, links followed)."""
+    entries = [entry for entry in path.split(os.pathsep) if os.path.isabs(entry)]
+    if workspace is not None:
+        inside = workspace.resolve()
+        entries = [entry for entry in entries if not _within(Path(entry), inside)]
+    return os.pathsep.join(entries)
+
+
+def _within(path: Path, folder: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(folder)
+    except (OSError, RuntimeError):  # a link loop: not a folder to run programs from
+        return True
 
 
 def environment(
@@ -69,15 +83,16 @@ def environment(
     return env
 
 
-def program_path(name: str, path: str | None = None) -> str:
+def program_path(name: str, path: str | None = None, workspace: Path | None = None) -> str:
     """`name` as an absolute path: looked up in the absolute entries of `path` (default the
-    server's PATH) when it is a bare name. Raises FileNotFoundError."""
+    server's PATH) outside `workspace` when it is a bare name. Raises FileNotFoundError."""
     if os.sep in name:
         if not os.path.isabs(name):
             # Relative to which folder? Never guess: the cwd might be the workspace.
             raise FileNotFoundError(f"{name}: a program is named by an absolute path or a name")
         return name
-    found = shutil.which(name, path=absolute_path_entries(path or os.environ.get("PATH", "")))
+    entries = absolute_path_entries(path or os.environ.get("PATH", ""), workspace)
+    found = shutil.which(name, path=entries)
     if found is None:
         raise FileNotFoundError(f"{name}: not found on PATH")
     return os.path.abspath(found)
@@ -92,18 +107,30 @@ class Launch:
     env: dict[str, str]
 
 
-def own(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Launch:
-    """One of agentls's own programs (git with the repository's programs off, rg without a
-    config, bubblewrap, the guardian): `cwd` is the workspace for those that read it as data,
-    since the paths they are given are relative to it."""
-    return Launch(_resolved(argv, env), cwd, dict(env))
+def own(
+    argv: Sequence[str], folder: Path, env: Mapping[str, str], workspace: Path | None
+) -> Launch:
+    """One of agentls's own programs in `folder` (an empty one of its own): bubblewrap's
+    probe, the guardian, git parsing a config. `workspace` is the one it serves, if any: a
+    program named by a bare name is never found inside it; with none, a program must be
+    named by its absolute path."""
+    if workspace is None and not os.path.isabs(argv[0] if argv else ""):
+        raise FileNotFoundError(f"{argv[:1]}: outside a workspace, a program is named whole")
+    return Launch(_resolved(argv, env, workspace), folder, dict(env))
+
+
+def reader(argv: Sequence[str], root: Path, env: Mapping[str, str]) -> Launch:
+    """One of agentls's own programs reading the workspace `root` as data (git with the
+    repository's programs off, rg without a config): at `root`, since the paths it is given
+    are relative to it."""
+    return Launch(_resolved(argv, env, root), root, dict(env))
 
 
 def in_workspace(argv: Sequence[str], root: Path, env: Mapping[str, str]) -> Launch:
     """The model's command or the repository's program at `root`: wrapped by the sandbox
     (`sandbox.confine`), or unwrapped where the user turned the sandbox off or allowed this
     command to run outside it."""
-    return Launch(_resolved(argv, env), root, dict(env))
+    return Launch(_resolved(argv, env, root), root, dict(env))
 
 
 def on_host(
@@ -118,13 +145,15 @@ def on_host(
     Python isolated."""
     project = dict.fromkeys(PROJECT_VARIABLES, str(root))
     full = {**env, **(own or {}), **project, "PYTHONSAFEPATH": "1"}
-    return Launch(_resolved(argv, full), folder, full)
+    return Launch(_resolved(argv, full, root), folder, full)
 
 
-def _resolved(argv: Sequence[str], env: Mapping[str, str]) -> tuple[str, ...]:
+def _resolved(
+    argv: Sequence[str], env: Mapping[str, str], workspace: Path | None
+) -> tuple[str, ...]:
     if not argv:
         raise FileNotFoundError("no program to run")
-    return (program_path(argv[0], env.get("PATH", "")), *argv[1:])
+    return (program_path(argv[0], env.get("PATH", ""), workspace), *argv[1:])
 
 
 @contextlib.contextmanager

@@ -67,7 +67,8 @@ class ProcessGroups:
     def _tell_guardian(self, line: str) -> None:
         if self._guardian is None:
             # It needs no variable, and the server's may hold an API key.
-            itself = launch.own([sys.executable, "-I", "-S", guardian.__file__], Path("/"), {})
+            argv = [sys.executable, "-I", "-S", guardian.__file__]
+            itself = launch.own(argv, Path("/"), {}, None)
             self._guardian = launch.popen(
                 itself,
                 stdin=subprocess.PIPE,

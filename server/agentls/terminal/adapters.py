@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -55,20 +56,26 @@ class TerminalApprover:
     def __init__(self, screen: Screen, answers: Answers) -> None:
         self.screen = screen
         self.answers = answers
+        self.asking = asyncio.Lock()
+        """One question at a time: the read-only calls of a turn run together, and two
+        questions at once would share a line and wait for stdin side by side (one forever)."""
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
         where = " outside the sandbox" if unsandboxed else ""
         question = f"Run `{visible(command)}`{where}? [y]es / [a]ll this task / [N]o "
-        answer = await self.screen.ask(question, self.answers)
+        async with self.asking:
+            answer = await self.screen.ask(question, self.answers)
         return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
     async def approve_project(self, what: str) -> bool:
         question = f"The project asks to {visible(what)}. Allow (remembered)? [y/N] "
-        return (await self.screen.ask(question, self.answers))[:1] == "y"
+        async with self.asking:
+            return (await self.screen.ask(question, self.answers))[:1] == "y"
 
     async def approve_plan(self, plan: str) -> bool:
-        self.screen.say(f"\nThe plan:\n{visible(plan)}\n")
-        answer = await self.screen.ask("Carry out this plan? [y/N] ", self.answers)
+        async with self.asking:
+            self.screen.say(f"\nThe plan:\n{visible(plan)}\n")
+            answer = await self.screen.ask("Carry out this plan? [y/N] ", self.answers)
         return answer[:1] == "y"
 
 

@@ -3,11 +3,15 @@
 - `text`: the model's final answer on stdout, the outcome line on stderr;
 - `json`: one object at the end, the `agent.runTask` answer's shape (docs/protocol.md);
 - `stream-json`: one JSON object per line per event (`text`, `step`, `output`, `plan`,
-  `steered`, `edit`, `usage`), the last one `outcome`.
+  `steered`, `edit`, `subagent`, `usage`), the last one `outcome`; a subagent's carry its
+  id (`subagent`) and the `agent` call's (`parent_tool_use_id`).
 
 Nobody can be asked, so the policy is fixed by the flags: with `--yes` every edit is written
-and every command run; without, edits are declined and only the `allowedCommands` run, and
-the model is told that no one could approve the rest."""
+and every command run but those a permission rule asks for (`HeadlessApprover`); without,
+edits are declined and only the `allowedCommands` run, and the model is told that no one
+could approve the rest. What the project asked to run (its MCP servers, its hooks) is not
+approved by anyone: the answer's `notApproved` (json), a `note` event (stream-json) or a
+line on stderr (text) says so."""
 
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ from typing import Any, Literal, TextIO
 from ..disk.landing import land_on_disk
 from ..disk.paths import relative
 from ..extensions.mcp_user import Answer
-from ..interfaces import Change, Decision, Landed, PlanItem
+from ..interfaces import Change, Decision, Landed, PlanItem, SubagentShown
+from ..tools.base import ToolError
 from .adapters import DiskWorkspace
 
 OutputFormat = Literal["text", "json", "stream-json"]
@@ -43,27 +48,46 @@ class Events:
 class HeadlessProgress:
     def __init__(self, events: Events) -> None:
         self.events = events
+        self.tag: dict[str, str] = {}
+        """What names a subagent's events: its id, and (as Claude Code's do) the id of the
+        `agent` call that started it."""
+
+    def _send(self, kind: str, **fields: Any) -> None:
+        self.events.send(kind, **fields, **self.tag)
 
     def step(self, tool: str, summary: str) -> None:
-        self.events.send("step", state="started", tool=tool, summary=summary)
+        self._send("step", state="started", tool=tool, summary=summary)
 
     def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
         state = "succeeded" if ok else "failed"
-        self.events.send(
-            "step", state=state, tool=tool, summary=summary, detail=detail, result=output
-        )
+        self._send("step", state=state, tool=tool, summary=summary, detail=detail, result=output)
 
     def output(self, lines: str) -> None:
-        self.events.send("output", text=lines)
+        self._send("output", text=lines)
 
     def text(self, delta: str) -> None:
-        self.events.send("text", text=delta)
+        self._send("text", text=delta)
 
     def plan(self, items: list[PlanItem]) -> None:
-        self.events.send("plan", items=[item.as_dict() for item in items])
+        self._send("plan", items=[item.as_dict() for item in items])
 
     def steered(self, text: str) -> None:
-        self.events.send("steered", text=text)
+        self._send("steered", text=text)
+
+    def subagent(self, shown: SubagentShown) -> HeadlessSubagent:
+        return HeadlessSubagent(self.events, shown)
+
+
+class HeadlessSubagent(HeadlessProgress):
+    def __init__(self, events: Events, shown: SubagentShown) -> None:
+        super().__init__(events)
+        self.tag = {"subagent": shown.id, "parent_tool_use_id": shown.parent_step}
+        self._send(
+            "subagent", state="started", agent_type=shown.type, description=shown.description
+        )
+
+    def finished(self, ok: bool, detail: str) -> None:
+        self._send("subagent", state="succeeded" if ok else "failed", detail=detail)
 
 
 class HeadlessWorkspace(DiskWorkspace):
@@ -81,10 +105,35 @@ class HeadlessWorkspace(DiskWorkspace):
 
 
 class HeadlessApprover:
-    """Commands that would be asked are denied: `--yes` allows them all before this is asked."""
+    """Nobody can be asked. `--yes` lets every edit and command pass before this is asked
+    (`approveCommands: always`): it answers for the user, never for a permission rule. So a
+    command an ask rule names, or one a bash rule cannot see through, is refused, and the
+    model told why; the project's servers and hooks stay unapproved, and the answer says so."""
+
+    def __init__(self, yes: bool, events: Events) -> None:
+        self.yes = yes
+        self.events = events
+        self.not_approved: list[str] = []
+        """What the project asked to run that nobody could approve, in the user's words."""
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
-        return "deny"
+        why = "a permission rule asks for it, which --yes never answers" if self.yes else ""
+        raise ToolError(
+            f"Refused: nobody could approve it (agentls run -p{' --yes' if self.yes else ''}: "
+            f"{why or 'without --yes'})."
+        )
+
+    async def approve_plan(self, plan: str) -> bool:
+        # The one who passed --yes to a plan-mode run wants the plan carried out; without
+        # it, the plan is the answer.
+        return self.yes
+
+    async def approve_project(self, what: str) -> bool:
+        note = f"not approved, nobody could (agentls run -p): {what}"
+        if note not in self.not_approved:
+            self.not_approved.append(note)
+            self.events.send("note", text=note)
+        return False
 
 
 class HeadlessMcpUser:

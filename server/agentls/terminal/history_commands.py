@@ -84,6 +84,29 @@ def _describe(undo_plan: UndoPlan) -> str:
     return "\n".join(lines)
 
 
+_LOOKED_BACK = 20
+"""How many earlier tasks an undo looks through for one that changed files."""
+
+
+def _undo_plan(repository: ShadowRepository, target: int | None, overwrite: list[str]) -> UndoPlan:
+    """The plan for `target`; with none, for the last task, or when it changed nothing, for
+    the last one that did (said so), rather than a bare "Nothing to undo"."""
+    last = plan(repository, target, overwrite)
+    if target is not None or last.restores or last.conflicts:
+        return last
+    tasks = [c for c in repository.checkpoints() if c.kind == "task"]
+    earlier = [c for c in tasks if c.id < last.target.id][-_LOOKED_BACK:]
+    for checkpoint in reversed(earlier):
+        found = plan(repository, checkpoint.id, overwrite)
+        if found.restores:
+            print(
+                f"The last task ({last.target.label}) changed nothing; the last one that did "
+                f"was {found.target.label!r}."
+            )
+            return found
+    return last
+
+
 def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: list[str]) -> int:
     root = Path.cwd()
     repository = ShadowRepository(root)
@@ -91,7 +114,7 @@ def undo_in_terminal(target: int | None, list_only: bool, yes: bool, overwrite: 
         if list_only:
             _print_checkpoints(repository)
             return 0
-        undo_plan = plan(repository, target, overwrite)
+        undo_plan = _undo_plan(repository, target, overwrite)
         print(_describe(undo_plan))
         if not undo_plan.restores:
             print("Nothing to undo.")
@@ -137,7 +160,7 @@ async def undo_last_task(
     told in the conversation going on."""
     repository = ShadowRepository(root)
     try:
-        undo_plan = plan(repository, None, [])
+        undo_plan = _undo_plan(repository, None, [])
         print(_describe(undo_plan))
         if not undo_plan.restores:
             print("Nothing to undo.")

@@ -10,12 +10,17 @@ from collections.abc import Iterable
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import is_searching
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from ..history.state import private_dir, state_base
 
 PROMPT = "agentls> "
+WELCOME = (
+    "agentls in {root}: each line is a task in one conversation; /help lists the commands. "
+    "Ctrl-C cancels a task, Ctrl-D leaves."
+)
 
 COMMANDS = {
     "/help": "what the commands do",
@@ -49,7 +54,8 @@ def _keys() -> KeyBindings:
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
-    @keys.add("enter")
+    # Not while searching (Ctrl-R): there prompt_toolkit's own Enter accepts the match found.
+    @keys.add("enter", filter=~is_searching)
     def _enter(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
         if buffer.document.text_before_cursor.endswith("\\"):  # a line that goes on

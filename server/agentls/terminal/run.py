@@ -14,7 +14,7 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
@@ -24,13 +24,14 @@ from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..config import user_settings
 from ..config.settings import Settings
-from ..interfaces import ModelError
+from ..interfaces import Approver, ModelError
 from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
 from ..visible import visible
 from ..wiring import TaskSetup, prepare_task
 from .adapters import TerminalApprover, TerminalMcpUser, TerminalWorkspace
 from .answers import Answers
+from .first_prompt import Loaded, LoadFailed
 from .headless import (
     Events,
     HeadlessApprover,
@@ -39,16 +40,11 @@ from .headless import (
     HeadlessWorkspace,
     OutputFormat,
 )
-from .prompt import PROMPT, Prompt
+from .prompt import PROMPT, WELCOME, Prompt
 from .screen import Screen
 from .slash import run_command
 
 EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
-
-_WELCOME = (
-    "agentls in {root}: each line is a task in one conversation; /help lists the commands. "
-    "Ctrl-C cancels a task, Ctrl-D leaves."
-)
 
 T = TypeVar("T")
 
@@ -62,6 +58,24 @@ class RunOptions:
     """None: a person at a terminal; else `-p`, for a script."""
     resumed: str = ""
     """The conversation gone on with, in words ("" for a new one)."""
+
+
+@dataclass
+class Prepared:
+    """What a task needs, made before the conversation: its settings and setup."""
+
+    settings: Settings
+    setup: TaskSetup
+    clients: ClientCache
+
+
+@dataclass
+class Started:
+    """A conversation begun at the first prompt (`first_prompt.py`): the line typed there,
+    and what was prepared meanwhile."""
+
+    line: str
+    prepared: Prepared
 
 
 class TerminalSession:
@@ -90,6 +104,8 @@ class TerminalSession:
         self.mode = SessionMode(setup.settings.mode)
         self.stopped = False
         """Ctrl-C came while nothing could be cancelled (starting up): the run ends."""
+        self.headless: HeadlessApprover | None = None
+        """The approver of the `-p` task, which tells what nobody could approve."""
 
     def interrupt(self) -> None:
         """Ctrl-C: stop what runs now (a task, or the wait for a line), nothing more."""
@@ -109,10 +125,11 @@ class TerminalSession:
             self._current = None
 
     def agent(self) -> Any:
+        approver: Approver
         if self.options.output_format is not None:
             yes = self.options.yes
             workspace: Any = HeadlessWorkspace(self.root, yes, self.events)
-            approver: Any = HeadlessApprover()
+            approver = self.headless = HeadlessApprover(yes, self.events)
             progress: Any = HeadlessProgress(self.events)
             user: Any = HeadlessMcpUser()
         else:
@@ -153,8 +170,12 @@ class TerminalSession:
             style = "green" if result.status == "done" else "yellow"
             self.screen.say(f"\n{outcome}", "bold " + style)
             return
-        answer = task_json(result, outcome, self.setup.model.name, self.setup.price)
+        setup = self.setup
+        answer = task_json(result, outcome, setup.model.name, setup.price, setup.settings.prices)
         answer["session"] = self.session.id
+        not_approved = self.headless.not_approved if self.headless else []
+        if not_approved:
+            answer["notApproved"] = not_approved
         if output_format == "stream-json":
             self.events.send("usage", **answer["usage"])
             self.events.send("outcome", **answer)
@@ -163,6 +184,8 @@ class TerminalSession:
         else:
             self.stream.write(result.summary.rstrip("\n") + "\n")
             sys.stderr.write(outcome + "\n")
+            for note in not_approved:
+                sys.stderr.write(f"agentls: {note}\n")
             if result.status == "failed" and result.error_hint:
                 sys.stderr.write(result.error_hint + "\n")
         self.stream.flush()
@@ -191,15 +214,19 @@ class TerminalSession:
             if line.strip():
                 return line.strip()
 
-    async def conversation(self) -> int:
-        self.screen.say(_WELCOME.format(root=self.root))
+    async def conversation(self, first: str | None = None) -> int:
+        """Each line a task or a slash command, until the user leaves; `first`: the line
+        typed at the first prompt, below the welcome (`first_prompt.py`)."""
+        if first is None:
+            self.screen.say(WELCOME.format(root=self.root))
         if self.options.resumed:
             self.screen.say(self.options.resumed)
         # A real prompt where someone types; lines read plainly from a pipe, or from a dumb
         # terminal (Emacs's shell edits the line itself, and sends it whole).
         typing = sys.stdin is not None and sys.stdin.isatty() and self.screen.animated
         prompt = Prompt() if typing else None
-        while (line := await self._next_line(prompt)) is not None:
+        while (line := first or await self._next_line(prompt)) is not None:
+            first = None
             if line.startswith("/"):
                 await self._stoppable(run_command(self, line))
             else:
@@ -220,25 +247,33 @@ class TerminalSession:
 
 
 async def _run(
-    task: str | None, settings: Settings, options: RunOptions, session: Conversation
+    task: str | None,
+    settings: Settings,
+    options: RunOptions,
+    session: Conversation,
+    started: Started | None = None,
 ) -> int:
     stream = sys.stdout
     root = Path.cwd()
     loop = asyncio.get_running_loop()
-    clients = ClientCache()
-    try:
-        setup = prepare_task(root, settings, clients)
-    except ModelError as error:
-        stream.write(f"agentls: {error} {error.hint}\n")
-        return EXIT_CODES["failed"]
+    if started is not None:  # its warning was shown at the first prompt
+        prepared = started.prepared
+        setup, clients = prepared.setup, prepared.clients
+    else:
+        clients = ClientCache()
+        try:
+            setup = prepare_task(root, settings, clients)
+        except ModelError as error:
+            stream.write(f"agentls: {error} {error.hint}\n")
+            return EXIT_CODES["failed"]
     terminal = TerminalSession(setup, root, options, stream, session, clients)
     # Before anything is awaited, so no Ctrl-C is left to asyncio's own (a traceback).
     loop.add_signal_handler(signal.SIGINT, terminal.interrupt)
-    if setup.warning:
+    if setup.warning and started is None:
         (sys.stderr if options.output_format else stream).write(f"agentls: {setup.warning}\n")
     try:
         if task is None:
-            return await terminal.conversation()
+            return await terminal.conversation(started.line if started else None)
         if options.resumed and options.output_format is None:
             terminal.screen.say(options.resumed)
         return EXIT_CODES[(await terminal.task(task)).status]
@@ -262,19 +297,63 @@ def run_in_terminal(
     """Run `task`, or with None a conversation, in the current directory. `session` is the
     conversation to go on with (a saved one, to continue it), None for a new one. The
     settings are the user's file's (`~/.config/agentls/settings.json`), the flags given on top."""
-    settings, problems = user_settings.load(
-        approveCommands="always" if options.yes else None,
-        provider=provider,
-        model=model,
-        maxSteps=max_steps,
-        sandbox=sandbox,
-        sandboxNetwork=sandbox_network,
-        mode=mode,
-    )
+    flags = Flags(options.yes, provider, model, max_steps, sandbox, sandbox_network, mode)
+    settings, problems = flags.settings()
     for problem in problems:
         sys.stderr.write(f"agentls: {problem}\n")
+    return _in_loop(_run(task, settings, options, session or Conversation()))
+
+
+def go_on(started: Started, options: RunOptions, session: Conversation) -> int:
+    """The conversation begun at the first prompt (`first_prompt.py`), from its first line."""
+    settings = started.prepared.settings
+    return _in_loop(_run(None, settings, options, session, started))
+
+
+def _in_loop(run: Coroutine[Any, Any, int]) -> int:
     try:
-        return asyncio.run(_run(task, settings, options, session or Conversation()))
+        return asyncio.run(run)
     except KeyboardInterrupt:  # before the Ctrl-C handler was in place: nothing had begun
         sys.stdout.write("\n")
         return EXIT_CODES["cancelled"]
+
+
+@dataclass(frozen=True)
+class Flags:
+    """What `agentls run`'s flags set on top of the user's settings file."""
+
+    yes: bool = False
+    provider: str | None = None
+    model: str | None = None
+    max_steps: int | None = None
+    sandbox: Literal["auto", "required", "off"] | None = None
+    sandbox_network: bool | None = None
+    mode: str | None = None
+
+    def settings(self) -> tuple[Settings, list[str]]:
+        """The settings, and the problems of the user's file."""
+        return user_settings.load(
+            approveCommands="always" if self.yes else None,
+            provider=self.provider,
+            model=self.model,
+            maxSteps=self.max_steps,
+            sandbox=self.sandbox,
+            sandboxNetwork=self.sandbox_network,
+            mode=self.mode,
+        )
+
+
+def prepare_conversation(flags: Flags) -> Loaded[Prepared]:
+    """The settings and the task's setup (the model's SDK imported with its client), made in
+    a thread while the first line is typed; what the user should read, as lines. Raises
+    LoadFailed when no task can run (no API key, say)."""
+    settings, problems = flags.settings()
+    clients = ClientCache()
+    try:
+        setup = prepare_task(Path.cwd(), settings, clients)
+    except ModelError as error:
+        raise LoadFailed(f"{error} {error.hint}".strip()) from None
+    said = [f"agentls: {problem}" for problem in problems]
+    if setup.warning:
+        said.append(f"agentls: {setup.warning}")
+    return Loaded(Prepared(settings, setup, clients), said)

@@ -17,11 +17,12 @@ from typing import TextIO
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.live import Live
 from rich.markdown import Markdown
+from rich.padding import Padding
 from rich.spinner import Spinner
 from rich.text import Text
 
 from ..counts import counted
-from ..interfaces import PlanItem
+from ..interfaces import PlanItem, SubagentShown
 from ..visible import visible
 from .answers import Answers
 
@@ -54,15 +55,40 @@ class _Tail:
             yield Text(f"    {line}", "dim", no_wrap=True, overflow="ellipsis")
 
 
-class _Waiting:
-    """A spinner, what is awaited and for how long, and the running command's tail; drawn
-    anew at each refresh, so the seconds count up."""
+class _Running:
+    """A running subagent as its spinner shows it: its name, what it does now, since when."""
 
-    def __init__(self, label: str, tail: _Tail | None, started: float) -> None:
+    def __init__(self, indent: str, name: str) -> None:
+        self.indent = indent
+        self.name = name
+        self.label = "thinking"
+        self.started = time.monotonic()
+        self.spinner = Spinner("dots", style="cyan")
+
+    def doing(self, label: str) -> None:
+        self.label = label
+        self.started = time.monotonic()
+
+    def shown(self) -> RenderableType:
+        elapsed = _seconds(time.monotonic() - self.started)
+        self.spinner.text = Text(f"{self.name} · {self.label} · {elapsed}", "dim")
+        return Padding(self.spinner, (0, 0, 0, len(self.indent) + 2))
+
+
+class _Waiting:
+    """A spinner, what is awaited and for how long, and the running command's tail, then a
+    spinner for each running subagent (they run at once, each at its own step); drawn anew at
+    each refresh, so the seconds count up."""
+
+    def __init__(
+        self, label: str, tail: _Tail | None, started: float, subagents: dict[str, _Running]
+    ) -> None:
         self.label = label
         self.tail = tail
         self.started = started
         self.spinner = Spinner("dots", style="cyan")
+        self.subagents = subagents
+        """The screen's own: a subagent that starts or ends shows at the next refresh."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         elapsed = _seconds(time.monotonic() - self.started)
@@ -70,6 +96,8 @@ class _Waiting:
         if self.tail is not None:
             yield from self.tail.shown()
         yield self.spinner
+        for running in list(self.subagents.values()):
+            yield running.shown()
 
 
 class _Streamed:
@@ -101,6 +129,8 @@ class Screen:
         self._label = ""
         """What is awaited while nothing is printed: a step's tool, or the model."""
         self._step_started = 0.0
+        self.running_subagents: dict[str, _Running] = {}
+        """By id, in the order they started: each has a spinner under the task's."""
 
     # Progress
 
@@ -153,6 +183,9 @@ class Screen:
         self.console.print(Text(f"\n+ added to the task: {visible(text, lines=False)}", "magenta"))
         self._wait()
 
+    def subagent(self, shown: SubagentShown) -> SubagentLines:
+        return SubagentLines(self, shown)
+
     # The rest of the terminal door
 
     def thinking(self) -> None:
@@ -201,13 +234,21 @@ class Screen:
         self._settle()
         self._end_step()
         self._label = ""
+        self.running_subagents.clear()
 
     # Moving parts
 
     def _wait(self) -> None:
         """A spinner for what is awaited now (with the step's tail), if anything is."""
-        if self.animated and self._label and self._live is None:
-            self._show(_Waiting(self._label, self._tail, self._step_started), transient=True)
+        moving = self.moving()
+        if self.animated and moving is not None and self._live is None:
+            self._show(moving, transient=True)
+
+    def moving(self) -> RenderableType | None:
+        """What moves while nothing is printed: the spinners of the task and its subagents."""
+        if not self._label:
+            return None
+        return _Waiting(self._label, self._tail, self._step_started, self.running_subagents)
 
     def _show(self, renderable: RenderableType, transient: bool) -> None:
         self._live = Live(
@@ -228,9 +269,71 @@ class Screen:
             self._live = None
         self._streamed = None
 
+    def nested(self, line: Text) -> None:
+        """A line of a subagent's, printed for good under the step that started it; what
+        was moving moves on (subagents run at the same time as the task's own steps)."""
+        self._settle()
+        self.console.print(line)
+        self._wait()
+
     def _end_step(self) -> None:
         """The step's command printed its last: its tail stays (piped: is printed once)."""
         if self._tail is not None:
             for line in self._tail.shown():
                 self.console.print(line)
             self._tail = None
+
+
+class SubagentLines:
+    """A subagent's progress, indented under its `agent` step and named, one line each: its
+    steps and how they ended, its text once a turn is complete."""
+
+    def __init__(self, screen: Screen, shown: SubagentShown) -> None:
+        self.screen = screen
+        self.indent = "    " * shown.depth
+        self.name = shown.id
+        self._text: list[str] = []
+        self._running = _Running(self.indent, shown.id)
+        screen.running_subagents[shown.id] = self._running
+        what = f"{shown.type}: {visible(shown.description, lines=False)}"
+        screen.nested(Text(f"{self.indent}⎿ {self.name} {what}", "bold cyan"))
+
+    def _line(self, text: str, style: str = "") -> None:
+        self.screen.nested(Text(f"{self.indent}  {text}", style))
+
+    def _flush(self) -> None:
+        said = visible("".join(self._text)).strip()
+        self._text.clear()
+        for line in said.splitlines()[:OUTPUT_TAIL_LINES]:
+            self._line(line, "dim")
+
+    def step(self, tool: str, summary: str) -> None:
+        self._flush()
+        self._running.doing(tool)
+        self._line(f"▸ {tool}: {visible(summary, lines=False)}" if summary else f"▸ {tool}", "blue")
+
+    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
+        self._running.doing("thinking")
+        self._line(f"{'✓' if ok else '✗'} {visible(detail, lines=False)}", "" if ok else "red")
+
+    def output(self, lines: str) -> None:
+        pass  # the step's end says how it went; its command's lines stay the subagent's
+
+    def text(self, delta: str) -> None:
+        self._text.append(delta)
+
+    def plan(self, items: list[PlanItem]) -> None:
+        done = sum(item.status == "completed" for item in items)
+        self._line(f"plan {done}/{len(items)}", "dim")
+
+    def steered(self, text: str) -> None:
+        pass
+
+    def subagent(self, shown: SubagentShown) -> SubagentLines:
+        return SubagentLines(self.screen, shown)
+
+    def finished(self, ok: bool, detail: str) -> None:
+        self.screen.running_subagents.pop(self.name, None)
+        self._flush()
+        mark = "✓" if ok else "✗"
+        self._line(f"{mark} {visible(detail, lines=False)}", "green" if ok else "red")

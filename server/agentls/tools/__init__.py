@@ -49,18 +49,21 @@ OPTIONAL_TOOLS = frozenset(name for name, tool in TOOLS.items() if tool.optional
 
 def offered(context: ToolContext) -> dict[str, Tool]:
     """The tools the model is offered, in the order of its table (`TOOLS` unless the context
-    brings its own): todo_write unless the planTool setting leaves it out; in the plan mode
-    only the read-only ones and exit_plan_mode. The same while the mode is (the schemas start
+    brings its own), then `agent` when the task may start subagents: todo_write unless the
+    planTool setting leaves it out; in the plan mode only the read-only ones, `agent` (its
+    subagents get read-only tools) and exit_plan_mode. The same while the mode is (the schemas start
     the cached prefix)."""
     plan = context.mode.current == "plan"
     table = TOOLS if context.table is None else context.table
+    delegation = context.subagents
+    agent = {} if delegation is None else {"agent": delegation.tool()}
     return {
         name: tool
-        for name, tool in {**table, **context.added_tools}.items()
+        for name, tool in {**table, **agent, **context.added_tools}.items()
         if (not tool.optional or name in context.extra_tools)
         and (tool is not TODO_WRITE or context.settings.plan_tool)
         and (tool is not EXIT_PLAN_MODE or plan)
-        and (tool.read_only or not plan)
+        and (tool.read_only or tool.delegates or not plan)
     }
 
 
@@ -125,10 +128,9 @@ async def _permitted(context: ToolContext, tool: Tool, arguments: dict[str, Any]
     verdict = context.verdict(tool.name, arguments)
     if verdict is None:
         return
-    said, rule = verdict
-    if said == "deny":
-        raise ToolError(f"Denied by the permission rule {rule}. Do not retry it; take another way.")
-    if said == "ask" and not tool.gated:
+    if verdict.verdict == "deny":
+        raise ToolError(f"Denied by {verdict.why}. Do not retry it; take another way.")
+    if verdict.verdict == "ask" and not tool.gated:
         question = f"{tool.name} {tool.summary(arguments)}".strip()
         if await context.approver.approve(question) == "deny":
-            raise ToolError(f"The user denied {tool.name} (rule {rule}). Do not retry it.")
+            raise ToolError(f"The user denied {tool.name} ({verdict.why}). Do not retry it.")

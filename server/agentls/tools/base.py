@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..config.settings import Settings
 from ..interfaces import Approver, Hooks, LanguageServers, Progress, Shell, Workspace
+from ..permissions.decide import Decision, decide, unreadable
 from ..permissions.modes import SessionMode
 from ..permissions.rules import Rule, Rules, Verdict, command_rules
 
@@ -43,6 +44,31 @@ class NoHooks:
     async def after_tool(self, tool: str, arguments: Any, result: str, is_error: bool) -> str:
         return ""
 
+    async def subagent_started(self, agent_id: str, agent_type: str) -> str:
+        return ""
+
+    async def subagent_stopping(self, agent_id: str, agent_type: str, active: bool) -> str | None:
+        return None
+
+
+class Delegation(Protocol):
+    """Running subagents for the `agent` tool (`agent.subagents.Subagents`): the tools layer
+    cannot import the loop, so the loop's side is reached through this."""
+
+    def tool(self) -> Tool:
+        """The `agent` tool as this task offers it (its description names the types)."""
+        ...
+
+    async def run(
+        self, description: str, prompt: str, subagent_type: str, before_change: BeforeChange
+    ) -> tuple[str, bool]:
+        """The subagent's answer for the model (with its figures) and whether it failed."""
+        ...
+
+
+CALL_ID: ContextVar[str] = ContextVar("call_id", default="")
+"""The id of the tool call being run (each call runs in its own context): a subagent names
+the `agent` call it answers."""
 
 HOOK_DECISION: ContextVar[Verdict | None] = ContextVar("hook_decision", default=None)
 """The PreToolUse hooks' decision for the call being run (each call runs in its own context,
@@ -79,26 +105,36 @@ class ToolContext:
     findable_tools: dict[str, Tool] = field(default_factory=dict)
     """Tools the model may call once tool_search found them (`found`)."""
     found: set[str] = field(default_factory=set)
+    subagents: Delegation | None = None
+    """Offers the `agent` tool and runs its subagents; None: no subagents (too deep)."""
 
-    def verdict(self, tool: str, arguments: Any) -> tuple[Verdict, Rule] | None:
-        """What the permission rules say of this call: the user's (with `allowedCommands`
-        as allow rules) and the project's; None when none speaks."""
+    def rules(self) -> Rules:
+        """Every permission rule of the task: the user's (with `allowedCommands` as allow
+        rules) and the project's."""
         settings = self.settings
-        rules = settings.permissions + command_rules(settings.allowed_commands)
-        decided = (rules + self.project_rules).decide(tool, arguments, self.workspace.root)
+        return settings.permissions + command_rules(settings.allowed_commands) + self.project_rules
+
+    def verdict(self, tool: str, arguments: Any) -> Decision | None:
+        """What the permission rules say of this call (`permissions/decide.py`, the one
+        decision), or the PreToolUse hooks' where no deny rule speaks; None when none does."""
+        decided = decide(self.rules(), tool, arguments, self.workspace.root)
         hooked = HOOK_DECISION.get()
-        if hooked is not None and (decided is None or decided[0] != "deny"):
-            return hooked, _HOOK_RULE  # a hook decides, but never over a deny rule
+        if hooked is not None and (decided is None or decided.verdict != "deny"):
+            return Decision(hooked, _HOOK_RULE)  # a hook decides, but never over a deny rule
         return decided
 
     def asks(self, tool: str, arguments: Any) -> bool:
         """Whether a call that changes things (a command, an MCP tool) is put to the user:
         unless an allow rule, `approveCommands: always` or the user's "all" for this task
-        let it pass; an ask rule always asks."""
+        let it pass; an ask rule (or a command no rule can see through) always asks."""
         verdict = self.verdict(tool, arguments)
         if verdict is not None:
-            return verdict[0] != "allow"
+            return verdict.verdict != "allow"
         return not (self.settings.approve_commands == "always" or self.commands_allowed_for_task)
+
+    def unreadable(self) -> tuple[Rule, ...]:
+        """The deny and ask rules on reading paths, which a search leaves out."""
+        return unreadable(self.rules())
 
 
 BeforeChange = Callable[[list[str] | None], Awaitable[None]]
@@ -150,6 +186,9 @@ class Tool:
     """The whole JSON schema of its input when it is not agentls's own (an MCP tool's):
     sent as it is, and the arguments checked against it."""
     words: Words = _first_sentence
+    delegates: bool = False
+    """It runs a subagent (the `agent` tool): offered in the plan mode too, where the subagent
+    gets only read-only tools; a turn's delegating calls run at the same time."""
 
     def schema(self) -> dict[str, Any]:
         return {

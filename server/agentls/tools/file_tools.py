@@ -98,9 +98,12 @@ def _ending_before(text: str, offset: int) -> str:
     return "\r\n" if text.startswith("\r\n", offset - 2) else "\n" if offset else ""
 
 
-def _replacement_hunks(text: str, spans: list[tuple[int, int]], new_text: str) -> list[Hunk]:
+def _replacement_hunks(
+    text: str, spans: list[tuple[int, int]], new_text: str
+) -> tuple[list[Hunk], int]:
     """Hunks for replacing each text[start:end] of `spans` (in order, apart) with `new_text`,
-    its lines ending as the lines they replace (`line_endings.follow`).
+    its lines ending as the lines they replace (`line_endings.follow`); and how many of the
+    model's LF endings became CRLF so.
 
     Linear in the file: the lines the replacements touch are grouped (touching lines
     together) and only each group is diffed, so a replace_all over a big file stays cheap.
@@ -120,6 +123,7 @@ def _replacement_hunks(text: str, spans: list[tuple[int, int]], new_text: str) -
         else:
             groups.append((line_start, line_end, [(start, end)]))
     hunks: list[Hunk] = []
+    kept = 0
     line, counted = 1, 0
     for group_start, group_end, members in groups:
         line += text.count("\n", counted, group_start)
@@ -131,7 +135,8 @@ def _replacement_hunks(text: str, spans: list[tuple[int, int]], new_text: str) -
             position = end
         pieces.append((text[position:group_end], False))
         old = text[group_start:group_end]
-        new, _ = follow(old, pieces, _ending_before(text, group_start))
+        new, crlf = follow(old, pieces, _ending_before(text, group_start))
+        kept += crlf
         hunks.extend(
             Hunk(
                 h.start + group_start,
@@ -143,7 +148,7 @@ def _replacement_hunks(text: str, spans: list[tuple[int, int]], new_text: str) -
             )
             for h in line_hunks(old, new)
         )
-    return hunks
+    return hunks, kept
 
 
 def _occurrences(text: str, old_text: str) -> list[tuple[int, int]]:
@@ -165,8 +170,9 @@ def _occurrences(text: str, old_text: str) -> list[tuple[int, int]]:
 
 def planned_edit(
     text: str, arguments: dict[str, Any], secrets: tuple[str, ...], name: str
-) -> list[Hunk]:
-    """The hunks of an edit_file call; CPU work, run off the event loop.
+) -> tuple[list[Hunk], int]:
+    """The hunks of an edit_file call, and how many of the lines the model wrote were given
+    the file's CRLF; CPU work, run off the event loop.
 
     old_text is looked for in the text the model was shown, secrets redacted, so that no
     answer (found, not found, how often, similar lines) says whether a guess at a secret
@@ -194,10 +200,10 @@ def planned_edit(
                 "that leaves it out."
             )
         spans.append(span)
-    hunks = _replacement_hunks(text, spans, new_text)
+    hunks, kept = _replacement_hunks(text, spans, new_text)
     if not hunks:  # the same text, but for line endings the file keeps
         raise ToolError("old_text and new_text are the same: nothing to change")
-    return hunks
+    return hunks, kept
 
 
 async def edit_file(
@@ -210,9 +216,10 @@ async def edit_file(
     if not arguments["old_text"]:
         raise ToolError("old_text is empty; give the exact text to replace (or use write_file)")
     # Off the loop: on a big file, finding and diffing takes long enough to hold up a cancel.
-    hunks = await asyncio.to_thread(planned_edit, text, arguments, context.secrets, name)
+    hunks, kept = await asyncio.to_thread(planned_edit, text, arguments, context.secrets, name)
     new_text = await asyncio.to_thread(apply_hunks, text, hunks)
-    return await propose(context, Change(target, text, new_text, hunks, "edit_file"), before_change)
+    change = Change(target, text, new_text, hunks, "edit_file")
+    return await propose(context, change, before_change) + _kept_note(kept, name)
 
 
 async def write_file(
@@ -247,10 +254,7 @@ async def write_file(
         return f"{name} already has exactly this content."
     hunks = await asyncio.to_thread(line_hunks, text, content)
     change = Change(target, text, content, hunks, "write_file")
-    report = await propose(context, change, before_change)
-    if kept:
-        report += f"\nLine endings kept: {_kept(kept, name)} {_CONVERT}"
-    return report
+    return await propose(context, change, before_change) + _kept_note(kept, name)
 
 
 _CONVERT = 'To convert a file\'s line endings, write it with line_endings "lf" or "crlf".'
@@ -258,6 +262,12 @@ _CONVERT = 'To convert a file\'s line endings, write it with line_endings "lf" o
 
 def _kept(lines: int, name: str) -> str:
     return f"{lines} of the lines you wrote end with CRLF, as in {name}, not with LF."
+
+
+def _kept_note(lines: int, name: str) -> str:
+    """The line of an edit's answer saying the file's CRLF endings were kept against the
+    model's LFs (a file that mixes both), or "" when none were."""
+    return f"\nLine endings kept: {_kept(lines, name)} {_CONVERT}" if lines else ""
 
 
 def _check_no_redacted_secret_written_back(context: ToolContext, change: Change, name: str) -> None:
@@ -277,7 +287,7 @@ async def propose(context: ToolContext, change: Change, before_change: BeforeCha
     name = relative(context.workspace.root, change.path)
     _check_no_redacted_secret_written_back(context, change, name)
     verdict = context.verdict(change.tool, {"path": name})
-    said = verdict[0] if verdict else None
+    said = verdict.verdict if verdict else None
     # An ask rule reviews even in acceptEdits; an allow rule lands it as acceptEdits does.
     change.reviewed = said == "ask" or (said != "allow" and context.mode.current != "acceptEdits")
     await before_change([name])

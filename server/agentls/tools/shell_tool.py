@@ -8,17 +8,27 @@ from ..interfaces import Command, CommandCancelled, ShellRefused
 from .base import BeforeChange, Tool, ToolContext, ToolError
 
 
-async def _approval(context: ToolContext, command: str) -> Literal["auto", "user"] | None:
-    """ "auto" for a command that runs without asking, "user" for one the user allowed
-    when shown it, None for one denied."""
+async def _approval(context: ToolContext, command: str) -> Literal["auto", "user"]:
+    """ "auto" for a command that runs without asking, "user" for one the user allowed when
+    shown it; raises ToolError for one denied, or that nobody could approve."""
     settings = context.settings
     if not context.asks("bash", {"command": command}):
         return "auto"
+    decided = context.verdict("bash", {"command": command})
+    # Why it was asked, when a rule did it: the model learns what would pass unasked.
+    why = f" It was asked because {decided.why}." if decided and decided.verdict == "ask" else ""
     unsandboxed = settings.approved_commands_unsandboxed and context.shell.sandboxed
-    decision = await context.approver.approve(command, unsandboxed)
+    try:
+        decision = await context.approver.approve(command, unsandboxed)
+    except ToolError as error:  # nobody could answer (`-p`, an editor that cannot ask)
+        raise ToolError(f"{error}{why}") from None
     if decision == "allow_task":
         context.commands_allowed_for_task = True
-    return None if decision == "deny" else "user"
+    if decision == "deny":
+        raise ToolError(
+            f"The user denied this command.{why} Do not retry it; ask or take another way."
+        )
+    return "user"
 
 
 async def bash(context: ToolContext, arguments: dict[str, Any], before_change: BeforeChange) -> str:
@@ -26,8 +36,6 @@ async def bash(context: ToolContext, arguments: dict[str, Any], before_change: B
     if not command.strip():
         raise ToolError("command is empty")
     approval = await _approval(context, command)
-    if approval is None:
-        raise ToolError("The user denied this command. Do not retry it; ask or take another way.")
     await before_change(None)  # a command may change any file
     settings = context.settings
     timeout = settings.bash_timeout

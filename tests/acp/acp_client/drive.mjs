@@ -1,14 +1,15 @@
 // A real ACP client (the protocol's TypeScript SDK) driving an agent through a scenario, for
 // the tests: `node drive.mjs SCENARIO.json -- AGENT_COMMAND...`. It prints one JSON object a
 // line for everything it saw (updates, permission questions, file reads and writes, answers),
-// so the Python test asserts on what a real client received. Files are read and written on
-// disk, as an editor that saves would.
+// so the Python test asserts on what a real client received. It offers fs/read_text_file and
+// fs/write_text_file (unless "fs": false) and writes whatever it is sent to disk, without a
+// review of its own, as CodeCompanion and agent-shell do: the agent must ask first.
 //
 // Scenario: {"cwd": "/abs", "fs": true, "steps": [
 //   {"op": "new", "mcpServers"?: [...]},
 //   {"op": "prompt", "text": "...", "permission"?: "allow"|"allow_always"|"reject",
 //    "cancelOnExecute"?: true, "attach"?: {"uri": "file:///...", "text": "..."}},
-//   {"op": "setMode", "mode": "always"},
+//   {"op": "setMode", "mode": "default"|"acceptEdits"|"plan"|"always"},
 //   {"op": "list"},
 //   {"op": "load", "sessionId": "..." | "$last"}
 // ]}

@@ -39,18 +39,34 @@ local function handlers()
     ['$/cancelRequest'] = review.withdraw,
     [require('agentls.approval').method] = require('agentls.approval').handle,
     [require('agentls.elicit').method] = require('agentls.elicit').handle,
+    -- A subagent's own notifications carry its id: they go under its step, never as the
+    -- task's text, steps, output or plan.
     ['agent/text'] = function(_, params)
+      if params.subagent then
+        return transcript.subagent_text(params.subagent, params.text)
+      end
       transcript.text(params.text)
     end,
     ['agent/step'] = function(_, params)
+      if params.subagent then
+        return transcript.subagent_step(params)
+      end
       transcript.step(params)
     end,
     ['agent/output'] = function(_, params)
-      transcript.output(params.text)
+      if not params.subagent then
+        transcript.output(params.text)
+      end
     end,
     ['agent/plan'] = function(_, params)
+      if params.subagent then
+        return
+      end
       transcript.plan(params.items)
       require('agentls.progress').plan(params.items)
+    end,
+    ['agent/subagent'] = function(_, params)
+      transcript.subagent(params)
     end,
   })
 end

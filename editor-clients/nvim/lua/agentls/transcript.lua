@@ -172,6 +172,69 @@ function M.plan(items)
   block('**plan**\n' .. table.concat(lines, '\n'))
 end
 
+---Each running subagent's depth and its text since its last step, by its id.
+---@type table<string, { depth: integer, text: string }>
+local subagents = {}
+
+---A subagent's line, indented under the `agent` step that started it (subagents of one turn
+---run at once: their lines interleave, each naming its subagent).
+---@param id string
+---@param text string
+local function nested(id, text)
+  local depth = subagents[id] and subagents[id].depth or 1
+  append(string.rep('  ', 2 * depth) .. text, false)
+  streaming = false
+end
+
+---What a subagent said since its last step, as indented lines.
+---@param id string
+local function flush(id)
+  local agent = subagents[id]
+  if not agent or agent.text == '' then
+    return
+  end
+  for _, line in ipairs(vim.split(vim.trim(agent.text), '\n', { plain = true })) do
+    nested(id, '  ' .. line)
+  end
+  agent.text = ''
+end
+
+---A subagent starting or ending (agent/subagent).
+---@param event { subagent: string, state: string, type?: string, description?: string, depth?: integer, detail?: string }
+function M.subagent(event)
+  local id = event.subagent
+  if event.state == 'started' then
+    subagents[id] = { depth = event.depth or 1, text = '' }
+    nested(id, ('- **%s** %s: %s'):format(id, event.type, event.description))
+    return
+  end
+  flush(id)
+  nested(id, ('  %s %s'):format(event.state == 'succeeded' and '✓' or '✗', event.detail or ''))
+  subagents[id] = nil
+end
+
+---A subagent's own step (agent/step with `subagent`).
+---@param step { subagent: string, tool: string, summary: string, state: string, detail?: string }
+function M.subagent_step(step)
+  flush(step.subagent)
+  if step.state == 'started' then
+    nested(step.subagent, ('  - [%s] **%s** `%s`'):format(step.subagent, step.tool, step.summary))
+  else
+    local mark = step.state == 'succeeded' and '✓' or '✗'
+    nested(step.subagent, ('    %s %s'):format(mark, step.detail or step.state))
+  end
+end
+
+---A piece of a subagent's text (agent/text with `subagent`): shown at its next step or end.
+---@param id string
+---@param text string
+function M.subagent_text(id, text)
+  local agent = subagents[id]
+  if agent then
+    agent.text = agent.text .. text
+  end
+end
+
 ---Text the user added to the running task (agent.steer accepted it).
 ---@param text string
 function M.added(text)

@@ -248,7 +248,8 @@ async function askChat(page: Page, text: string): Promise<void> {
 const SIGN_IN = /sign in/i;
 
 /** @agentls in VS Code's Chat view: a task on the open file, reviewed from the reply's
- * Review button; then a follow-up in the same chat continues the same agentls session. */
+ * Review button; then a follow-up in the same chat continues the same agentls session, and
+ * one more hands a question to a subagent. */
 async function chatTask(editor: Editor, fake: FakeApi, workspace: string, shots: string) {
   const { page } = editor;
   await fake.post('/_fake/script', [
@@ -284,19 +285,52 @@ async function chatTask(editor: Editor, fake: FakeApi, workspace: string, shots:
   assert.ok(requests[2].messages.length > 3, 'the follow-up continued the first task\'s conversation');
   assert.match(JSON.stringify(requests[2].messages[0]), /annotate greet/);
   assert.strictEqual(await page.locator('.monaco-dialog-box', { hasText: SIGN_IN }).count(), 0, 'no sign-in dialog');
+
+  // A subagent: its steps shown while it works, then its block (line, figures, steps).
+  await fake.post('/_fake/script', [
+    toolUse('agent', { description: 'find greet', prompt: 'Where is greet defined?', subagent_type: 'Explore' }),
+    toolUse('read_file', { path: 'app.py' }),
+    { text: 'greet is at app.py:1' },
+    { text: 'The subagent found it.' },
+  ]);
+  await askChat(page, '@agentls where is greet?');
+  const found = await waitForChat(page, /The subagent found it\./);
+  await page.screenshot({ path: path.join(shots, 'chat-subagent.png') });
+  assert.match(found, /find greet — Explore agent-1: done · 2 steps/);
+  assert.match(found, /✓ read_file: app\.py — /);
+  assert.doesNotMatch(found, /✓ agent: find greet/, 'the agent step\'s end repeats the block: left out');
+  const subagent = (await fake.requests())[4];
+  assert.doesNotMatch(JSON.stringify(subagent.messages), /annotate greet/, 'the subagent saw none of the chat');
   fs.writeFileSync(path.join(workspace, 'app.py'), APP); // as the next scenario expects it
 }
 
+/** A folder that would run its own code if the extension started anything from it: an
+ * `agentls.py` for `python -m agentls`, and an `agentls` and a `python3` in a folder that the
+ * returned PATH entry puts first. Each writes the returned marker. */
+function hostileWorkspace(workspace: string): { marker: string; pathEntry: string } {
+  const marker = path.join(path.dirname(workspace), 'workspace-code-ran');
+  const record = (what: string) => `open(${JSON.stringify(marker)}, "a").write("${what}\\n")\n`;
+  fs.writeFileSync(path.join(workspace, 'agentls.py'), record('agentls.py imported'));
+  const bin = path.join(workspace, 'bin');
+  fs.mkdirSync(bin, { recursive: true });
+  for (const name of ['agentls', 'python3', 'python']) {
+    fs.writeFileSync(path.join(bin, name), `#!/bin/sh\necho "bin/${name} ran" >> '${marker}'\nexit 0\n`, { mode: 0o755 });
+  }
+  return { marker, pathEntry: bin };
+}
+
 /** A fresh profile on a PATH without agentls: the .vsix alone, its first start making the
- * extension's own environment from the bundled wheel, then Agent: Run Task. */
+ * extension's own environment from the bundled wheel, then Agent: Run Task. The workspace
+ * holds an `agentls.py` and puts its own `agentls` and `python3` first on PATH: none runs. */
 async function freshProfile(paths: ReturnType<typeof pathsFromEnv>, fake: FakeApi, root: string, shots: string) {
   const workspace = path.join(root, 'workspace');
   fs.mkdirSync(workspace, { recursive: true });
   fs.writeFileSync(path.join(workspace, 'hello.py'), 'print("hello")\n');
-  const withoutAgentls = (process.env.PATH ?? '')
-    .split(path.delimiter)
-    .filter((dir) => dir && !fs.existsSync(path.join(dir, 'agentls')))
-    .join(path.delimiter);
+  const trap = hostileWorkspace(workspace);
+  const withoutAgentls = [
+    trap.pathEntry,
+    ...(process.env.PATH ?? '').split(path.delimiter).filter((dir) => dir && !fs.existsSync(path.join(dir, 'agentls'))),
+  ].join(path.delimiter);
   await fake.post('/_fake/reset', {});
   await fake.post('/_fake/script', [{ text: 'Hello from the bundled agentls.' }]);
   const started = Date.now();
@@ -312,9 +346,12 @@ async function freshProfile(paths: ReturnType<typeof pathsFromEnv>, fake: FakeAp
     await page.screenshot({ path: path.join(shots, 'first-start.png') });
     await page.locator('.statusbar-item', { hasText: 'Agent: done' }).waitFor({ timeout: 480000 });
     console.log(`fresh profile: VS Code opened -> first task done ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const env = path.join(root, 'user-data', 'User', 'globalStorage', 'agentls.agentls', 'env');
-    assert.match(fs.readFileSync(path.join(env, 'agentls-wheel.txt'), 'utf8'), /^agentls-.*\.whl [0-9a-f]{64}\n$/);
+    const storage = path.join(root, 'user-data', 'User', 'globalStorage', 'agentls.agentls');
+    const envs = fs.readdirSync(storage).filter((name) => name.startsWith('env-'));
+    assert.strictEqual(envs.length, 1, envs.join(', '));
+    assert.match(fs.readFileSync(path.join(storage, envs[0], 'agentls-wheel.txt'), 'utf8'), /^agentls-.*\.whl [0-9a-f]{64}\n$/);
     assert.strictEqual((await fake.requests()).length, 1);
+    assert.ok(!fs.existsSync(trap.marker), `the workspace's code ran: ${fs.existsSync(trap.marker) ? fs.readFileSync(trap.marker, 'utf8') : ''}`);
   } catch (error) {
     await editor.page.screenshot({ path: path.join(shots, 'fresh-failure.png') }).catch(() => undefined);
     throw error;

@@ -1,8 +1,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import { BadServerCommand, findProgram, SERVER_SETTINGS, serverCommand, serverSettings } from '../../src/settings';
+import { BadServerCommand, SERVER_SETTINGS, serverCommand, serverSettings } from '../../src/settings';
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8'));
 const contributed: Record<string, { default: unknown }> = manifest.contributes.configuration.properties;
@@ -31,15 +30,14 @@ describe('settings', () => {
     }
   });
 
-  it('finds the program on PATH or by path, and reports a missing one', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-path-'));
-    const program = path.join(dir, 'agentls');
-    fs.writeFileSync(program, '#!/bin/sh\n', { mode: 0o755 });
-    fs.writeFileSync(path.join(dir, 'plain'), 'not executable', { mode: 0o644 });
-    assert.strictEqual(findProgram('agentls', { PATH: `/nonexistent${path.delimiter}${dir}` }), program);
-    assert.strictEqual(findProgram(program, {}), program);
-    assert.strictEqual(findProgram('./agentls', {}, dir), program);
-    assert.strictEqual(findProgram('plain', { PATH: dir }), undefined);
-    assert.strictEqual(findProgram('agentls', { PATH: '/nonexistent' }), undefined);
+  it('refuses a relative program, since the server does not start in the workspace', () => {
+    assert.deepStrictEqual(serverCommand(() => ['agentls', '--tcp']), ['agentls', '--tcp']);
+    for (const relative of ['./agentls', '.venv/bin/agentls', '../agentls/.venv/bin/python']) {
+      assert.throws(() => serverCommand(() => [relative]), (error: Error) => {
+        assert.ok(error instanceof BadServerCommand);
+        assert.match(error.message, /relative path: give its absolute path/);
+        return true;
+      });
+    }
   });
 });

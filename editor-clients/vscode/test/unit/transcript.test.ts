@@ -54,4 +54,24 @@ describe('transcript', () => {
       '■ failed: 0 steps, 0 edits applied, 0 rejected, no tokens\n  No Anthropic API key is set.\n',
     );
   });
+
+  it('puts a subagent\'s steps under the task\'s step, named', () => {
+    const out = channel();
+    const transcript = new Transcript(out);
+    transcript.step({ tool: 'agent', summary: 'find greet', state: 'started' });
+    transcript.subagent({ subagent: 'agent-1', state: 'started', type: 'Explore', description: 'find greet', depth: 1 });
+    transcript.step({ tool: 'read_file', summary: 'app.py', state: 'started', subagent: 'agent-1' });
+    transcript.step({ tool: 'read_file', summary: 'app.py', state: 'succeeded', detail: 'read app.py', subagent: 'agent-1' });
+    transcript.subagent({ subagent: 'agent-1', state: 'succeeded', detail: 'Explore agent-1: done · 2 steps' });
+    assert.strictEqual(
+      out.text,
+      [
+        '  ⚙ agent: find greet',
+        '    ▸ Explore agent-1: find greet',
+        '      [agent-1] ⚙ read_file: app.py',
+        '      [agent-1] ✓ read_file: app.py — read app.py',
+        '',
+      ].join('\n'),
+    );
+  });
 });

@@ -67,16 +67,19 @@ class Bubblewrap:
 
     def command(self, argv: Sequence[str], confinement: Confinement) -> list[str]:
         assert self.path is not None, "probe() first"
-        return [*self._options(confinement), "--", *argv]
+        return [*self._options(confinement, hidden_home(confinement.root)), "--", *argv]
 
     @functools.lru_cache(maxsize=16)  # noqa: B019 (a backend lives as long as the process)
-    def _options(self, confinement: Confinement) -> tuple[str, ...]:
+    def _options(self, confinement: Confinement, home: str | None) -> tuple[str, ...]:
         """The argument list for a confinement, kept: a task's commands share one."""
         root = str(confinement.root)
         options = [self.path or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         # The tmpfs mounts come first: the root may lie under /tmp, and a later bind inside
         # them would be hidden by them.
-        options += ["--tmpfs", "/tmp", "--tmpfs", "/run", "--bind", root, root]
+        options += ["--tmpfs", "/tmp", "--tmpfs", "/run"]
+        if home is not None:
+            options += ["--ro-bind", home, home]
+        options += ["--bind", root, root]
         # Each folder between the root and a protected path is a mount point of its own, so
         # that it cannot be renamed away with the read-only binds inside it (EBUSY).
         for path in confinement.mount_points:
@@ -100,7 +103,7 @@ class Bubblewrap:
         try:
             with tempfile.TemporaryDirectory(prefix="agentls-probe-") as folder:
                 argv = self.command(["true"], Confinement(Path(folder).resolve(), False, ()))
-                probe = launch.own(argv, Path(folder), {})
+                probe = launch.own(argv, Path(folder), {}, None)
                 done = launch.run(probe, capture_output=True, timeout=_PROBE_SECONDS)
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"bubblewrap does not start: {error}"
@@ -111,6 +114,25 @@ class Bubblewrap:
                 return no_user_namespaces(last)
             return f"bubblewrap fails here: {last}"
         return None
+
+
+_PRIVATE = (Path("/tmp"), Path("/run"))
+"""Folders the sandbox replaces by empty ones of its own."""
+
+
+def hidden_home(root: Path) -> str | None:
+    """The user's home when the sandbox's private /tmp or /run would hide it (a container's
+    or a CI's HOME=/tmp/...), to be bound back read-only: a command sees `~` wherever it lives,
+    read-only as any home is in the sandbox, and no more of /tmp than that. None when the
+    home is elsewhere, missing, or inside the workspace (which is bound writable anyway)."""
+    try:
+        home = Path.home().resolve()
+    except (RuntimeError, KeyError, OSError):
+        return None
+    under_private = any(home.is_relative_to(folder) and home != folder for folder in _PRIVATE)
+    if not under_private or not home.is_dir() or home.is_relative_to(root):
+        return None
+    return str(home)
 
 
 def _sysctl(name: str) -> str | None:

@@ -1,220 +1,388 @@
-"""After each sandboxed command: no git folder the user's own git reads was left set to run a
-program outside the sandbox.
+"""Around each sandboxed command: nothing git reads was left set to run a program outside the
+sandbox.
 
 The root's `.git/config` and `.git/hooks` are read-only in the sandbox, but a command can
 write every other git folder of the workspace: a submodule's (`.git/modules/<name>`), a
-linked worktree's (`.git/worktrees/<name>`), a nested repository added to the index as a
-gitlink, a `.git` it made where there was none, or the folder a `commondir` or `gitdir:` file
-points to. The user's `git status` in the root reads each of them, and runs what their config
-names (`core.fsmonitor`, filters, a pager, ...) or their hooks. So does an editor's git in a
-nested repository it finds on its own, a few folders down (`NESTED_DEPTH`).
+linked worktree's (`.git/worktrees/<name>`), a nested repository at any depth (one it made
+included), or a folder it points git to with a `commondir` or a `gitdir:` file. The user's
+`git status` in the root reads them, and runs what their config names (`core.fsmonitor`,
+filters, a pager, ...) or their hooks; so does an editor's git in any repository of a
+folder it has a file open from (VS Code's `git.autoRepositoryDetection`).
 
-So the config files and hooks of those folders are read before and after each command. One
-that the command made or changed and that names a program is disarmed before the command's
-result goes back: a changed file gets its old content back, a new one is renamed to
-`<name>.agentls-blocked`; and the model is told to tell the user. Files the command did not
-touch are the user's own, and left alone.
+So before and after each command, the audit reads what git reads in each of those folders,
+links followed as git follows them: `config`, `config.worktree`, the hooks, and the
+redirects (`commondir`, a worktree's `gitdir`, each `.git` file or link). The `.git` entries
+are found at every depth (`nested_repositories.py`: only folders whose change time moved
+are listed again). What the command made or changed is disarmed before its result goes
+back, when it is:
+- a config with a key not known to be inert (`inert_config.py`: an allow-list, not a list
+  of the keys that run programs), or one git cannot read, or not a plain file;
+- a config or a hook that is a new link, a new or changed hook, a `hooks` folder made a link;
+- a redirect git did not make itself: a `.git` link, a `gitdir:` that names no submodule's or
+  worktree's folder of the workspace, a `commondir` anywhere but in a worktree's folder.
+A changed file gets its old content back, anything else is renamed to
+`<name>.agentls-blocked`, and the model is told to tell the user. Disarming writes only in
+the workspace, in a folder reached without following a link, and never through a link.
+Files the command did not touch are the user's own, and left alone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import enum
 import logging
 import os
-import re
-import subprocess
-from collections.abc import Iterator
+import secrets
+import stat
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from ...disk.safe_git import safe_git_command, safe_git_env
+from .inert_config import refusal
+from .nested_repositories import NestedRepositories
 
 log = logging.getLogger(__name__)
 
 BLOCKED = ".agentls-blocked"
-
-_RUNS = re.compile(
-    r"core\.(fsmonitor|hookspath|sshcommand|pager|editor|askpass|gitproxy|alternaterefscommand)"
-    r"|sequence\.editor|diff\.external|gpg\.(.+\.)?program|credential\.(.+\.)?helper"
-    r"|[a-z]+\..+\.(clean|smudge|process|textconv|command|driver|cmd|helper|program)"
-    r"|alias\..+|pager\..+|include\.path|includeif\..+\.path|web\.browser"
-    r"|remote\..+\.(uploadpack|receivepack|vcs)|uploadpack\.packobjectshook"
-    r"|submodule\..+\.update|(mergetool|difftool|browser|man)\..+\.path",
-)
-"""Config keys (as `git config --list` spells them) whose value git runs, or that make it
-read another file (includes)."""
-
-_SETTINGS = ("config", "config.worktree")
+_MAX_BYTES = 4 * 1024 * 1024
+"""Larger files are not read; one the command made or changed that large is disarmed."""
 _MAX_MODULE_DEPTH = 4
-NESTED_DEPTH = 1
-"""How many folders below the root a nested repository is looked for: where editors find
-them on their own (VS Code's git looks one folder down by default, `git.repositoryScanMaxDepth`,
-and runs `git status` there). Each level deeper costs every command a walk of more of the tree
-(3 levels of this repository's own checkout: 345 folders, about 11 ms, twice a command)."""
-_GIT_SECONDS = 10
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class Kind(enum.Enum):
+    CONFIG = "config"
+    HOOK = "hook"
+    HOOKS_FOLDER = "hooks folder"
+    GIT_ENTRY = "a .git file or link"
+    COMMONDIR = "commondir"
+    WORKTREE_LINK = "a worktree's gitdir"
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One file git reads, as it was."""
+
+    kind: Kind
+    link: str | None
+    """Where the entry points, when it is a symlink."""
+    data: bytes | None
+    """What git reads there, links followed; None when it is no regular file, too big, or
+    cannot be read (`problem` says which)."""
+    problem: str | None
+    mode: int
+    identity: tuple[int, ...]
+    """What the path reaches (device, inode, size, times), for a file not read."""
+    target: str | None = None
+    """For a redirect: the real path of the folder it leads git to."""
+
+    def same_as(self, other: Seen) -> bool:
+        if (self.link, self.problem, self.mode, self.target) != (
+            other.link,
+            other.problem,
+            other.mode,
+            other.target,
+        ):
+            return False
+        if self.data is None and other.data is None:
+            return self.identity == other.identity
+        return self.data == other.data
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the audit read before a command."""
+
+    files: Mapping[Path, Seen]
 
 
 class GitAudit:
-    """The git settings of one workspace, read around each sandboxed command."""
+    """The git settings of one workspace, read around each sandboxed command.
+
+    `after(before())` around anything that runs in the sandbox. No event loop is assumed:
+    both may be called from any thread (they block on the disk and on `git config`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
-        self._gitlinks: tuple[tuple[int, int, int], list[str]] | None = None
+        self._nested = _repositories_of(self.root)
 
-    def before(self) -> dict[Path, bytes]:
-        return self._read()
+    def before(self) -> Snapshot:
+        return Snapshot(self._read()[0])
 
-    def after(self, before: dict[Path, bytes]) -> list[str]:
-        """Disarm what the command planted; a line for each file disarmed."""
+    def after(self, before: Snapshot) -> list[str]:
+        """Disarm what was planted since `before`; a line for each thing disarmed."""
         said = []
-        for path, data in self._read().items():
-            if before.get(path) == data:
+        files, owned = self._read()
+        for path, seen in files.items():
+            old = before.files.get(path)
+            if old is not None and old.same_as(seen):
                 continue
-            reason = _runs(path, data)
-            if reason is None:
-                continue
-            shown = path.relative_to(self.root).as_posix()
-            if path in before:
-                path.write_bytes(before[path])
-                said.append(f"{shown} ({reason}): put back as it was")
-            else:
-                path.rename(path.with_name(path.name + BLOCKED))
-                said.append(f"{shown} ({reason}): moved to {shown}{BLOCKED}")
+            reason = self._planted(path, seen, old, owned)
+            if reason is not None:
+                said.append(self._disarm(path, seen, old, reason))
         for line in said:
             log.warning("a sandboxed command planted a git setting that runs a program: %s", line)
         return said
 
-    def _read(self) -> dict[Path, bytes]:
-        found: dict[Path, bytes] = {}
-        for folder in self._git_folders():
-            names = [*_SETTINGS, *(f"hooks/{hook}" for hook in _hooks(folder))]
-            for name in names:
-                path = folder / name
-                with contextlib.suppress(OSError):
-                    if path.is_file() and not path.is_symlink():
-                        found[path] = path.read_bytes()
-        return found
-
-    def _git_folders(self) -> list[Path]:
-        """Every git folder the user's git in the root may read, in the workspace."""
-        seen: dict[Path, None] = {}
-        root_git = _git_folder(self.root / ".git")
-        pending = [root_git] if root_git else []
-        nested = [*self._gitlink_folders(), *_nested(self.root, NESTED_DEPTH)]
-        pending += [g for g in map(_git_folder, nested) if g is not None]
+    def _read(self) -> tuple[dict[Path, Seen], set[Path]]:
+        """Each file git reads in the workspace's git folders, and the folders of its
+        submodules and worktrees (where a `gitdir:` may point)."""
+        files: dict[Path, Seen] = {}
+        owned: set[Path] = set()
+        pending: list[Path] = []
+        for entry in self._nested.look():
+            if _is_real_folder(entry):
+                pending.append(entry)
+            else:
+                self._redirect(entry, Kind.GIT_ENTRY, files, pending)
+        done: set[Path] = set()
         while pending:
             folder = pending.pop()
-            if folder in seen or not folder.is_relative_to(self.root):
+            if folder in done or not folder.is_relative_to(self.root):
                 continue
-            seen[folder] = None
-            pending += _modules(folder / "modules", _MAX_MODULE_DEPTH)
-            with contextlib.suppress(OSError):
-                pending += [p for p in (folder / "worktrees").iterdir() if p.is_dir()]
-            with contextlib.suppress(OSError):
-                common = (folder / "commondir").read_text().strip()
-                pending.append((folder / common).resolve())
-        return list(seen)
+            done.add(folder)
+            self._read_git_folder(folder, files, pending)
+            inner = [*_modules(folder / "modules", _MAX_MODULE_DEPTH), *_worktrees(folder)]
+            owned.update(inner)
+            pending += inner
+        return files, owned
 
-    def _gitlink_folders(self) -> list[Path]:
-        """The `.git` of each gitlink (submodule) in the root's index: git status looks in
-        each. Read again only when the index changed."""
-        index = self.root / ".git" / "index"
+    def _read_git_folder(self, folder: Path, files: dict[Path, Seen], pending: list[Path]) -> None:
+        for name in ("config", "config.worktree"):
+            _add(files, folder / name, Kind.CONFIG)
+        self._redirect(folder / "commondir", Kind.COMMONDIR, files, pending)
+        if folder.parent.name == "worktrees":
+            self._redirect(folder / "gitdir", Kind.WORKTREE_LINK, files, pending)
+        hooks = folder / "hooks"
+        if os.path.islink(hooks):
+            _add(files, hooks, Kind.HOOKS_FOLDER)
+        for name in _hooks(hooks):
+            _add(files, hooks / name, Kind.HOOK)
+
+    def _redirect(
+        self, path: Path, kind: Kind, files: dict[Path, Seen], pending: list[Path]
+    ) -> None:
+        seen = _add(files, path, kind)
+        if seen is not None and seen.target is not None and kind != Kind.WORKTREE_LINK:
+            pending.append(Path(seen.target))  # read as well, whether it stays or not
+
+    def _planted(self, path: Path, seen: Seen, old: Seen | None, owned: set[Path]) -> str | None:
+        """Why this new or changed file lets git run something outside the sandbox."""
+        new_link = seen.link is not None and (old is None or old.link != seen.link)
+        if seen.kind == Kind.CONFIG:
+            if new_link:
+                return f"a link to {seen.link}"
+            if seen.data is None:
+                return seen.problem
+            return refusal(seen.data, path.parent, self.root)
+        if seen.kind == Kind.HOOK:
+            return f"a hook, a link to {seen.link}" if seen.link else "a hook"
+        if seen.kind == Kind.HOOKS_FOLDER:
+            return f"the hooks folder, a link to {seen.link}"
+        return self._redirected(path, seen, owned)
+
+    def _redirected(self, path: Path, seen: Seen, owned: set[Path]) -> str | None:
+        """Why a new or changed redirect is not one git made itself, or None."""
+        if seen.link is not None:
+            return f"a link to {seen.link}"
+        target = Path(seen.target) if seen.target else None
+        if seen.kind == Kind.GIT_ENTRY and target in owned:
+            return None  # a submodule's or a worktree's: read like the rest
+        is_worktree = path.parent.parent.name == "worktrees"
+        if seen.kind == Kind.COMMONDIR and is_worktree and target == path.parent.parent.parent:
+            return None
+        if seen.kind == Kind.WORKTREE_LINK and target and target.is_relative_to(self.root):
+            return None
+        return f"a redirect to {seen.target or 'an unreadable place'}"
+
+    def _disarm(self, path: Path, seen: Seen, old: Seen | None, reason: str) -> str:
+        shown = path.relative_to(self.root).as_posix()
+        restore = (
+            old is not None
+            and old.link is None
+            and old.data is not None
+            and (old.target == seen.target or old.data != seen.data)
+        )
         try:
-            status = index.stat()
-        except OSError:
-            return []
-        key = (status.st_size, status.st_mtime_ns, status.st_ino)
-        if self._gitlinks is None or self._gitlinks[0] != key:
-            self._gitlinks = (key, self._list_gitlinks())
-        return [self.root / path / ".git" for path in self._gitlinks[1]]
-
-    def _list_gitlinks(self) -> list[str]:
-        where = [f"--git-dir={self.root / '.git'}", f"--work-tree={self.root}"]
-        try:
-            done = subprocess.run(
-                safe_git_command([*where, "ls-files", "-s", "-z"]),
-                capture_output=True,
-                stdin=subprocess.DEVNULL,
-                cwd=self.root,
-                env=safe_git_env(),
-                timeout=_GIT_SECONDS,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return []
-        entries = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-        return [e.split("\t", 1)[1] for e in entries if e.startswith("160000 ") and "\t" in e]
+            with _folder(self.root, path) as folder:
+                if restore and old is not None and old.data is not None:
+                    _put_back(folder, path.name, old.data, old.mode)
+                    return f"{shown} ({reason}): put back as it was"
+                moved = _move_aside(folder, path.name)
+        except OSError as error:
+            log.error("could not disarm %s: %s", shown, error)
+            return f"{shown} ({reason}): could not be disarmed ({error.strerror or error})"
+        return f"{shown} ({reason}): moved to {path.with_name(moved).relative_to(self.root)}"
 
 
-def _git_folder(path: Path) -> Path | None:
-    """The git folder a `.git` names: itself, or what its `gitdir:` line points to."""
+_repositories: dict[Path, NestedRepositories] = {}
+_repositories_lock = threading.Lock()
+
+
+def _repositories_of(root: Path) -> NestedRepositories:
+    """One walk per workspace, shared by every audit of it (a task's shell, hooks, servers):
+    the first walk of a big tree is the costly one."""
+    with _repositories_lock:
+        if root not in _repositories:
+            _repositories[root] = NestedRepositories(root)
+        return _repositories[root]
+
+
+def _add(files: dict[Path, Seen], path: Path, kind: Kind) -> Seen | None:
+    seen = _look(path, kind)
+    if seen is not None:
+        files[path] = seen
+    return seen
+
+
+def _look(path: Path, kind: Kind) -> Seen | None:
+    """What is at `path` now, read as git reads it (through links), or None if nothing."""
     try:
-        if path.is_dir():
-            return path.resolve()
-        first = path.read_text(errors="replace").splitlines()[0]
-    except (OSError, IndexError):
+        status = os.lstat(path)
+        link = os.readlink(path) if stat.S_ISLNK(status.st_mode) else None
+    except OSError:
         return None
-    if not first.startswith("gitdir:"):
-        return None
-    return (path.parent / first.removeprefix("gitdir:").strip()).resolve()
+    data, problem, mode, identity = _read_through(path)
+    target = _target(path, kind, data) if kind not in _NOT_REDIRECTS else None
+    return Seen(kind, link, data, problem, mode, identity, target)
 
 
-def _nested(root: Path, depth: int) -> Iterator[Path]:
-    """The `.git` of each repository in the folders 1 to `depth` levels below the root, links
-    not followed."""
-    folders: list[str | Path] = [root]
-    for level in range(depth + 1):
-        below: list[str | Path] = []
-        for folder in folders:
-            with contextlib.suppress(OSError), os.scandir(folder) as entries:
-                for entry in entries:
-                    if entry.name == ".git":
-                        if level:
-                            yield Path(entry.path)
-                    elif level < depth and entry.is_dir(follow_symlinks=False):
-                        below.append(entry.path)
-        folders = below
+_NOT_REDIRECTS = {Kind.CONFIG, Kind.HOOK, Kind.HOOKS_FOLDER}
+
+
+def _read_through(path: Path) -> tuple[bytes | None, str | None, int, tuple[int, ...]]:
+    """The file's content, links followed; a FIFO, a device or a huge file is not read
+    (nor opened, but for a FIFO swapped in after the look, which the open does not wait
+    for)."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None, "a link to nothing git can read", 0, ()
+    identity = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+    mode = stat.S_IMODE(status.st_mode)
+    if stat.S_ISDIR(status.st_mode):
+        return None, "a folder", mode, identity
+    if not stat.S_ISREG(status.st_mode):
+        return None, "not a regular file", mode, identity
+    if status.st_size > _MAX_BYTES:
+        return None, "too big to check", mode, identity
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None, "a file that cannot be read", mode, identity
+    with os.fdopen(descriptor, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None, "not a regular file", mode, identity
+        data = stream.read(_MAX_BYTES + 1)
+    if len(data) > _MAX_BYTES:
+        return None, "too big to check", mode, identity
+    return data, None, mode, identity
+
+
+def _target(path: Path, kind: Kind, data: bytes | None) -> str | None:
+    """The real path of the folder a redirect names, or None if it names none."""
+    if kind == Kind.GIT_ENTRY and os.path.islink(path):
+        return os.path.realpath(path)
+    if data is None:
+        return None
+    text = data.decode("utf-8", "surrogateescape")
+    lines = text.splitlines() or [""]
+    if kind == Kind.GIT_ENTRY:
+        if not lines[0].startswith("gitdir:"):
+            return None
+        named = lines[0].removeprefix("gitdir:").strip()
+    else:
+        named = lines[0].strip()
+    if not named:
+        return None
+    return os.path.realpath(path.parent / named)
+
+
+def _is_real_folder(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _modules(folder: Path, depth: int) -> Iterator[Path]:
-    """The git folders of submodules under `.git/modules`, nested ones (`a/b`) included."""
+    """The git folders of submodules under `.git/modules`, with names of several parts
+    (`a/b`) too; links not followed, and no git folder entered."""
     if depth == 0:
         return
-    with contextlib.suppress(OSError):
-        for inner in folder.iterdir():
-            if inner.is_dir() and not inner.is_symlink():
-                if (inner / "HEAD").exists() or (inner / "config").exists():
-                    yield inner
-                yield from _modules(inner, depth - 1)
+    for inner in _folders_in(folder):
+        if os.path.lexists(inner / "HEAD"):
+            yield inner
+        else:
+            yield from _modules(inner, depth - 1)
+
+
+def _worktrees(folder: Path) -> list[Path]:
+    return list(_folders_in(folder / "worktrees"))
+
+
+def _folders_in(folder: Path) -> Iterator[Path]:
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False):
+                    yield Path(entry.path)
 
 
 def _hooks(folder: Path) -> list[str]:
-    with contextlib.suppress(OSError):
-        return [
-            entry.name
-            for entry in os.scandir(folder / "hooks")
-            if not entry.name.endswith((".sample", BLOCKED))
-        ]
+    """The hooks' names, through a link as git follows it."""
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        return [e.name for e in entries if not e.name.endswith((".sample", BLOCKED))]
     return []
 
 
-def _runs(path: Path, data: bytes) -> str | None:
-    """What in the file would run a program, or None."""
-    if path.parent.name == "hooks":
-        return "a hook"
-    if path.name == "commondir":
-        return None
-    done = subprocess.run(
-        ["git", "config", "--file", "-", "--list", "-z", "--no-includes"],
-        input=data,
-        capture_output=True,
-        env=safe_git_env(),
-        timeout=_GIT_SECONDS,
-        check=False,
-    )
-    if done.returncode != 0:
-        return "a config git cannot read"  # and so cannot be checked
-    for entry in done.stdout.decode("utf-8", "replace").split("\0"):
-        key = entry.split("\n", 1)[0].lower()
-        if key and _RUNS.fullmatch(key):
-            return key
-    return None
+@contextlib.contextmanager
+def _folder(root: Path, path: Path) -> Iterator[int]:
+    """A descriptor of the real folder holding `path`, reached from `root` one name at a
+    time without following a link: whatever was swapped in on the way, nothing is written
+    outside the workspace."""
+    real = Path(os.path.realpath(path.parent))
+    if not real.is_relative_to(root):
+        raise PermissionError(0, "outside the workspace, not touched")
+    descriptor = os.open(root, _FOLDER)
+    try:
+        for part in real.relative_to(root).parts:
+            inner = os.open(part, _FOLDER, dir_fd=descriptor)
+            os.close(descriptor)
+            descriptor = inner
+        yield descriptor
+    finally:
+        os.close(descriptor)
+
+
+def _move_aside(folder: int, name: str) -> str:
+    """Rename `name` (the entry itself: a link is not followed) to a free blocked name."""
+    for attempt in range(100):
+        moved = f"{name}{'.' + str(attempt) if attempt else ''}{BLOCKED}"
+        try:
+            os.lstat(moved, dir_fd=folder)
+        except FileNotFoundError:
+            os.rename(name, moved, src_dir_fd=folder, dst_dir_fd=folder)
+            return moved
+    raise FileExistsError(0, "no free name to move it to")
+
+
+def _put_back(folder: int, name: str, data: bytes, mode: int) -> None:
+    """Replace the entry `name` (a link itself, never what it points to) by a file holding
+    `data`."""
+    with contextlib.suppress(FileNotFoundError):
+        if stat.S_ISDIR(os.lstat(name, dir_fd=folder).st_mode):
+            _move_aside(folder, name)
+    temporary = f".{name}.agentls-{secrets.token_hex(6)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    descriptor = os.open(temporary, flags, 0o600, dir_fd=folder)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            os.fchmod(stream.fileno(), mode or 0o644)
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary, dir_fd=folder)
+        raise

@@ -106,7 +106,7 @@ async def _start(
     starting = asyncio.ensure_future(
         launch.start(
             # --no-config: the user's RIPGREP_CONFIG_PATH must not change what is parsed.
-            launch.own([executable, "--no-config", *arguments], cwd, launch.environment()),
+            launch.reader([executable, "--no-config", *arguments], cwd, launch.environment()),
             stdin=asyncio.subprocess.PIPE if with_input else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

@@ -28,6 +28,7 @@ from ...redaction import MIN_SHORT_SECRET, redact
 from ...shell import launch
 from ..base import BeforeChange, Tool, ToolContext, ToolError
 from . import ripgrep
+from .hidden import Hidden, rg_exclusions
 from .results import MAX_FILES, MAX_MATCHES, Found, Output
 
 if TYPE_CHECKING:
@@ -44,15 +45,26 @@ _FALLBACK_NOTE = (
 _RG_LINE = re.compile(rb"(\d+)([:-])")
 
 
-def _filters(glob: str | None) -> list[str]:
+def _filters(glob: str | None, hidden: Hidden) -> list[str]:
     """What rg searches: hidden files too, the user's glob, never VCS metadata, vendored
-    packages or caches (globs given later win over earlier ones)."""
+    packages or caches, nor what a Read rule denies or asks for (globs given later win over
+    earlier ones)."""
     arguments = ["--hidden", "--no-messages"]
     if glob:
         arguments += ["--glob", glob]
     for name in _SKIPPED_DIRS:
         arguments += ["--iglob", f"!{name}"]
-    return arguments
+    return arguments + rg_exclusions(hidden.rules)
+
+
+def _hidden(context: ToolContext, path: str) -> Hidden:
+    """What a search in `path` leaves out: what the Read rules hold, but for a rule that
+    holds `path` itself, which was asked already (a deny rule refused the search)."""
+    root = context.workspace.root
+    rules = context.unreadable()
+    return Hidden(
+        root, tuple(r for r in rules if not r.matches("read_file", {"path": path}, root, "ask"))
+    )
 
 
 def _target(context: ToolContext, path: str) -> tuple[Path, str]:
@@ -109,12 +121,15 @@ async def list_files(context: ToolContext, arguments: dict[str, Any], _: BeforeC
     target, name = _target(context, arguments.get("path", "."))
     glob = arguments.get("glob")
     executable = ripgrep.binary()
+    hidden = _hidden(context, arguments.get("path", "."))
     notes = []
     if executable is None:
         notes.append(_FALLBACK_NOTE)
         names, complete = await _python_files(context, target, glob), True
     else:
-        names, complete = await _rg_files(executable, root, [*_filters(glob), "--", name])
+        listing = [*_filters(glob, hidden), "--", name]
+        names, complete = await _rg_files(executable, root, listing)
+    names = hidden.kept(names)
     names.sort()
     if not names and complete:
         return "\n".join([*notes, f"No files under {relative(root, target)}."])
@@ -153,6 +168,7 @@ class _Search:
         self.found = found
         self.deadline = time.monotonic() + GREP_SECONDS
         self.marks = _secret_marks(context.secrets)
+        self.hidden = _hidden(context, arguments.get("path", "."))
         self.again: set[str] = set()
         """Files to search again in their redacted or unsaved text."""
         flags = ["--line-number", "--color", "never", "--crlf"]
@@ -192,7 +208,7 @@ class _Search:
         once for its run of lines, and a line's text only where it is kept.
         """
         found, marks, again, match = self.found, self.marks, self.again, _RG_LINE.match
-        last_raw, path = None, ""
+        last_raw, path, hidden = None, "", False
         for line in lines:
             raw, separator, rest = line.partition(b"\0")
             numbered = match(rest) if separator else None
@@ -200,7 +216,8 @@ class _Search:
                 continue  # the `--` between context groups, or a file name with a line break
             if raw != last_raw:
                 last_raw, path = raw, _name(raw)
-            if path in skip or path in again:
+                hidden = self.hidden.hides(path)
+            if hidden or path in skip or path in again:
                 continue
             text = rest[numbered.end() :]
             if marks and any(mark in text for mark in marks):
@@ -265,8 +282,8 @@ async def _rg_grep(
 ) -> bool:
     """Search with rg; whether every file was searched within the bound."""
     target, name = _target(context, arguments.get("path", "."))
-    filters = _filters(arguments.get("glob"))
     search = _Search(context, executable, arguments, found)
+    filters = _filters(arguments.get("glob"), search.hidden)
     try:
         unsaved = await _unsaved(context, executable, target, filters)
         await search.disk(filters, name, unsaved)
@@ -274,7 +291,8 @@ async def _rg_grep(
             with contextlib.suppress(OSError, NotText):
                 unsaved[path] = await context.workspace.read_text(context.workspace.root / path)
         for path, text in sorted(unsaved.items()):
-            await search.text(path, text)
+            if not search.hidden.hides(path):
+                await search.text(path, text)
     except ripgrep.DeadlineReached:
         return False
     except ripgrep.RipgrepError as error:
@@ -326,7 +344,7 @@ async def _git_files(root: Path, folder: Path) -> list[Path] | None:
     try:
         arguments = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
         process = await launch.start(
-            launch.own(safe_git_command([*arguments, "--", str(folder)]), root, safe_git_env()),
+            launch.reader(safe_git_command([*arguments, "--", str(folder)]), root, safe_git_env()),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
@@ -369,7 +387,8 @@ async def _files(context: ToolContext, folder: Path) -> list[Path]:
 async def _python_files(context: ToolContext, target: Path, glob: str | None) -> list[str]:
     root = context.workspace.root
     names = [relative(root, path) for path in await _files(context, target)]
-    return [name for name in names if _glob_matches(name, glob)]
+    hidden = _hidden(context, relative(root, target))
+    return hidden.kept([name for name in names if _glob_matches(name, glob)])
 
 
 def _glob_matches(name: str, glob: str | None) -> bool:

@@ -1,0 +1,306 @@
+"""ACP sessions (one conversation and workspace root each): prompts run as tasks on the same
+loop as the other front ends, cancel, the modes, the saved sessions listed and loaded."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp.schema import (
+    ClientCapabilities,
+    CloseSessionResponse,
+    CurrentModeUpdate,
+    EmbeddedResourceContentBlock,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+    ResourceContentBlock,
+    ResumeSessionResponse,
+    SessionInfo,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
+    StopReason,
+    TextContentBlock,
+    TextResourceContents,
+    Usage,
+)
+
+from ..agent.conversation import Conversation
+from ..agent.task_result import TaskResult
+from ..config.user_settings import load as load_user_settings
+from ..extensions.for_task import TaskExtensions
+from ..extensions.mcp_config import ServerSpec, from_acp
+from ..history.sessions import SessionStore
+from ..interfaces import ModelError
+from ..models.anthropic import ClientCache, load_sdk
+from ..permissions import modes
+from ..wiring import new_conversation, prepare_task, resumed_conversation
+from . import errors
+from .approver import AcpApprover
+from .mcp_user import AcpMcpUser, commands_update
+from .progress import AcpProgress
+from .replay import replay
+from .updates import Updates
+from .workspace import AcpWorkspace
+
+log = logging.getLogger(__name__)
+
+ALWAYS = "always"
+"""The ACP mode beside agentls's own (`permissions.modes`): acceptEdits, commands unasked."""
+ALWAYS_WORDS = "Edits land without review (checkpointed); commands run without asking."
+MODES = SessionModeState(
+    current_mode_id="default",
+    available_modes=[
+        *(SessionMode(id=mode, name=mode, description=text) for mode, text in modes.MODES.items()),
+        SessionMode(id=ALWAYS, name="always", description=ALWAYS_WORDS),
+    ],
+)
+STOP_REASONS: dict[str, StopReason] = {
+    "done": "end_turn",
+    "cancelled": "cancelled",
+    "step_limit": "max_turn_requests",
+}
+
+
+@dataclass
+class AcpSession:
+    id: str
+    root: Path
+    mode: modes.SessionMode = field(default_factory=modes.SessionMode)
+    mcp_servers: tuple[ServerSpec, ...] = ()
+    """The client's (its user's) MCP servers, from `session/new`."""
+    commands_always: bool = False
+    """Commands run unasked: the `always` mode, or "Allow always" answered once."""
+    conversation: Conversation = field(default_factory=Conversation)
+    running: asyncio.Task[TaskResult] | None = None
+    warned: bool = False
+    commands: list[str] = field(default_factory=list)
+    """The MCP prompts last offered as the session's commands."""
+    notes: list[str] = field(default_factory=list)
+    """Said once, at the start of the next answer (what the session ignored, say)."""
+
+    def allow_always(self) -> None:
+        self.commands_always = True
+
+    @property
+    def mode_id(self) -> str:
+        # "Allow always" on a command in default mode leaves edits reviewed: still default.
+        unasked = self.commands_always and self.mode.current == "acceptEdits"
+        return ALWAYS if unasked else self.mode.current
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The user's prompt as one task text: typed text, and the files they attached."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            if isinstance(resource, TextResourceContents):
+                parts.append(f'<attached uri="{resource.uri}">\n{resource.text}\n</attached>')
+            else:
+                parts.append(f'<attached uri="{resource.uri}">(binary, not shown)</attached>')
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(f'<attached uri="{block.uri}">(not included; read it)</attached>')
+    return "\n\n".join(part for part in parts if part.strip())
+
+
+class AcpSessions:
+    """The sessions of one connection: what every request but `initialize` needs (the loop,
+    the tools, the store), loaded once the client has been answered (`agent.AcpAgent`)."""
+
+    def __init__(self, client: Any, capabilities: ClientCapabilities | None) -> None:
+        self.client = client
+        self.capabilities = capabilities
+        self.sessions: dict[str, AcpSession] = {}
+        self.clients = ClientCache()
+
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None) -> NewSessionResponse:
+        root = _root(cwd)
+        session = self._open(root, new_conversation(root), mcp_servers)
+        return NewSessionResponse(session_id=session.id, modes=_modes(session.mode_id))
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None
+    ) -> LoadSessionResponse:
+        session = self._resume(cwd, session_id, mcp_servers)
+        updates = Updates(self.client, session.id)
+        replay(session.conversation.messages, updates)
+        await updates.flush()
+        return LoadSessionResponse(modes=_modes(session.mode_id))
+
+    async def resume_session(
+        self, session_id: str, cwd: str, mcp_servers: list[Any] | None
+    ) -> ResumeSessionResponse:
+        session = self._resume(cwd, session_id, mcp_servers)
+        return ResumeSessionResponse(modes=_modes(session.mode_id))
+
+    async def list_sessions(self, cwd: str | None) -> ListSessionsResponse:
+        if cwd is None:
+            raise errors.invalid_params("session/list needs a cwd: sessions are kept per folder")
+        root = _root(cwd)
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=info.id,
+                    cwd=str(root),
+                    title=info.title,
+                    updated_at=datetime.fromtimestamp(info.updated, timezone.utc).isoformat(),
+                )
+                for info in _store(root).list_sessions()
+            ]
+        )
+
+    def _resume(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> AcpSession:
+        root = _root(cwd)
+        running = self.sessions.get(session_id)
+        if running is not None and running.running is not None and not running.running.done():
+            raise errors.invalid_request("that session is running a prompt; cancel it first")
+        try:
+            conversation, _ = resumed_conversation(_store(root), session_id)
+        except (KeyError, ValueError):
+            raise errors.invalid_params(
+                f"no saved session {session_id} in {root}", sessionId=session_id
+            ) from None
+        return self._open(root, conversation, mcp_servers)
+
+    def _open(
+        self, root: Path, conversation: Conversation, mcp_servers: list[Any] | None
+    ) -> AcpSession:
+        session = AcpSession(conversation.id, root, conversation=conversation)
+        session.mcp_servers = from_acp(mcp_servers or [])
+        self.sessions[session.id] = session
+        return session
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise errors.invalid_params(f"no session {session_id}", sessionId=session_id)
+        return session
+
+    async def set_session_mode(self, session_id: str, mode_id: str) -> SetSessionModeResponse:
+        session = self._session(session_id)
+        if session.running is not None and not session.running.done():
+            raise errors.invalid_request("switch modes while idle")
+        try:
+            session.mode.current = "acceptEdits" if mode_id == ALWAYS else modes.mode_of(mode_id)
+        except ValueError as error:
+            raise errors.invalid_params(str(error), modeId=mode_id) from None
+        session.commands_always = mode_id == ALWAYS
+        return SetSessionModeResponse()
+
+    async def prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
+        session = self._session(session_id)
+        if session.running is not None and not session.running.done():
+            raise errors.invalid_request(
+                "a prompt is already running in this session; cancel it first"
+            )
+        task = prompt_text(prompt)
+        if not task.strip():
+            raise errors.invalid_params("the prompt has no text")
+        updates = Updates(self.client, session.id)
+        for note in session.notes:
+            updates.send(acp.update_agent_message_text(note))
+        session.notes.clear()
+        always = "always" if session.commands_always else None
+        settings, problems = load_user_settings(approveCommands=always)
+        for problem in problems:
+            updates.send(acp.update_agent_message_text(f"(agentls: {problem})\n\n"))
+        await load_sdk(settings.provider)
+        try:
+            setup = prepare_task(session.root, settings, self.clients)
+        except ModelError as error:
+            await updates.flush()
+            raise errors.failed(f"{error} {error.hint}".strip()) from None
+        if setup.warning and not session.warned:
+            # Once per session, as the other doors do: why bash is not sandboxed.
+            session.warned = True
+            updates.send(acp.update_agent_message_text(f"(agentls: {setup.warning})\n\n"))
+        progress = AcpProgress(updates, session.root)
+        approver = AcpApprover(self.client, session.id, progress, session)
+        workspace = AcpWorkspace(
+            self.client, session.id, session.root, self.capabilities, updates, approver
+        )
+        agent = setup.agent(
+            workspace,
+            approver,
+            progress,
+            session.conversation,
+            mode=session.mode,
+            mcp_servers=session.mcp_servers,
+            mcp_user=AcpMcpUser(self.client, session.id, self.capabilities, updates),
+        )
+        before = session.mode_id
+        session.running = asyncio.ensure_future(agent.run(task))
+        try:
+            result = await session.running
+        finally:
+            session.running = None
+        progress.end_open_step(result.status)
+        hooks = agent.tools.hooks  # the servers started now: their prompts are known
+        commands = hooks.commands() if isinstance(hooks, TaskExtensions) else []
+        if [c.name for c in commands] != session.commands:
+            session.commands = [c.name for c in commands]
+            updates.send(commands_update(commands))
+        if session.mode_id != before:  # an approved plan switched to default
+            updates.send(
+                CurrentModeUpdate(
+                    session_update="current_mode_update", current_mode_id=session.mode_id
+                )
+            )
+        await updates.flush()
+        # The outcome line is metadata beside the usage, not words of the answer.
+        meta = {"agentls": {"outcome": setup.outcome(result)}}
+        if result.refused:
+            return PromptResponse(stop_reason="refusal", usage=_usage(result), field_meta=meta)
+        if result.status == "failed":
+            raise errors.failed(f"{result.summary} {result.error_hint}".strip(), **meta["agentls"])
+        stop = STOP_REASONS[result.status]
+        return PromptResponse(stop_reason=stop, usage=_usage(result), field_meta=meta)
+
+    async def cancel(self, session_id: str) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None and session.running is not None:
+            session.running.cancel()
+
+    async def close_session(self, session_id: str) -> CloseSessionResponse:
+        await self.cancel(session_id)
+        self.sessions.pop(session_id, None)
+        return CloseSessionResponse()
+
+
+def _root(cwd: str) -> Path:
+    root = Path(cwd)
+    if not root.is_absolute() or not root.is_dir():
+        raise errors.invalid_params(f"not an absolute folder: {cwd}", cwd=cwd)
+    return root
+
+
+def _store(root: Path) -> SessionStore:
+    try:
+        return SessionStore(root)
+    except OSError as error:
+        raise errors.failed(f"the session store: {error}") from None
+
+
+def _modes(current: str) -> SessionModeState:
+    return MODES.model_copy(update={"current_mode_id": current})
+
+
+def _usage(result: TaskResult) -> Usage:
+    usage = result.usage
+    return Usage(
+        total_tokens=usage.prompt + usage.output,
+        input_tokens=usage.prompt,
+        output_tokens=usage.output,
+        cached_read_tokens=usage.cache_read,
+        cached_write_tokens=usage.cache_write,
+    )

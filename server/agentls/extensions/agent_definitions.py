@@ -1,0 +1,184 @@
+"""Subagent types: the two built in, and definitions in Claude Code's format.
+
+A definition is a markdown file (`.claude/agents/reviewer.md`): YAML front matter with
+`name`, `description` (what the model reads to choose it), `tools` (a comma list that only
+narrows the task's tools), `model` and `maxTurns`; the body is the subagent's system prompt."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..disk import files
+from ..permissions.rules import ALIASES
+
+log = logging.getLogger(__name__)
+
+PROJECT_FOLDER = Path(".claude") / "agents"
+"""A workspace's definitions: the repository's files, used once the user approved each."""
+MAX_DEFINITIONS = 50
+"""Definitions read from one folder: the `agent` tool's description names each."""
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str
+    description: str
+    prompt: str
+    """The subagent's system prompt (before the workspace's root and memory)."""
+    tools: tuple[str, ...] | None = None
+    """The only tools it may have (agentls's names or Claude Code's); None: the task's."""
+    read_only: bool = False
+    """Only the task's read-only tools (Explore)."""
+    model: str | None = None
+    """A model id or a provider profile name; None: the task's model."""
+    max_turns: int | None = None
+    source: str = "built-in"
+    """Where it was defined: "built-in", or the file's path."""
+
+    def allows(self, tool: str) -> bool:
+        """Whether its `tools` list names `tool` (by agentls's name or an alias of it)."""
+        if self.tools is None:
+            return True
+        return any(tool == name or tool in ALIASES.get(name, ()) for name in self.tools)
+
+
+_GENERAL = """\
+You are a subagent: the main agent handed you one task, and your final reply is all it will
+see of your work. Do the task with your tools; look before you act, never invent paths or
+file contents. Edits are reviewed by the user as diffs, and each tool result says what
+landed. End with a concise report: what you found or changed, with paths and line numbers."""
+
+_EXPLORE = """\
+You are a read-only explorer: the main agent handed you a question, and your final reply is
+all it will see. Find the answer with list_files, grep and read_file (and the editor's
+tools if you have them); never guess. Reply with your findings, concisely: paths and line
+numbers, the few lines of code that matter, no narration of your search."""
+
+BUILT_IN: tuple[Definition, ...] = (
+    Definition(
+        "general-purpose",
+        "every tool",
+        _GENERAL,
+    ),
+    Definition(
+        "Explore",
+        "read-only; reports findings with paths",
+        _EXPLORE,
+        read_only=True,
+    ),
+)
+
+
+def parse(text: str, source: str) -> Definition:
+    """A definition from a file's text; raises ValueError saying what is wrong."""
+    lines = text.lstrip("\ufeff").splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        raise ValueError("no front matter (a --- line, YAML fields, a --- line, the prompt)")
+    end = next((i for i, line in enumerate(lines) if i and line.strip() == "---"), None)
+    if end is None:
+        raise ValueError("its front matter is not closed by a --- line")
+    front, prompt = "".join(lines[1:end]), "".join(lines[end + 1 :]).strip()
+    try:
+        fields = yaml.safe_load(front)
+    except yaml.YAMLError as error:
+        raise ValueError(f"its front matter is not YAML: {error}") from None
+    if not isinstance(fields, dict):
+        raise ValueError("its front matter must be YAML fields (name: ..., description: ...)")
+    return Definition(
+        _text(fields, "name"),
+        " ".join(_text(fields, "description").split()),
+        prompt,
+        _tools(fields.get("tools")),
+        model=_model(fields.get("model")),
+        max_turns=_turns(fields.get("maxTurns")),
+        source=source,
+    )
+
+
+def _text(fields: Mapping[str, Any], key: str) -> str:
+    value = fields.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{key} must be a non-empty text")
+    return value.strip()
+
+
+def _tools(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    names = value.split(",") if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError("tools is a comma list of tool names")
+    return tuple(n.strip() for n in names if n.strip())
+
+
+def _model(value: Any) -> str | None:
+    if value is None or value == "inherit":
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("model is a model id, a provider profile's name or inherit")
+    return value.strip()
+
+
+def _turns(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError("maxTurns is a whole number, at least 1")
+    return value
+
+
+def read_folder(folder: Path, follow: bool = True) -> dict[str, str]:
+    """The `*.md` files of `folder` by path, with their text (none when it is missing)."""
+    try:
+        paths = sorted(folder.glob("*.md"))[:MAX_DEFINITIONS]
+    except OSError:
+        return {}
+    found = {}
+    for path in paths:
+        try:
+            found[str(path)] = files.read_text(folder, path, follow=follow)
+        except (OSError, files.NotText) as error:
+            log.warning("the subagent definition %s is ignored: %s", path, error)
+    return found
+
+
+def project_texts(root: Path) -> dict[str, str]:
+    """The workspace's definitions by path relative to the root, never through a symlink."""
+    folder = root / PROJECT_FOLDER
+    return {
+        str(Path(path).relative_to(root)): text
+        for path, text in read_folder(folder, follow=False).items()
+        if Path(path).parent == folder
+    }
+
+
+def parsed(texts: Mapping[str, str]) -> tuple[list[Definition], list[str]]:
+    """Each text's definition, and what is wrong with those that are none."""
+    definitions, problems = [], []
+    for source, text in texts.items():
+        try:
+            definitions.append(parse(text, source))
+        except ValueError as error:
+            problems.append(f"the subagent definition {source} is ignored: {error}")
+    return definitions, problems
+
+
+def offered(user: Iterable[Definition], project: Iterable[Definition]) -> dict[str, Definition]:
+    """The types a task offers, by name: the built-in ones; the user's, the first of a name
+    winning, which may replace a built-in one; then the project's approved ones, which never
+    take a name already taken (a repository cannot redefine Explore or the user's own)."""
+    found = {definition.name: definition for definition in BUILT_IN}
+    users: set[str] = set()
+    for definition in user:
+        if definition.name not in users:
+            users.add(definition.name)
+            found[definition.name] = definition
+    for definition in project:
+        found.setdefault(definition.name, definition)
+    return found

@@ -1,0 +1,33 @@
+"""The LSP approver in process, against a server double: one question at a time."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from agentls.config.settings import Settings
+from agentls.lsp.approver import LspApprover
+from lsprotocol import types
+
+
+class _Client:
+    def __init__(self) -> None:
+        self.open = self.most = 0
+        self.client_capabilities = SimpleNamespace(experimental=None)
+
+    async def window_show_message_request_async(self, params: Any) -> Any:
+        self.open += 1
+        self.most = max(self.most, self.open)
+        await asyncio.sleep(0.05)
+        self.open -= 1
+        return types.MessageActionItem(params.actions[0].title)
+
+
+async def test_questions_are_put_one_at_a_time(tmp_path: Path) -> None:
+    """L2: the read-only calls of a turn run together; their questions must not."""
+    client = _Client()
+    approver = LspApprover(client, Settings(), tmp_path)  # type: ignore[arg-type]
+    answers = await asyncio.gather(approver.approve("read_file a"), approver.approve("read_file b"))
+    assert answers == ["allow", "allow"] and client.most == 1
