@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shlex
 import socket
 import stat
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from agentls.extensions.mcp_user import open_in_browser
 from fake_api import FakeAnthropic, reply, text, tool_use
 from terminal.test_terminal import agentls, run
 
@@ -149,3 +151,25 @@ def test_mcp_list_says_a_server_needs_a_sign_in_without_starting_one(
     listed = agentls(tmp_path, fake, "mcp", "list")
     assert "secure (settings): connected: " in listed.stdout
     assert "tools: whoami" in listed.stdout
+
+
+def test_a_browser_is_never_one_from_a_path_entry_inside_the_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A shell that activated the repository's .venv has its bin first on PATH: a `BROWSER`
+    # named by a bare name is the user's own one, found past it, as every program agentls
+    # starts is (`shell/launch.py`).
+    workspace, mine, log = tmp_path / "repo", tmp_path / "bin", tmp_path / "opened.txt"
+    planted = workspace / ".venv" / "bin"
+    for folder in (planted, mine):
+        folder.mkdir(parents=True)
+        opener = folder / "agentls-test-opener"
+        opener.write_text(f'#!/bin/sh\necho "{folder} $1" >> {log}\n')
+        opener.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted}{os.pathsep}{mine}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("BROWSER", "agentls-test-opener")
+    open_in_browser("http://127.0.0.1:1/authorize", workspace)
+    deadline = time.monotonic() + 10
+    while not log.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert log.read_text() == f"{mine} http://127.0.0.1:1/authorize\n"

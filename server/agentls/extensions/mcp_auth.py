@@ -178,9 +178,12 @@ class SignIn:
         timeout: float,
         interactive: bool,
         begun: Callable[[], None] = lambda: None,
+        workspace: Path | None = None,
     ) -> None:
         self.server = server
         self.begun = begun
+        self.workspace = workspace
+        """The folder the server serves: no browser is found in it (`open_in_browser`)."""
         self.port = port
         self.timeout = timeout
         self.interactive = interactive
@@ -205,7 +208,7 @@ class SignIn:
             ) from None
         self.begun()
         current().open_url(self.server, url, f"sign in to the MCP server {self.server}")
-        open_in_browser(url)
+        open_in_browser(url, self.workspace)
 
     async def callback(self) -> AuthorizationCodeResult:
         """The SDK's callback handler: the code the browser brought back."""
@@ -324,9 +327,11 @@ def provider_for(
     timeout: float,
     interactive: bool,
     begun: Callable[[], None] = lambda: None,
+    workspace: Path | None = None,
 ) -> httpx2.Auth:
     """The SDK provider for `url` as the server's (expanded) `"oauth"` entry asks; `begun`
-    is called when a sign-in starts (the browser's wait is longer than a start-up's)."""
+    is called when a sign-in starts (the browser's wait is longer than a start-up's);
+    `workspace`: the folder the server serves, where no browser is looked for."""
     storage = TokenFile(url)
     grant = oauth.get("grant", "authorization_code")
     client_id = str(oauth.get("clientId", "")) or None
@@ -341,7 +346,7 @@ def provider_for(
     port = int(oauth.get("callbackPort") or storage.load().get("port") or free_port())  # type: ignore[arg-type]
 
     storage.port = port  # kept with the registration, which names it
-    sign_in = SignIn(server, port, timeout, interactive, begun)
+    sign_in = SignIn(server, port, timeout, interactive, begun, workspace)
     method: Literal["client_secret_basic", "none"] = "client_secret_basic" if secret else "none"
     metadata = OAuthClientMetadata(
         client_name="agentls",

@@ -9,6 +9,7 @@ line reads the same: the field's title, its choices, its default (Enter keeps it
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from .mcp_user import Answer, current, open_in_browser
@@ -127,11 +128,12 @@ async def ask_fields(
     return content
 
 
-async def elicit(server: str, params: Any) -> Answer:
-    """The server's question put to the user; the answer completed with the defaults."""
+async def elicit(server: str, params: Any, workspace: Path | None = None) -> Answer:
+    """The server's question put to the user; the answer completed with the defaults. A
+    URL to open is opened by a browser found outside `workspace`, the folder it serves."""
     if getattr(params, "mode", "form") == "url":
         current().open_url(server, params.url, params.message)
-        open_in_browser(params.url)
+        open_in_browser(params.url, workspace)
         return Answer("accept")
     schema = dict(params.requested_schema or {})
     answer = await current().elicit(server, params.message, schema)
@@ -146,12 +148,12 @@ async def elicit(server: str, params: Any) -> Answer:
     return Answer("accept", content)
 
 
-def callback(server: str) -> Any:
-    """The SDK's elicitation callback for `server`."""
+def callback(server: str, workspace: Path | None = None) -> Any:
+    """The SDK's elicitation callback for `server`, which serves `workspace`."""
     import mcp_types as types
 
     async def answer(context: Any, params: Any) -> Any:
-        given = await elicit(server, params)
+        given = await elicit(server, params, workspace)
         if given.action == "accept":
             content = given.content if getattr(params, "mode", "form") != "url" else None
             return types.ElicitResult(action="accept", content=content)

@@ -215,7 +215,7 @@ async def _serve(server: Server, programs: Programs) -> None:
             async with Client(
                 transport,
                 client_info=_client_info(),
-                elicitation_callback=mcp_elicitation.callback(spec.name),
+                elicitation_callback=mcp_elicitation.callback(spec.name, programs.root),
                 message_handler=_on_message(server),
             ) as client:
                 server.client = client
@@ -374,6 +374,7 @@ def _transport(
                 server.auth_timeout if server else 120.0,
                 server.sign_in if server else False,
                 (lambda: setattr(server, "state", "signing in")) if server else (lambda: None),
+                programs.root,
             )
         timeout = httpx2.Timeout(30, read=300)
         client = httpx2.AsyncClient(headers=headers, auth=auth, timeout=timeout)

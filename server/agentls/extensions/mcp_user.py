@@ -15,6 +15,7 @@ import subprocess
 import threading
 import weakref
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from ..shell import launch
@@ -94,21 +95,22 @@ def browser_commands(url: str, chosen: str | None) -> list[list[str]]:
     return commands + [[*opener, url] for opener in _OPENERS]
 
 
-def open_in_browser(url: str) -> None:
+def open_in_browser(url: str, workspace: Path | None = None) -> None:
     """The first browser that starts, in a thread of its own (a text browser or a `BROWSER`
     command may take its time, and the loop must go on to receive the redirect meanwhile).
     It is started as any program agentls starts (`shell/launch.py`): a browser is a child
     like another, so it gets the allow-listed environment, never the user's keys, and a
-    private folder as cwd."""
+    private folder as cwd; a bare name is found outside the `workspace` the server serves
+    (a repository's `.venv/bin/xdg-open` is not the user's browser)."""
     env = launch.environment(_DESKTOP)
 
     def run() -> None:
         for argv in browser_commands(url, os.environ.get("BROWSER")):
             try:
-                program = launch.program_path(argv[0], env.get("PATH", ""))
+                program = launch.program_path(argv[0], env.get("PATH", ""), workspace)
                 with launch.private_folder() as folder:
                     done = launch.run(
-                        launch.own([program, *argv[1:]], folder, env, None),
+                        launch.own([program, *argv[1:]], folder, env, workspace),
                         stdin=subprocess.DEVNULL,
                         stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL,
