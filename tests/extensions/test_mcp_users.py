@@ -4,12 +4,14 @@ paged_server.py, on the wire of protocol 2025-11-25)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from agentls.extensions.mcp_user import Answer
+from agentls.terminal.adapters import TerminalApprover, TerminalMcpUser
 from doubles import ScriptedModel, call, make_agent, results, say
 from editor_client import answers_questions, editor
 from extensions.test_mcp import _with_servers
@@ -190,3 +192,39 @@ async def test_an_editor_that_cannot_answer_has_the_question_declined(
     assert client.questions == []
     told = json.dumps(fake.requests[1].body["messages"][-1])
     assert "this editor cannot show it (it does not answer agent/elicit)" in told
+
+
+class _Screen:
+    """A terminal whose user takes a while over each question: how many are open at once."""
+
+    def __init__(self) -> None:
+        self.open = self.most = 0
+
+    def say(self, text: str, style: str = "") -> None:
+        pass
+
+    async def _question(self, answer: str) -> str:
+        self.open += 1
+        self.most = max(self.most, self.open)
+        await asyncio.sleep(0.05)
+        self.open -= 1
+        return answer
+
+    async def ask(self, question: str, answers: Any) -> str:
+        return await self._question("y")
+
+    async def ask_text(self, question: str, answers: Any) -> str:
+        return await self._question("")  # Enter: the default
+
+
+async def test_the_terminal_puts_a_servers_question_after_the_approvers_own() -> None:
+    """An MCP tool's call runs beside the turn's other read-only calls: its question and an
+    approval would share the line and both wait for stdin (one forever)."""
+    screen: Any = _Screen()
+    approver = TerminalApprover(screen, None)  # type: ignore[arg-type]
+    user = TerminalMcpUser(screen, None, approver.asking)  # type: ignore[arg-type]
+    schema = {"type": "object", "properties": {"name": {"type": "string", "default": "Ada"}}}
+    approved, answer = await asyncio.gather(
+        approver.approve("read_file a"), user.elicit("paged", "Who are you?", schema)
+    )
+    assert approved == "allow" and answer.action == "accept" and screen.most == 1

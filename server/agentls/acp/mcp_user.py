@@ -5,6 +5,7 @@ prompts offered as the session's commands (`available_commands_update`)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import acp
@@ -23,11 +24,20 @@ from .updates import Updates
 
 
 class AcpMcpUser:
-    def __init__(self, client: Any, session_id: str, capabilities: Any, updates: Updates) -> None:
+    def __init__(
+        self,
+        client: Any,
+        session_id: str,
+        capabilities: Any,
+        updates: Updates,
+        asking: asyncio.Lock | None = None,
+    ) -> None:
         self.client = client
         self.session_id = session_id
         self.capabilities = capabilities
         self.updates = updates
+        self.asking = asking or asyncio.Lock()
+        """The approver's: one question at a time, after what the client was told."""
 
     def open_url(self, server: str, url: str, why: str) -> None:
         self.updates.send(acp.update_agent_message_text(f"\n({why}: open {url})\n\n"))
@@ -47,9 +57,11 @@ class AcpMcpUser:
             session_id=self.session_id, requested_schema=ElicitationSchema.model_validate(schema)
         )
         try:
-            answer = await self.client.create_elicitation(
-                f"The MCP server {server} asks: {message}", mode
-            )
+            async with self.asking:
+                await self.updates.flush()  # the step's tool call before its question
+                answer = await self.client.create_elicitation(
+                    f"The MCP server {server} asks: {message}", mode
+                )
         except Exception as error:  # the client failed to ask: nobody answered
             return Answer("decline", reason=f"the ACP client could not ask: {error}")
         action = getattr(answer, "action", "decline")

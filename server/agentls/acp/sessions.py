@@ -236,7 +236,9 @@ class AcpSessions:
             session.conversation,
             mode=session.mode,
             mcp_servers=session.mcp_servers,
-            mcp_user=AcpMcpUser(self.client, session.id, self.capabilities, updates),
+            mcp_user=AcpMcpUser(
+                self.client, session.id, self.capabilities, updates, approver.asking
+            ),
         )
         before = session.mode_id
         session.running = asyncio.ensure_future(agent.run(task))

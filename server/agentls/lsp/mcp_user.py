@@ -5,6 +5,7 @@ declined with the reason to any other. docs/protocol.md defines the request."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from lsprotocol import types
@@ -25,8 +26,10 @@ def client_answers_questions(server: LanguageServer) -> bool:
 
 
 class LspMcpUser:
-    def __init__(self, server: LanguageServer) -> None:
+    def __init__(self, server: LanguageServer, asking: asyncio.Lock | None = None) -> None:
         self.server = server
+        self.asking = asking or asyncio.Lock()
+        """The approver's: one question at a time (a client shows one form at once)."""
 
     def open_url(self, server: str, url: str, why: str) -> None:
         self.server.window_show_message(
@@ -50,7 +53,8 @@ class LspMcpUser:
             "fields": field_list(schema),
         }
         try:
-            answer = await self.server.protocol.send_request_async(ELICIT, params)
+            async with self.asking:
+                answer = await self.server.protocol.send_request_async(ELICIT, params)
         except JsonRpcException as error:
             return Answer("decline", reason=f"the editor could not ask: {error.message}")
         return _answer(answer)

@@ -85,7 +85,7 @@ async def _run(
         mode=ls.mode,
         # A failed MCP server or hook is named as a warning, once (window/showMessage).
         notify=lambda message: ls.show(types.MessageType.Warning, message),
-        mcp_user=LspMcpUser(ls),
+        mcp_user=LspMcpUser(ls, approver.asking),
     )
     result = await work(agent)
     progress.end(setup.outcome(result))

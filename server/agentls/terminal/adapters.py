@@ -80,16 +80,24 @@ class TerminalApprover:
 
 
 class TerminalMcpUser:
-    """A server's sign-in URL printed (and opened), its questions asked field by field."""
+    """A server's sign-in URL printed (and opened), its questions asked field by field, one
+    question at a time with the approver's (`asking`: its lock)."""
 
-    def __init__(self, screen: Screen, answers: Answers) -> None:
+    def __init__(
+        self, screen: Screen, answers: Answers, asking: asyncio.Lock | None = None
+    ) -> None:
         self.screen = screen
         self.answers = answers
+        self.asking = asking or asyncio.Lock()
 
     def open_url(self, server: str, url: str, why: str) -> None:
         self.screen.say(f"\n{visible(why)}: open {visible(url)}")
 
     async def elicit(self, server: str, message: str, schema: dict[str, Any]) -> Answer:
+        async with self.asking:  # a read-only call's or a subagent's question waits
+            return await self._elicit(server, message, schema)
+
+    async def _elicit(self, server: str, message: str, schema: dict[str, Any]) -> Answer:
         self.screen.say(f"\nThe MCP server {server} asks: {visible(message)}")
         if not (schema.get("properties") or {}):
             answer = await self.screen.ask("Accept? [y/N] ", self.answers)

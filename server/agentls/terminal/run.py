@@ -134,9 +134,11 @@ class TerminalSession:
             user: Any = HeadlessMcpUser()
         else:
             workspace = TerminalWorkspace(self.root, self.options.yes, self.screen, self.answers)
-            approver = TerminalApprover(self.screen, self.answers)
+            asker = TerminalApprover(self.screen, self.answers)
+            approver = asker
             progress = self.screen
-            user = TerminalMcpUser(self.screen, self.answers)
+            # A server's question waits for the approver's: one question at a time.
+            user = TerminalMcpUser(self.screen, self.answers, asker.asking)
         return self.setup.agent(
             workspace, approver, progress, self.session, mode=self.mode, mcp_user=user
         )
