@@ -20,6 +20,7 @@ import pytest
 from agentls.extensions.mcp_user import open_in_browser
 from fake_api import FakeAnthropic, reply, text, tool_use
 from terminal.test_terminal import agentls, run
+from terminal.test_terminal_conversation import Terminal, _env
 
 SERVER = Path(__file__).parent / "mcp_servers" / "oauth_server.py"
 
@@ -173,3 +174,31 @@ def test_a_browser_is_never_one_from_a_path_entry_inside_the_workspace(
     while not log.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert log.read_text() == f"{mine} http://127.0.0.1:1/authorize\n"
+
+
+def test_a_conversation_begun_at_the_first_prompt_shows_the_sign_in_url(
+    tmp_path: Path,
+    state_home: Path,
+    fake: FakeAnthropic,
+    secure: tuple[str, Path],
+    browser: Opened,
+) -> None:
+    """A real terminal, its first prompt drawn before the SDK loads: the sign-in's URL is
+    printed in the conversation, the browser opened, the tool called once signed in."""
+    url, _ = secure
+    _settings(tmp_path, url)
+    fake.script(reply(tool_use("mcp__secure__whoami", {})), reply(text("You are you.")))
+    shell = Terminal(tmp_path, _env(tmp_path, fake, "xterm-256color"), "--yes")
+    try:
+        shell.expect("Ctrl-D leaves.")
+        shell.type("who am I?\r")
+        shell.expect("sign in to the MCP server secure: open http://127.0.0.1:")
+        shell.expect("You are you.", timeout=60)
+        assert len(browser.urls()) == 1
+        told = json.dumps(fake.requests[1].body["messages"][-1])
+        assert "signed in" in told
+        shell.expect("agentls>")
+        shell.type("\x04")
+        assert shell.process.wait(timeout=60) == 0
+    finally:
+        shell.close()

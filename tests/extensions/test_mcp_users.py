@@ -17,6 +17,7 @@ from editor_client import answers_questions, editor
 from extensions.test_mcp import _with_servers
 from fake_api import FakeAnthropic, reply, text, tool_use
 from terminal.test_terminal import run
+from terminal.test_terminal_conversation import Terminal, _env
 
 PAGED = {
     "command": sys.executable,
@@ -228,3 +229,37 @@ async def test_the_terminal_puts_a_servers_question_after_the_approvers_own() ->
         approver.approve("read_file a"), user.elicit("paged", "Who are you?", schema)
     )
     assert approved == "allow" and answer.action == "accept" and screen.most == 1
+
+
+def test_at_the_first_prompt_a_question_is_asked_and_a_prompt_is_a_command(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    """A real terminal: the first `agentls>` prompt is drawn before the SDK loads
+    (`terminal/first_prompt.py`); a server's question and its prompts work from it on."""
+    _user_settings(tmp_path)
+    fake.script(
+        reply(tool_use("mcp__paged__ask", {})), reply(text("Asked.")), reply(text("Reviewed."))
+    )
+    shell = Terminal(tmp_path, _env(tmp_path, fake, "xterm-256color"), "--yes")
+    try:
+        shell.expect("Ctrl-D leaves.")
+        shell.type("who am I?\r")
+        shell.expect("The MCP server paged asks: Who are you?")
+        shell.expect("Your name* (Enter: Ada): ")
+        shell.type("Grace\n")
+        shell.expect("age (in years) (Enter: 36): ")
+        shell.type("\n")
+        shell.expect("Send these answers? [Y/n] ")
+        shell.type("\n")
+        shell.expect("Asked.")
+        told = json.dumps(fake.requests[1].body["messages"][-1])
+        assert '\\"age\\": 36, \\"name\\": \\"Grace\\"' in told
+        shell.expect("agentls>")
+        shell.type("/mcp__paged__review app.py\r")
+        shell.expect("Reviewed.")
+        assert "Review app.py" in json.dumps(fake.requests[2].body["messages"][-1])
+        shell.expect("agentls>")
+        shell.type("\x04")
+        assert shell.process.wait(timeout=60) == 0
+    finally:
+        shell.close()
