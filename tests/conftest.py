@@ -62,6 +62,8 @@ TIERS = {
     "nvim": "Neovim 0.11 (from the test extras) drives the plugin: a minute of editor sessions",
     "bench": "the benchmarks' quick run (python -m bench --quick): a minute of CPU",
     "ray": "needs the ray extra (pip install '.[ray]'): small Ray clusters on loopback",
+    "mcp_conformance": "needs the MCP conformance suite and Node 22 (npm: "
+    "tests/extensions/conformance/setup.sh)",
 }
 """Tests that need system packages, or take a minute of CPU each (the fast suite stays within
 3 minutes on 2 cores). `pytest` alone deselects them (pyproject's addopts); `.ci/run`

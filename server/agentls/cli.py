@@ -128,9 +128,16 @@ def _parser() -> argparse.ArgumentParser:
     resume.add_argument("--resume", metavar="ID", help="go on with a saved session")
     _batch_parser(commands)
     commands.add_parser("sessions", help="list this folder's saved sessions, newest first")
-    mcp = commands.add_parser("mcp", help="the MCP servers: list them, approve a project's")
+    mcp = commands.add_parser(
+        "mcp", help="the MCP servers: list them, sign in, approve a project's"
+    )
     mcp_commands = mcp.add_subparsers(dest="mcp_command", required=True)
     mcp_commands.add_parser("list", help="each server, its state and tools, or why it failed")
+    mcp_commands.add_parser("resources", help="the resources each server offers")
+    login = mcp_commands.add_parser("login", help="sign in to an HTTP server (its browser page)")
+    login.add_argument("name", help="the server's name")
+    logout = mcp_commands.add_parser("logout", help="forget the tokens of an HTTP server")
+    logout.add_argument("name", help="the server's name")
     approve = mcp_commands.add_parser("approve", help="let this project's .mcp.json server run")
     approve.add_argument("name", help="the server's name in .mcp.json")
     hooks = commands.add_parser("hooks", help="the hooks of this project's .agentls/settings.json")
@@ -405,13 +412,19 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.command == "batch":
         return _batch(arguments)
     if arguments.command in ("mcp", "hooks"):
-        from .terminal.mcp_commands import approve, list_servers
+        from .terminal import mcp_commands
 
         if arguments.command == "hooks":
-            return approve("hooks", "project")
+            return mcp_commands.approve("hooks", "project")
         if arguments.mcp_command == "list":
-            return list_servers()
-        return approve("mcp", arguments.name)
+            return mcp_commands.list_servers()
+        if arguments.mcp_command == "resources":
+            return mcp_commands.list_resources()
+        if arguments.mcp_command == "login":
+            return mcp_commands.login(arguments.name)
+        if arguments.mcp_command == "logout":
+            return mcp_commands.logout(arguments.name)
+        return mcp_commands.approve("mcp", arguments.name)
     if arguments.command in ("skills", "plugin"):
         from .terminal import skill_commands
 

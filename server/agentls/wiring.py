@@ -22,6 +22,7 @@ from .extensions import agent_definitions
 from .extensions.agent_definitions import Definition, read_folder
 from .extensions.for_task import TaskExtensions, approved_agents
 from .extensions.mcp_config import ServerSpec
+from .extensions.mcp_user import McpUser
 from .history.checkpoints import ShadowRepository, checkpoints_for
 from .history.sessions import SessionInfo, SessionStore
 from .history.undo import Editor, UndoResult, undo
@@ -68,6 +69,7 @@ class TaskSetup:
         mode: SessionMode | None = None,
         mcp_servers: tuple[ServerSpec, ...] = (),
         notify: Callable[[str], None] | None = None,
+        mcp_user: McpUser | None = None,
     ) -> Agent:
         """The task's agent, offered the core tools and those of `extra_tools` (names from
         `tools.OPTIONAL_TOOLS`) that the front end can serve (the editor's eyes through
@@ -93,6 +95,7 @@ class TaskSetup:
             approver,
             lambda: conversation.id,
             notify or (lambda message: progress.text(f"\n(agentls: {message})\n")),
+            mcp_user,
         )
         extensions.context = tools
         extensions.share()  # the skills' catalog, in the system prompt from the first request

@@ -9,6 +9,7 @@ from typing import Any
 
 from agentls.config.settings import Settings
 from agentls.lsp.approver import LspApprover
+from agentls.lsp.mcp_user import ELICIT, LspMcpUser
 from lsprotocol import types
 
 
@@ -31,3 +32,32 @@ async def test_questions_are_put_one_at_a_time(tmp_path: Path) -> None:
     approver = LspApprover(client, Settings(), tmp_path)  # type: ignore[arg-type]
     answers = await asyncio.gather(approver.approve("read_file a"), approver.approve("read_file b"))
     assert answers == ["allow", "allow"] and client.most == 1
+
+
+class _Asked(_Client):
+    """A client that answers an MCP server's questions (`agent/elicit`) as slowly."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.client_capabilities = SimpleNamespace(experimental={"agentls": {"elicit": True}})
+        self.protocol = self
+
+    async def send_request_async(self, method: str, params: Any) -> Any:
+        assert method == ELICIT
+        await self.window_show_message_request_async(
+            SimpleNamespace(actions=[types.MessageActionItem("ok")])
+        )
+        return {"action": "accept", "content": {"name": "Grace"}}
+
+
+async def test_a_servers_question_is_one_question_among_the_approvers(tmp_path: Path) -> None:
+    """An MCP tool's call runs beside the other read-only calls: the editor shows its form
+    once the approval before it is answered, never two at once."""
+    client = _Asked()
+    approver = LspApprover(client, Settings(), tmp_path)  # type: ignore[arg-type]
+    user = LspMcpUser(client, approver.asking)  # type: ignore[arg-type]
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    approved, answer = await asyncio.gather(
+        approver.approve("read_file a"), user.elicit("paged", "Who are you?", schema)
+    )
+    assert approved == "allow" and answer.content == {"name": "Grace"} and client.most == 1

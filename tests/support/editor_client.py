@@ -52,6 +52,10 @@ class EditorClient(LanguageClient):
         self.deferred: dict[str, list[types.TextDocumentContentChangePartial]] = {}
         self.create_files = True
         """Whether a CreateFile is applied; eglot 1.9 cannot destructure one and fails."""
+        self.questions: list[Any] = []
+        """The params of each `agent/elicit`; answered from `answers` (null when none)."""
+        self.answers: list[dict[str, Any] | None] = []
+        self.shown_documents: list[Any] = []
         self.received: list[dict[str, Any]] = []
         """Every message the server sent, as the JSON on the wire (in process only)."""
 
@@ -231,6 +235,22 @@ def _approve_command(ls: EditorClient, params: Any) -> dict[str, str] | None:
     return ls.approve_command(params)
 
 
+def _elicit(ls: EditorClient, params: Any) -> dict[str, Any] | None:
+    ls.questions.append(params)
+    return ls.answers.pop(0) if ls.answers else None
+
+
+def _show_document(ls: EditorClient, params: Any) -> types.ShowDocumentResult:
+    ls.shown_documents.append(params)
+    return types.ShowDocumentResult(success=True)
+
+
+def answers_questions(capabilities: types.ClientCapabilities) -> None:
+    """The client declares it answers `agent/elicit` (and approves commands), as both editor
+    clients do."""
+    capabilities.experimental = {"agentls": {"approveCommand": True, "elicit": True}}
+
+
 def _text(ls: EditorClient, params: Any) -> None:
     ls.texts.append(params.text)
 
@@ -254,6 +274,8 @@ def _make_client(without: tuple[str, ...]) -> EditorClient:
     features[types.WORKSPACE_APPLY_EDIT] = _apply_edit
     features[types.WINDOW_SHOW_MESSAGE_REQUEST] = _approve
     features["agent/approveCommand"] = _approve_command
+    features["agent/elicit"] = _elicit
+    features[types.WINDOW_SHOW_DOCUMENT] = _show_document
     for method in without:
         features.pop(method, None)
     features["agent/text"] = _text

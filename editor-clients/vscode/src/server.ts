@@ -16,6 +16,7 @@ import {
   type ApproveCommandParams,
   EXPERIMENTAL_CAPABILITIES,
 } from './approval';
+import { answerElicit, ELICIT, ELICIT_CAPABILITIES, type ElicitParams } from './elicit';
 import { CAPABILITIES, Eyes } from './eyes';
 import type { Plan, PlanParams } from './plan';
 import type { Reviewer } from './review';
@@ -26,7 +27,7 @@ import { BadServerCommand, SECTION, SERVER_PROGRAM, serverCommand, serverSetting
 import type { SubagentParams } from './subagentParts';
 import { TaskEvents } from './taskEvents';
 import type { StepParams, Transcript } from './transcript';
-import type { EditorApi } from './vscodeApi';
+import { type EditorApi, realFormApi } from './vscodeApi';
 
 function setting(name: string): unknown {
   return vscode.workspace.getConfiguration(SECTION).get(name);
@@ -39,7 +40,12 @@ const agentlsCapabilities: StaticFeature = {
     const experimental = capabilities.experimental ?? {};
     capabilities.experimental = {
       ...experimental,
-      agentls: { ...experimental.agentls, ...EXPERIMENTAL_CAPABILITIES.agentls, ...CAPABILITIES },
+      agentls: {
+        ...experimental.agentls,
+        ...EXPERIMENTAL_CAPABILITIES.agentls,
+        ...CAPABILITIES,
+        ...ELICIT_CAPABILITIES,
+      },
     };
   },
   getState: () => ({ kind: 'static' }),
@@ -127,6 +133,7 @@ export class AgentServer implements vscode.Disposable {
     client.onRequest(APPROVE_COMMAND, (params: ApproveCommandParams) =>
       answerApproveCommand(this.api, this.transcript, params),
     );
+    client.onRequest(ELICIT, (params: ElicitParams) => answerElicit(realFormApi(), this.transcript, params));
     client.onNotification('agent/text', (params: { token?: unknown; text: string; subagent?: string }) => {
       if (params.subagent) {
         return; // a subagent's words are its own: what it found comes back in its step's end

@@ -1,6 +1,7 @@
 // The small part of the `vscode` API that the extension's logic talks to, behind an
 // interface: the unit tests hand in their own object, the extension the real one.
 import * as vscode from 'vscode';
+import type { FormApi } from './elicit';
 
 /** Where transcript lines go: an output channel, or an array in the tests. */
 export interface Lines {
@@ -30,5 +31,15 @@ export function realEditorApi(): EditorApi {
       }[kind];
       return show(message, ...items);
     },
+  };
+}
+
+/** The questions of an MCP server's form (agent/elicit): an input box, a quick pick. */
+export function realFormApi(): FormApi {
+  return {
+    input: (title, prompt, value) =>
+      vscode.window.showInputBox({ title, prompt, value, ignoreFocusOut: true }),
+    pick: (title, placeHolder, items) =>
+      vscode.window.showQuickPick(items, { title, placeHolder, ignoreFocusOut: true }),
   };
 }

@@ -51,6 +51,7 @@ from ..permissions import modes
 from ..wiring import new_conversation, prepare_task, resumed_conversation
 from . import errors
 from .approver import AcpApprover
+from .mcp_user import AcpMcpUser
 from .progress import AcpProgress
 from .replay import replay
 from .updates import Updates
@@ -222,8 +223,8 @@ class AcpSessions:
         self._pending = asyncio.ensure_future(send())
 
     def _commands(self, session: AcpSession, updates: Updates) -> None:
-        """Send the `/` commands (skills, commands, the approved project's) if they changed
-        since last sent."""
+        """Send the `/` commands (skills, commands, the approved project's, the MCP servers'
+        prompts: the registry's, as every door's) if they changed since last sent."""
         settings, _ = load_user_settings()
         commands = [
             AvailableCommand(
@@ -301,6 +302,9 @@ class AcpSessions:
             session.conversation,
             mode=session.mode,
             mcp_servers=session.mcp_servers,
+            mcp_user=AcpMcpUser(
+                self.client, session.id, self.capabilities, updates, approver.asking
+            ),
         )
         before = session.mode_id
         session.running = asyncio.ensure_future(agent.run(task, images=attached))
@@ -309,7 +313,8 @@ class AcpSessions:
         finally:
             session.running = None
         progress.end_open_step(result.status)
-        self._commands(session, updates)  # the project's, once approved in this task
+        # The project's, once approved in this task; the MCP servers' prompts, once started.
+        self._commands(session, updates)
         if session.mode_id != before:  # an approved plan switched to default
             updates.send(
                 CurrentModeUpdate(

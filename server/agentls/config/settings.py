@@ -83,6 +83,7 @@ class Settings:
     mcp_servers: tuple[ServerSpec, ...] = ()
     mcp_startup_timeout: float = 10.0
     mcp_call_timeout: float = 60.0
+    mcp_auth_timeout: float = 120.0
     tool_search_threshold: int = 1500
     hooks: tuple[Hook, ...] = ()
     subagents: SubagentLimits = field(default_factory=SubagentLimits)
@@ -496,6 +497,14 @@ SETTINGS: tuple[Setting, ...] = (
         {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
         60,
         "Seconds an MCP tool call may take before the model is told it timed out.",
+    ),
+    Setting(
+        "mcpAuthTimeout",
+        "mcp_auth_timeout",
+        _seconds,
+        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        120,
+        "Seconds a sign-in to an MCP server waits for the browser to come back.",
     ),
     Setting(
         "toolSearchThreshold",

@@ -14,12 +14,13 @@ from typing import Any
 from ..config.project_settings import ProjectSettings
 from ..config.settings import Settings
 from ..interfaces import Approver
-from ..tools.base import ToolContext
-from . import agent_definitions, mcp_servers, plugins, skill_tool
+from ..tools.base import ToolContext, ToolError
+from . import agent_definitions, mcp_prompts, mcp_resources, mcp_servers, plugins, skill_tool
 from .commands import Shared, approve_waiting, available, described, invoked
 from .hooks import Hooks, parse_hooks
 from .mcp_config import ServerSpec, parse_servers
 from .mcp_servers import Server
+from .mcp_user import McpUser, set_current
 from .programs import Programs
 from .tool_search import schema_tokens, search_tool
 from .trust import Trust
@@ -101,8 +102,11 @@ class TaskExtensions:
         approver: Approver,
         session_id: Callable[[], str],
         notify: Callable[[str], None],
+        user: McpUser | None = None,
     ) -> None:
         self.root, self.settings, self.project = root, settings, project
+        self.user = user
+        """How the door reaches the user for a server (sign-in, questions); None: nobody."""
         self.specs = servers
         self.approver = approver
         self.notify = notify
@@ -159,16 +163,28 @@ class TaskExtensions:
     async def _start_servers(self) -> None:
         settings = self.settings
         specs = self._approved_specs()
-        self.servers = [mcp_servers.start(spec, self.programs) for spec in specs]
+        self.servers = [
+            mcp_servers.start(spec, self.programs, auth_timeout=settings.mcp_auth_timeout)
+            for spec in specs
+        ]
         await mcp_servers.started(self.servers, settings.mcp_startup_timeout)
         for server in self.servers:
-            if server.state != "ready" and server.error and not server.reported:
+            server.changed.add(self)
+            if server.state == "needs sign-in" and not server.reported:
+                server.reported = True
+                self.notify(
+                    f"the MCP server {server.spec.name} needs a sign-in: "
+                    f"agentls mcp login {server.spec.name}"
+                )
+            elif server.state != "ready" and server.error and not server.reported:
                 server.reported = True  # named once, a slow one too, its tools left out
                 self.notify(f"the MCP server {server.spec.name} failed: {server.error}")
             planted, server.planted = server.planted, []
             for line in planted:  # said once, by the first task that finds it
                 self.notify(f"the MCP server {server.spec.name} planted a git setting: {line}")
-        self._offer()
+        # Their prompts join the workspace's commands (commands.SOURCES), this task's too.
+        mcp_prompts.serving(self.root, self.servers, settings.mcp_call_timeout)
+        self.share()
 
     def share(self) -> None:
         """Find the skills and commands this task may use (the project's once approved):
@@ -190,7 +206,11 @@ class TaskExtensions:
         text as it is."""
         found = invoked(task)
         command = self.shared.commands.get(found[1]) if found else None
-        if found is None or command is None:
+        if found is None:
+            return task
+        if command is None:
+            if found[1].startswith("mcp__"):  # no such prompt: not a task for the model
+                raise ValueError(mcp_prompts.unknown(found[1], self.root))
             return task
         if command.skill is not None and self.context is not None:
             skill_tool.load(self.context, command.skill)
@@ -207,16 +227,24 @@ class TaskExtensions:
             for tool in mcp_servers.tools_of(server, self.settings.mcp_call_timeout)
         ]
         skills = self._skill_tools()
+        reading = mcp_resources.read_tool(self.servers, self.settings.mcp_call_timeout)
+        own = {**skills, **({reading.name: reading} if reading else {})}
         if schema_tokens(tools) <= self.settings.tool_search_threshold:
-            context.added_tools = {**skills, **{tool.name: tool for tool in tools}}
+            context.added_tools = {**own, **{tool.name: tool for tool in tools}}
         else:
             search = search_tool(sorted(tool.name for tool in tools))
-            context.added_tools = {**skills, search.name: search}
+            context.added_tools = {**own, search.name: search}
             context.findable_tools = {tool.name: tool for tool in tools}
+
+    def lists_changed(self) -> None:
+        """A server read a list again (it said it changed): the next step offers it."""
+        self._offer()
 
     # interfaces.Hooks
 
     async def submitted(self, task: str, first: bool) -> tuple[str, str | None]:
+        if self.user is not None:
+            set_current(self.user)
         if (
             self.project.mcp_servers
             or self.project.hooks
@@ -229,7 +257,11 @@ class TaskExtensions:
         if self.shared.waiting:  # what the user approved joins this very task
             self.share()
         await self._start_servers()
-        return await self.hooks.submitted(await self._expanded(task), first)
+        try:
+            task = await self._expanded(task)
+        except (ValueError, ToolError) as error:
+            return task, str(error)
+        return await self.hooks.submitted(task, first)
 
     async def stopping(self) -> str | None:
         return await self.hooks.stopping()

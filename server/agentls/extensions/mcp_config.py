@@ -79,6 +79,10 @@ def _checked(name: str, definition: Any) -> Mapping[str, Any]:
             raise ValueError(f"mcpServers.{name}: type must be http (SSE is not supported)")
         if not _pairs(definition.get("headers", {})):
             raise ValueError(f"mcpServers.{name}.headers must map names to strings")
+        if "oauth" in definition:
+            from .mcp_auth import check_oauth
+
+            check_oauth(name, definition["oauth"])
         return dict(definition)
     if not isinstance(definition.get("command"), str) or not definition["command"].strip():
         raise ValueError(f"mcpServers.{name} needs a command (or a url)")

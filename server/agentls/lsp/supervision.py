@@ -20,6 +20,7 @@ from ..wiring import outcome, prepare_task
 from .agent_server import AgentServer, RunningTask
 from .approver import LspApprover
 from .language_servers import ClientLanguageServers, advertised
+from .mcp_user import LspMcpUser
 from .progress import LspProgress
 from .protocol import command_params
 from .workspace import LspWorkspace
@@ -84,6 +85,7 @@ async def _run(
         mode=ls.mode,
         # A failed MCP server or hook is named as a warning, once (window/showMessage).
         notify=lambda message: ls.show(types.MessageType.Warning, message),
+        mcp_user=LspMcpUser(ls, approver.asking),
     )
     result = await work(agent)
     progress.end(setup.outcome(result))

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from ..disk import files
 from ..disk.landing import land_on_disk
 from ..disk.paths import relative
 from ..edits import unified_diff
+from ..extensions.mcp_elicitation import ask_fields
+from ..extensions.mcp_user import Answer
 from ..interfaces import Change, Decision, Landed
 from ..visible import visible
 from .answers import Answers
@@ -74,3 +77,37 @@ class TerminalApprover:
             self.screen.say(f"\nThe plan:\n{visible(plan)}\n")
             answer = await self.screen.ask("Carry out this plan? [y/N] ", self.answers)
         return answer[:1] == "y"
+
+
+class TerminalMcpUser:
+    """A server's sign-in URL printed (and opened), its questions asked field by field, one
+    question at a time with the approver's (`asking`: its lock)."""
+
+    def __init__(
+        self, screen: Screen, answers: Answers, asking: asyncio.Lock | None = None
+    ) -> None:
+        self.screen = screen
+        self.answers = answers
+        self.asking = asking or asyncio.Lock()
+
+    def open_url(self, server: str, url: str, why: str) -> None:
+        self.screen.say(f"\n{visible(why)}: open {visible(url)}")
+
+    async def elicit(self, server: str, message: str, schema: dict[str, Any]) -> Answer:
+        async with self.asking:  # a read-only call's or a subagent's question waits
+            return await self._elicit(server, message, schema)
+
+    async def _elicit(self, server: str, message: str, schema: dict[str, Any]) -> Answer:
+        self.screen.say(f"\nThe MCP server {server} asks: {visible(message)}")
+        if not (schema.get("properties") or {}):
+            answer = await self.screen.ask("Accept? [y/N] ", self.answers)
+            return Answer("accept" if answer[:1] == "y" else "decline")
+
+        async def ask(question: str) -> str | None:
+            return await self.screen.ask_text(visible(question), self.answers)
+
+        content = await ask_fields(schema, ask, self.screen.say)
+        if content is None:
+            return Answer("cancel")
+        answer = await self.screen.ask("Send these answers? [Y/n] ", self.answers)
+        return Answer("decline") if answer[:1] == "n" else Answer("accept", content)

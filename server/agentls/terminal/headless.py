@@ -16,11 +16,13 @@ line on stderr (text) says so."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from ..disk.landing import land_on_disk
 from ..disk.paths import relative
+from ..extensions.mcp_user import Answer
 from ..interfaces import Change, Decision, Landed, PlanItem, SubagentShown
 from ..tools.base import ToolError
 from .adapters import DiskWorkspace
@@ -132,3 +134,19 @@ class HeadlessApprover:
             self.not_approved.append(note)
             self.events.send("note", text=note)
         return False
+
+
+class HeadlessMcpUser:
+    """A sign-in URL goes to stderr (a script's log; the browser opens too); a server's
+    question is declined, nobody being there to answer it."""
+
+    def open_url(self, server: str, url: str, why: str) -> None:
+        sys.stderr.write(f"agentls: {why}: open {url}\n")
+        sys.stderr.flush()
+
+    async def elicit(self, server: str, message: str, schema: dict[str, Any]) -> Answer:
+        return Answer(
+            "decline",
+            reason=f"the MCP server {server} asked a question ({message}), but agentls run -p "
+            "has nobody to answer it",
+        )

@@ -30,11 +30,18 @@ from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
 from ..visible import visible
 from ..wiring import TaskSetup, prepare_task
-from .adapters import TerminalApprover, TerminalWorkspace
+from .adapters import TerminalApprover, TerminalMcpUser, TerminalWorkspace
 from .answers import Answers
 from .attachments import task_images
 from .first_prompt import Loaded, LoadFailed
-from .headless import Events, HeadlessApprover, HeadlessProgress, HeadlessWorkspace, OutputFormat
+from .headless import (
+    Events,
+    HeadlessApprover,
+    HeadlessMcpUser,
+    HeadlessProgress,
+    HeadlessWorkspace,
+    OutputFormat,
+)
 from .prompt import COMMANDS, PROMPT, WELCOME, Prompt
 from .screen import Screen
 from .slash import run_command
@@ -129,11 +136,17 @@ class TerminalSession:
             workspace: Any = HeadlessWorkspace(self.root, yes, self.events)
             approver = self.headless = HeadlessApprover(yes, self.events)
             progress: Any = HeadlessProgress(self.events)
+            user: Any = HeadlessMcpUser()
         else:
             workspace = TerminalWorkspace(self.root, self.options.yes, self.screen, self.answers)
-            approver = TerminalApprover(self.screen, self.answers)
+            asker = TerminalApprover(self.screen, self.answers)
+            approver = asker
             progress = self.screen
-        return self.setup.agent(workspace, approver, progress, self.session, mode=self.mode)
+            # A server's question waits for the approver's: one question at a time.
+            user = TerminalMcpUser(self.screen, self.answers, asker.asking)
+        return self.setup.agent(
+            workspace, approver, progress, self.session, mode=self.mode, mcp_user=user
+        )
 
     async def task(self, text: str) -> TaskResult:
         given, self.options = self.options.images, replace(self.options, images=())

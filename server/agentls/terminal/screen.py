@@ -218,6 +218,17 @@ class Screen:
             self._step_started = time.monotonic()  # the time it takes, not the time asked
             self._wait()
 
+    async def ask_text(self, question: str, answers: Answers) -> str | None:
+        """`ask`, the line as typed (None when the input ended): a server's form field."""
+        self._settle()
+        self.console.file.write(question)
+        self.console.file.flush()
+        try:
+            return await answers.text()
+        finally:
+            self._step_started = time.monotonic()
+            self._wait()
+
     def finish(self) -> None:
         """The task ended (or was cancelled): stop moving, keep what a command printed."""
         self._settle()

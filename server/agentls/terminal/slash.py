@@ -41,6 +41,8 @@ async def run_command(terminal: TerminalSession, line: str) -> None:
         _model(terminal, argument)
     elif name == "/mode":
         _mode(terminal, argument)
+    elif name.startswith("/mcp__"):  # an MCP prompt: a task whose text the server writes
+        await terminal.task(line)
     else:
         known = [*COMMANDS, *terminal.shared_commands()]
         say(f"No command {name}; the commands are: {', '.join(known)}")

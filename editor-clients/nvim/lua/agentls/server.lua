@@ -20,7 +20,15 @@ local function capabilities()
         changeAnnotationSupport = { groupsOnLabel = false },
       },
     },
-  }, { experimental = { agentls = require('agentls.eyes').capabilities } })
+  }, {
+    experimental = {
+      agentls = vim.tbl_extend(
+        'error',
+        require('agentls.eyes').capabilities,
+        require('agentls.elicit').capabilities
+      ),
+    },
+  })
 end
 
 local function handlers()
@@ -30,6 +38,7 @@ local function handlers()
     ['workspace/applyEdit'] = review.handle,
     ['$/cancelRequest'] = review.withdraw,
     [require('agentls.approval').method] = require('agentls.approval').handle,
+    [require('agentls.elicit').method] = require('agentls.elicit').handle,
     -- A subagent's own notifications carry its id: they go under its step, never as the
     -- task's text, steps, output or plan.
     ['agent/text'] = function(_, params)
