@@ -43,7 +43,8 @@ def test_quick_bench_prints_every_measure() -> None:
     sandbox = next(cells for name, cells in rows.items() if "in the sandbox" in name)
     assert "(no sandbox)" in sandbox[2] and sandbox[4] == "≤ +20 ms"
     hunks = next(cells for name, cells in rows.items() if "hunks and LSP positions" in name)
-    assert "(difflib, whole file)" in hunks[2] and hunks[-1].strip(" |") == "pass"
+    # A timing: its figure is the bench's to report, not a test's to assert (a loaded machine).
+    assert "(difflib, whole file)" in hunks[2] and hunks[4] == "≤ 0.25x"
     searches = [cells for name, cells in rows.items() if "files of real source" in name]
     assert len(searches) == 5 and all("counts as rg's" in cells[0] for cells in searches)
     assert "`python -m bench --quick`" in done.stdout and "cores" in done.stdout
