@@ -25,13 +25,14 @@ from typing import Any
 from ..agent.conversation import Conversation
 from ..agent.task_json import task_json
 from ..config import user_settings
+from ..event_progress import EventProgress
 from ..interfaces import Command, ModelError, ShellRefused
 from ..models.anthropic import ClientCache
 from ..permissions.modes import SessionMode
 from ..permissions.rules import Rule, Rules
 from ..wiring import TaskSetup, prepare_task
 from . import worktree
-from .adapters import BatchApprover, BatchProgress, BatchWorkspace, Events
+from .adapters import BatchApprover, BatchWorkspace, Events
 
 COMMAND_TIMEOUT = 3600.0
 """Seconds a setup or test command may take when the task sets no timeout."""
@@ -217,7 +218,7 @@ class TaskRun:
         agent = setup.agent(
             BatchWorkspace(tree.path, self.events),
             BatchApprover(),
-            BatchProgress(self.events),
+            EventProgress(self.events),
             Conversation(),
             mode=SessionMode("acceptEdits"),
         )

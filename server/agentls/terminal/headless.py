@@ -23,7 +23,7 @@ from typing import Any, Literal, TextIO
 from ..disk.landing import land_on_disk
 from ..disk.paths import relative
 from ..extensions.mcp_user import Answer
-from ..interfaces import Change, Decision, Landed, PlanItem, SubagentShown
+from ..interfaces import Change, Decision, Landed
 from ..tools.base import ToolError
 from .adapters import DiskWorkspace
 
@@ -43,51 +43,6 @@ class Events:
         if self.streaming:
             self.stream.write(json.dumps({"type": kind, **fields}, ensure_ascii=False) + "\n")
             self.stream.flush()
-
-
-class HeadlessProgress:
-    def __init__(self, events: Events) -> None:
-        self.events = events
-        self.tag: dict[str, str] = {}
-        """What names a subagent's events: its id, and (as Claude Code's do) the id of the
-        `agent` call that started it."""
-
-    def _send(self, kind: str, **fields: Any) -> None:
-        self.events.send(kind, **fields, **self.tag)
-
-    def step(self, tool: str, summary: str) -> None:
-        self._send("step", state="started", tool=tool, summary=summary)
-
-    def step_done(self, tool: str, summary: str, ok: bool, detail: str, output: str = "") -> None:
-        state = "succeeded" if ok else "failed"
-        self._send("step", state=state, tool=tool, summary=summary, detail=detail, result=output)
-
-    def output(self, lines: str) -> None:
-        self._send("output", text=lines)
-
-    def text(self, delta: str) -> None:
-        self._send("text", text=delta)
-
-    def plan(self, items: list[PlanItem]) -> None:
-        self._send("plan", items=[item.as_dict() for item in items])
-
-    def steered(self, text: str) -> None:
-        self._send("steered", text=text)
-
-    def subagent(self, shown: SubagentShown) -> HeadlessSubagent:
-        return HeadlessSubagent(self.events, shown)
-
-
-class HeadlessSubagent(HeadlessProgress):
-    def __init__(self, events: Events, shown: SubagentShown) -> None:
-        super().__init__(events)
-        self.tag = {"subagent": shown.id, "parent_tool_use_id": shown.parent_step}
-        self._send(
-            "subagent", state="started", agent_type=shown.type, description=shown.description
-        )
-
-    def finished(self, ok: bool, detail: str) -> None:
-        self._send("subagent", state="succeeded" if ok else "failed", detail=detail)
 
 
 class HeadlessWorkspace(DiskWorkspace):

@@ -24,6 +24,7 @@ from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..config import user_settings
 from ..config.settings import Settings
+from ..event_progress import EventProgress
 from ..extensions.commands import for_workspace
 from ..interfaces import Approver, ModelError
 from ..models.anthropic import ClientCache
@@ -38,7 +39,6 @@ from .headless import (
     Events,
     HeadlessApprover,
     HeadlessMcpUser,
-    HeadlessProgress,
     HeadlessWorkspace,
     OutputFormat,
 )
@@ -135,7 +135,7 @@ class TerminalSession:
             yes = self.options.yes
             workspace: Any = HeadlessWorkspace(self.root, yes, self.events)
             approver = self.headless = HeadlessApprover(yes, self.events)
-            progress: Any = HeadlessProgress(self.events)
+            progress: Any = EventProgress(self.events)
             user: Any = HeadlessMcpUser()
         else:
             workspace = TerminalWorkspace(self.root, self.options.yes, self.screen, self.answers)
