@@ -138,6 +138,7 @@ class TaskRun:
                 self.spec.shared,
             )
             self.events.send("tree", path=str(tree.path), base=tree.base)
+            await asyncio.to_thread(self.provision, tree)
             await self._run_in(tree, clients)
         except (worktree.TreeError, ModelError, OSError) as error:
             outcome.status, outcome.error = "error", _words(error)
@@ -151,6 +152,15 @@ class TaskRun:
         outcome.seconds = round(time.monotonic() - started, 3)
         outcome.events = self.events.events
         return outcome
+
+    def provision(self, tree: worktree.Tree) -> None:
+        """Fill the fresh tree before the setup command runs: nothing for a batch's task; a
+        background task copies the user's ignored files (`agentls.background`)."""
+
+    def adapters(self, tree: worktree.Tree) -> tuple[BatchWorkspace, BatchApprover]:
+        """The loop's workspace and approver: nobody to ask (a background task words the
+        refusals for its review)."""
+        return BatchWorkspace(tree.path, self.events), BatchApprover()
 
     def _left(self) -> float | None:
         left = self._deadline - time.monotonic()
@@ -207,9 +217,10 @@ class TaskRun:
             self.live({"type": "rate_limited", "seconds": seconds})
 
     async def _agent(self, setup: TaskSetup, tree: worktree.Tree) -> str:
+        workspace, approver = self.adapters(tree)
         agent = setup.agent(
-            BatchWorkspace(tree.path, self.events),
-            BatchApprover(),
+            workspace,
+            approver,
             BatchProgress(self.events),
             Conversation(),
             mode=SessionMode("acceptEdits"),
