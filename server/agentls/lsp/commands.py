@@ -23,6 +23,7 @@ from ..permissions.modes import MODES, SessionMode, mode_of
 from ..wiring import new_conversation, resumed_conversation, undo_and_tell
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
+from .background import COMMANDS as BACKGROUND_COMMANDS
 from .chat import CHAT, MODEL, chat, model
 from .file_context import file_context
 from .supervision import supervise
@@ -229,4 +230,5 @@ COMMANDS = {
     MODEL: model,
     SET_MODE: set_mode,
     MCP_SERVERS: mcp_server_list,
+    **BACKGROUND_COMMANDS,
 }
