@@ -5,8 +5,10 @@ repository ignores it (what git tracks or would add is in the tree already).
 
 git itself matches the patterns (`ls-files --exclude-from`), so they mean exactly what they
 mean in a `.gitignore`. A folder named `node_modules` is linked, not copied: it is large,
-and only read by the task's tools (a write through the link leaves the root, which the
-tools and the sandbox refuse). Symbolic links are copied as links, never followed.
+and only read by the task's tools (a write through a link leaves the root, which the tools
+and the sandbox refuse). It is made a real folder whose entries are links, so that a
+`node_modules/` rule (folders only) still ignores it and it never enters the task's change.
+Symbolic links are copied as links, never followed.
 """
 
 from __future__ import annotations
@@ -65,7 +67,9 @@ def copy(root: Path, tree: Path) -> list[str]:
         if source.is_symlink():
             os.symlink(os.readlink(source), target)
         elif source.is_dir() and relative.name in LINKED:
-            os.symlink(source, target, target_is_directory=True)
+            target.mkdir()
+            for inner in source.iterdir():
+                os.symlink(inner, target / inner.name)
         elif source.is_dir():
             shutil.copytree(source, target, symlinks=True)
         elif source.is_file():

@@ -22,11 +22,11 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from ..agent.prompt import task_message
 from ..background import control, records, review
 from ..background.control import BackgroundError, Options
+from ..background.landing import carry_out
 from ..config.settings import Settings
 from ..disk import files
 from ..disk.paths import relative
 from ..edits import landed
-from ..history.checkpoints import checkpoints_for
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
 from .file_context import file_context
@@ -215,22 +215,9 @@ async def _review(ls: AgentServer, root: Path, entry: records.Entry) -> dict[str
     plan = await asyncio.to_thread(
         review.plan, root, record.base, commit, workspace.open_documents(), tool
     )
-    conversation = ls.session
-    title = conversation.begin_task(f"review of background task {record.id}: {record.title}")
-    checkpoints = checkpoints_for(root)
-    if checkpoints is not None:
-        await checkpoints.record(conversation.mark("task", None, title))
-    reports = []
-    try:
-        for step, item in enumerate(plan.files, start=1):
-            if checkpoints is not None and item.proposed:
-                await checkpoints.settled()
-                mark = conversation.mark("step", step, f"review: {item.path}", [item.path])
-                await checkpoints.record(mark)
-            reports.append(await _propose(ls, workspace, root, item))
-    finally:
-        if checkpoints is not None:
-            await checkpoints.record(conversation.mark("end", None, title))
+    title = f"review of background task {record.id}: {record.title}"
+    reviewer = EditorReviewer(ls, workspace, root)
+    reports = await carry_out(root, plan, reviewer, ls.session, title)
     entry.status.reviewed = True
     await asyncio.to_thread(entry.save)
     await asyncio.to_thread(control.remove_tree, entry)  # the branch stays
@@ -248,32 +235,27 @@ async def _review(ls: AgentServer, root: Path, entry: records.Entry) -> dict[str
     }
 
 
-async def _propose(
-    ls: AgentServer, workspace: LspWorkspace, root: Path, item: review.FileReview
-) -> dict[str, Any]:
-    report: dict[str, Any] = {
-        "path": item.path,
-        "kind": item.kind,
-        "hunks": item.hunks,
-        "accepted": 0,
-        "conflicts": item.conflicts,
-        "reason": "",
-    }
-    if item.kind == "delete" and item.proposed and item.hunks:
-        applied, reason = await _delete(ls, workspace, root / item.path, item.path)
-        report["accepted"], report["reason"] = int(applied), reason
-        return report
-    change = item.change
-    if change is None:
-        return report
-    answer = await workspace.propose(change)
-    if not answer.applied:
-        report["reason"] = answer.rejected_reason or "rejected"
-        return report
-    after = answer.text if answer.text is not None else _now(workspace, root, change.path)
-    kept = landed(change.old_text or "", change.hunks, after) if after is not None else None
-    report["accepted"] = sum(kept) if kept is not None else len(change.hunks)
-    return report
+class EditorReviewer:
+    """A review's files proposed as any edit of the agent's: `workspace/applyEdit`, hunk by
+    hunk where the editor reviews hunks; a deletion as a `DeleteFile` to confirm."""
+
+    def __init__(self, ls: AgentServer, workspace: LspWorkspace, root: Path) -> None:
+        self.ls, self.workspace, self.root = ls, workspace, root
+
+    async def change(self, item: review.FileReview) -> tuple[int, str]:
+        change = item.change
+        assert change is not None
+        answer = await self.workspace.propose(change)
+        if not answer.applied:
+            return 0, answer.rejected_reason or "rejected"
+        after = answer.text
+        if after is None:
+            after = _now(self.workspace, self.root, change.path)
+        kept = landed(change.old_text or "", change.hunks, after) if after is not None else None
+        return (sum(kept) if kept is not None else len(change.hunks)), ""
+
+    async def delete(self, item: review.FileReview) -> tuple[bool, str]:
+        return await _delete(self.ls, self.workspace, self.root / item.path, item.path)
 
 
 def _now(workspace: LspWorkspace, root: Path, path: Path) -> str | None:
