@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .api import FakeAnthropic
+from .batch import BatchSpeed, TaskOverhead, batch_speed, task_overhead
 from .big_file_edit import HunkCost, hunk_cost
 from .big_repos import (
     BigUndo,
@@ -84,6 +85,9 @@ class Plan:
     """And the big tree's."""
     streamed_bytes: int = 200_000
     idle_seconds: float = 5.0
+    batch_latency: float = 1.0
+    """Seconds the fake model waits before each answer in the batch rows."""
+    overhead_files: int = 20_000
 
 
 QUICK = Plan(
@@ -105,6 +109,8 @@ QUICK = Plan(
     undo_files=200,
     streamed_bytes=20_000,
     idle_seconds=0.5,
+    batch_latency=0.2,
+    overhead_files=300,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -133,6 +139,8 @@ class Results:
     streamed: Streamed
     reads_together: ParallelReads
     idle_kib: int
+    batch: BatchSpeed
+    overhead: TaskOverhead
 
 
 async def measure(plan: Plan) -> Results:
@@ -183,6 +191,8 @@ async def measure(plan: Plan) -> Results:
         ]
         streamed = await streamed_write(plan.streamed_bytes, 3 * plan.rounds)
         idle_kib = await idle_memory(env, root, plan.idle_seconds)
+        batch = await batch_speed(home / "batches", env, latency=plan.batch_latency)
+        overhead = await task_overhead(home / "overhead", env, plan.overhead_files)
     return Results(
         plan,
         startup,
@@ -206,6 +216,8 @@ async def measure(plan: Plan) -> Results:
         streamed,
         together,
         idle_kib,
+        batch,
+        overhead,
     )
 
 
@@ -327,6 +339,36 @@ def rows(results: Results) -> list[Row]:
         *(_search_row(step, results.tree_files) for step in results.search),
         *(_big_search_row(step, results.big_tree_files) for step in results.big_search),
         *big_repository_rows(results),
+        *batch_rows(results.batch, results.overhead),
+    ]
+
+
+def batch_rows(speed: BatchSpeed, overhead: TaskOverhead) -> list[Row]:
+    """`agentls batch`: side by side in one run, the same tasks on 4 workers and on 1."""
+    return [
+        ratio_at_most(
+            f"agentls batch, {speed.tasks} tasks on {speed.workers} workers, model answering "
+            f"after {speed.latency:g} s a turn (workers' start included)",
+            speed.seconds,
+            "s",
+            speed.one_worker_seconds,
+            "1 worker",
+            1 / 3,
+        ),
+        at_most(
+            f"a batch task's start on a {overhead.files:,}-file repository: worktree and "
+            "agent, to its first request (warm worker)",
+            overhead.first_request_seconds,
+            "s",
+            1,
+        ),
+        info(
+            f"the same: the worktree alone ({overhead.files:,} files checked out)",
+            overhead.worktree_seconds,
+            "s",
+            None,
+            "",
+        ),
     ]
 
 

@@ -61,6 +61,7 @@ TIERS = {
     "acp": "needs Node and the ACP TypeScript SDK (npm ci in tests/acp/acp_client)",
     "nvim": "Neovim 0.11 (from the test extras) drives the plugin: a minute of editor sessions",
     "bench": "the benchmarks' quick run (python -m bench --quick): a minute of CPU",
+    "ray": "needs the ray extra (pip install '.[ray]'): small Ray clusters on loopback",
 }
 """Tests that need system packages, or take a minute of CPU each (the fast suite stays within
 3 minutes on 2 cores). `pytest` alone deselects them (pyproject's addopts); `.ci/run`

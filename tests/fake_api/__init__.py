@@ -41,6 +41,8 @@ Turns (consumed FIFO, one per ``POST /v1/messages``):
 * A callable ``(body: dict) -> turn``, called when the request arrives.
 * Shorthands accepted by ``script``: a ``str`` is a text reply, a lone block is a
   one-block reply.
+* ``script_for(prompt, *turns)`` queues turns apart, for the requests whose first user
+  message contains ``prompt``: tasks running side by side (a batch) each follow their own.
 
 An empty queue answers 400 invalid_request_error "fake API: script exhausted";
 400 is not retried, so a test that under-scripts fails at once. Requests are first

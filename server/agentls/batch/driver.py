@@ -60,6 +60,10 @@ class BatchOptions:
 
 def make_engine(options: BatchOptions) -> Engine:
     if options.ray is not None:
+        if options.ray.rsplit(":", 1)[0] in ("127.0.0.1", "localhost"):
+            # A cluster on loopback is one machine's: without this, Ray turns the address
+            # into the machine's network address before it dials (read as Ray is imported).
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         from .ray_engine import RayEngine  # Ray only when asked for: an optional extra
 
         return RayEngine(options.ray, options.retries, options.out / "logs")

@@ -46,18 +46,22 @@ def _run_on_node(spec: dict[str, Any]) -> dict[str, Any]:
     return outcome
 
 
+def loopback(address: str) -> bool:
+    return address.rsplit(":", 1)[0] in ("127.0.0.1", "localhost")
+
+
 def connect(address: str) -> None:
-    """Join the cluster at `address`, or with `auto` the one this machine runs, else start
-    one here. A cluster started here listens on loopback only, without the dashboard."""
+    """Join the cluster at `address`, or with `auto` the one this machine runs (else start
+    one here, without the dashboard). A loopback address pins this driver to loopback too:
+    Ray would otherwise advertise, and dial, the machine's network address."""
     if ray.is_initialized():
         return
-    local = address == "auto" or address.split(":")[0] in ("127.0.0.1", "localhost")
-    options: dict[str, Any] = {"_node_ip_address": "127.0.0.1"} if local else {}
+    pinned: dict[str, Any] = {"_node_ip_address": "127.0.0.1"} if loopback(address) else {}
     ray.init(
         address=None if address == "auto" else address,
         include_dashboard=False,
         log_to_driver=False,
-        **options,
+        **pinned,
     )
 
 
