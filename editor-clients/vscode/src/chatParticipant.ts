@@ -6,6 +6,8 @@ import * as vscode from 'vscode';
 import { type Checkpoint, type SavedSession, type ServerCommand } from './history';
 import { checklist, type PlanItem } from './plan';
 import { taskArguments, type TaskProgress } from './progress';
+import type { BackgroundTasks } from './backgroundTasks';
+import { runInBackground } from './tasksView';
 import type { Reviewer } from './review';
 import type { TaskListener } from './taskEvents';
 import type { StepParams, TaskResult } from './transcript';
@@ -103,14 +105,34 @@ export class ChatParticipant {
     private readonly progress: TaskProgress,
     private readonly reviewer: Reviewer,
     private readonly send: ServerCommand,
+    private readonly tasks: BackgroundTasks,
   ) {}
 
   register(extensionUri: vscode.Uri): vscode.Disposable {
     const participant = vscode.chat.createChatParticipant(PARTICIPANT, (request, context, stream, token) =>
-      request.command === 'ask' ? this.ask(request, context, stream, token) : this.runTask(request, context, stream, token),
+      request.command === 'ask'
+        ? this.ask(request, context, stream, token)
+        : request.command === 'background'
+          ? this.background(request, stream)
+          : this.runTask(request, context, stream, token),
     );
     participant.iconPath = vscode.Uri.joinPath(extensionUri, 'icon.png');
     return participant;
+  }
+
+  /** `/background <task>`: the task started in a worktree of its own; the chat goes on. */
+  private async background(request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+    const task = request.prompt.trim();
+    if (!task) {
+      stream.markdown('Say what the agent should do in the background, e.g. `@agentls /background add a --json flag`.');
+      return {};
+    }
+    const started = await runInBackground(this.send, this.tasks, task);
+    if (started) {
+      stream.markdown(`Running in the background on \`${markdownText(started.branch)}\`; the Agent Tasks view shows it.`);
+      stream.button({ command: 'agentls.tasks.review', title: 'Review when done' });
+    }
+    return {};
   }
 
   private async runTask(
