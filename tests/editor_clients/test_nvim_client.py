@@ -330,3 +330,28 @@ def test_the_transcript_shows_a_commands_output_as_it_runs_and_a_failure(
     assert report["shown"] and report["stayed"]  # beside the code, the cursor left there
     assert report["warnings"] == []  # seen in the transcript: no message to press Enter on
     assert report["result"]["status"] == "done"
+
+
+def test_agent_bang_runs_in_the_background_and_agent_tasks_reviews_it(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    from background_tasks import make_repository
+
+    make_repository(root, {"app.py": "x = 0\ny = 0\n"})
+    fake.script_for(
+        "set x to 1",
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "x = 0", "new_text": "x = 1"})),
+        reply(text("Set.")),
+    )
+    report = run_spec("background_spec.lua", root, fake.url)
+    assert report["started"]["branch"].startswith("agentls/background/")
+    assert report["editable"] is True
+    assert report["states"][-1] == "done"
+    assert report["buffer_before"] == ["x = 0", "y = 0"]  # untouched until the review
+    assert report["shown"][0].startswith("done · 2 steps")
+    assert report["shown"][0].endswith("set x to 1")
+    assert report["offered"] == ["Review", "Open Log", "Discard"]
+    assert report["review"]["files"][0]["accepted"] == 1
+    assert report["buffer_after"] == ["x = 1", "y = 0"]
+    assert report["buffer_undone"] == ["x = 0", "y = 0"]  # :AgentUndo took the review back
+    assert (root / "app.py").read_text() == "x = 0\ny = 0\n"

@@ -12,8 +12,29 @@ command('Agent', function(args)
     range = require('agentls.selection').from_command(args.line1, args.line2)
   end
   local task = args.args ~= '' and args.args or nil
+  if args.bang then -- :Agent! runs it in the background
+    return require('agentls.background').start(task, { bufnr = 0, range = range })
+  end
   require('agentls').run(task, { bufnr = 0, range = range })
-end, { nargs = '*', range = true, desc = 'agentls: run a task against the current buffer' })
+end, {
+  nargs = '*',
+  range = true,
+  bang = true,
+  desc = 'agentls: run a task against the current buffer (! in the background)',
+})
+
+command('AgentBackground', function(args)
+  local range = nil
+  if args.range > 0 then
+    range = require('agentls.selection').from_command(args.line1, args.line2)
+  end
+  local task = args.args ~= '' and args.args or nil
+  require('agentls.background').start(task, { bufnr = 0, range = range })
+end, { nargs = '*', range = true, desc = 'agentls: run a task in the background' })
+
+command('AgentTasks', function()
+  require('agentls.background').pick(0)
+end, { desc = 'agentls: the background tasks: review, open the log, cancel, discard' })
 
 command('AgentCancel', function()
   require('agentls').cancel()

@@ -28,6 +28,9 @@ local function handlers()
   local transcript = require('agentls.transcript')
   return vim.tbl_extend('error', require('agentls.eyes').handlers, {
     ['workspace/applyEdit'] = review.handle,
+    ['agent/backgroundTask'] = function(err, params, ctx)
+      require('agentls.background').changed(err, params, ctx)
+    end,
     ['$/cancelRequest'] = review.withdraw,
     [require('agentls.approval').method] = require('agentls.approval').handle,
     ['agent/text'] = function(_, params)

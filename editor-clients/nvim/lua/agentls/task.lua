@@ -50,7 +50,7 @@ end
 ---@param range agentls.Range?
 ---@param client vim.lsp.Client
 ---@return table
-local function arguments(task, bufnr, range, client)
+function M.arguments(task, bufnr, range, client)
   local args = { task = task }
   if server.is_file(bufnr) then
     args.uri = vim.uri_from_bufnr(bufnr)
@@ -91,7 +91,7 @@ function M.start(task, bufnr, range)
     end
     local params = {
       command = 'agent.runTask',
-      arguments = { arguments(task, bufnr, range, client) },
+      arguments = { M.arguments(task, bufnr, range, client) },
       workDoneToken = running.token,
     }
     if not client:request('workspace/executeCommand', params, finished, bufnr) then
