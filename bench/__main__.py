@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .api import FakeAnthropic
+from .background import BackgroundStart, background_start
 from .batch import BatchSpeed, TaskOverhead, batch_speed, task_overhead
 from .big_file_edit import HunkCost, hunk_cost
 from .big_repos import (
@@ -88,6 +89,8 @@ class Plan:
     batch_latency: float = 1.0
     """Seconds the fake model waits before each answer in the batch rows."""
     overhead_files: int = 20_000
+    background_files: int = 20_000
+    """The repository a background task is started on."""
 
 
 QUICK = Plan(
@@ -111,6 +114,7 @@ QUICK = Plan(
     idle_seconds=0.5,
     batch_latency=0.2,
     overhead_files=300,
+    background_files=300,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -141,6 +145,7 @@ class Results:
     idle_kib: int
     batch: BatchSpeed
     overhead: TaskOverhead
+    background: BackgroundStart
 
 
 async def measure(plan: Plan) -> Results:
@@ -193,6 +198,9 @@ async def measure(plan: Plan) -> Results:
         idle_kib = await idle_memory(env, root, plan.idle_seconds)
         batch = await batch_speed(home / "batches", env, latency=plan.batch_latency)
         overhead = await task_overhead(home / "overhead", env, plan.overhead_files)
+        background = await asyncio.to_thread(
+            background_start, home / "background", env, plan.background_files
+        )
     return Results(
         plan,
         startup,
@@ -218,6 +226,7 @@ async def measure(plan: Plan) -> Results:
         idle_kib,
         batch,
         overhead,
+        background,
     )
 
 
@@ -340,6 +349,7 @@ def rows(results: Results) -> list[Row]:
         *(_big_search_row(step, results.big_tree_files) for step in results.big_search),
         *big_repository_rows(results),
         *batch_rows(results.batch, results.overhead),
+        *background_rows(results.background),
     ]
 
 
@@ -365,6 +375,26 @@ def batch_rows(speed: BatchSpeed, overhead: TaskOverhead) -> list[Row]:
         info(
             f"the same: the worktree alone ({overhead.files:,} files checked out)",
             overhead.worktree_seconds,
+            "s",
+            None,
+            "",
+        ),
+    ]
+
+
+def background_rows(start: BackgroundStart) -> list[Row]:
+    """Starting a background task: the editor's wait, and the task's own start after it."""
+    return [
+        at_most(
+            f"starting a background task on a {start.files:,}-file repository with uncommitted "
+            f"changes: the answer (base taken, process started; median of {len(start.answers)})",
+            start.answer,
+            "s",
+            1,
+        ),
+        info(
+            "the same: until the task's first request (its process, worktree and agent)",
+            start.first_request,
             "s",
             None,
             "",
