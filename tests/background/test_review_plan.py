@@ -38,3 +38,10 @@ def test_a_change_next_to_the_users_conflicts_as_in_a_merge() -> None:
     mine = BASE.replace("6\n", "SIX\n")
     moved, conflicting = rebase(BASE, task, mine)
     assert moved == [] and [h.line for h in conflicting] == [5]
+
+
+def test_a_hunk_already_there_is_neither_proposed_nor_a_conflict() -> None:
+    task = BASE.replace("2\n", "two\n").replace("9\n", "nine\n")
+    reviewed_once = BASE.replace("2\n", "two\n")
+    moved, conflicting = rebase(BASE, task, reviewed_once)
+    assert conflicting == [] and [h.line for h in moved] == [9]

@@ -50,13 +50,16 @@ class ReviewPlan:
 
 def rebase(base: str, task: str, current: str) -> tuple[list[Hunk], list[Hunk]]:
     """The task's hunks (base → task) moved onto `current`, and those that conflict with
-    what changed from `base` to `current` (on the base's lines)."""
+    what changed from `base` to `current` (on the base's lines); a hunk `current` has
+    already is neither."""
     theirs = line_hunks(base, task)
     if current == base:
         return theirs, []
     users = line_hunks(base, current)
     moved, conflicting = [], []
     for hunk in theirs:
+        if hunk in users:
+            continue  # the user made the same change (a review before this one): it is there
         # Touching counts: git's merge, too, refuses changes to adjacent lines.
         if any(hunk.start <= u.end and u.start <= hunk.end for u in users):
             conflicting.append(hunk)

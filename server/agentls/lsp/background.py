@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,11 +53,12 @@ class Watch:
     loop: asyncio.Task[None] | None = None
 
 
-_watches: dict[int, Watch] = {}
+_watches: weakref.WeakKeyDictionary[AgentServer, Watch] = weakref.WeakKeyDictionary()
+"""Each server's watch (a test builds many servers in one process)."""
 
 
 def _watch(ls: AgentServer) -> Watch:
-    return _watches.setdefault(id(ls), Watch())
+    return _watches.setdefault(ls, Watch())
 
 
 def options(settings: Settings) -> Options:
@@ -271,13 +273,10 @@ async def _delete(
     ls: AgentServer, workspace: LspWorkspace, path: Path, name: str
 ) -> tuple[bool, str]:
     """The task's deletion of a file, proposed as a `DeleteFile` the user confirms."""
-    capabilities = workspace._capabilities()
-    if not capabilities.document_changes or types.ResourceOperationKind.Delete not in (
-        capabilities.resource_operations or []
-    ):
+    if not workspace.can_delete():
         return False, "this editor cannot delete files through an edit; delete it yourself"
     annotation = f"delete:{name}"
-    supported = capabilities.change_annotation_support is not None
+    supported = workspace.reviews_hunks()
     operation = types.DeleteFile(
         uri=uri_of(path),
         options=types.DeleteFileOptions(ignore_if_not_exists=True),
