@@ -127,7 +127,6 @@ async def run(folder: Path) -> int:
     main = asyncio.current_task()
     assert main is not None
     loop.add_signal_handler(signal.SIGTERM, main.cancel)
-    run: BackgroundRun | None = None
     try:
         async with slots.slot(record.max_running, lambda: _oldest_waiting(entry)):
             status.status, status.started = "running", time.time()
@@ -139,9 +138,11 @@ async def run(folder: Path) -> int:
                     entry.save()
                 _append_log(folder, event)
 
-            run = BackgroundRun(spec_of(record), Path(record.root), live)
-            loop.add_signal_handler(signal.SIGTERM, run.cancel)
-            outcome = await run.run()
+            task_run = BackgroundRun(spec_of(record), Path(record.root), live)
+            # From here a cancel is the run's: it stops the loop and its commands, and
+            # the task ends `cancelled` with what it did so far in its log.
+            loop.add_signal_handler(signal.SIGTERM, task_run.cancel)
+            outcome = await task_run.run()
     except asyncio.CancelledError:  # cancelled in the queue
         status.status, status.ended = "cancelled", time.time()
         entry.save()
