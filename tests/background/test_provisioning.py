@@ -4,12 +4,15 @@ never reach the model; a command a rule asks about is left for the review."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from background_tasks import gated, git, make_repository, wait_for_status
+from doubles import running_argv, unique_seconds
 from editor_client import EditorClient, editor
 from fake_api import FakeAnthropic, reply, text, tool_use
 
@@ -135,3 +138,26 @@ async def test_the_queue_runs_at_most_max_running_and_cancel_ends_a_task(
         }
         item = await wait_for_status(lambda: tasks(client), third["id"], {"cancelled"})
     assert item["error"] is None
+
+
+async def test_cancel_ends_the_command_the_task_runs(fake: FakeAnthropic, root: Path) -> None:
+    make_repository(root, {"app.py": "x = 0\n"})
+    seconds = unique_seconds()
+    fake.script_for(
+        "Wait long.",
+        reply(tool_use("bash", {"command": f"sleep {seconds}"})),
+        reply(text("never")),
+    )
+    async with editor(root, fake.url) as client:
+        started = await client.command("agent.runInBackground", {"task": "Wait long."})
+        deadline = time.monotonic() + 60
+        while not running_argv("sleep", seconds):
+            assert time.monotonic() < deadline, "the command never started"
+            await asyncio.sleep(0.1)
+        await client.command("agent.cancelBackgroundTask", {"id": started["id"]})
+        item = await wait_for_status(lambda: tasks(client), started["id"], {"cancelled"})
+    assert item["status"] == "cancelled"
+    deadline = time.monotonic() + 10
+    while running_argv("sleep", seconds):
+        assert time.monotonic() < deadline, "the task's command outlived its cancel"
+        await asyncio.sleep(0.1)
