@@ -121,7 +121,9 @@ def _vsix_files(vsix: Path) -> list[str]:
 @pytest.mark.timeout(1500)  # packaging (300 s at most) and the scenarios (1080 s)
 def test_extension_in_code_server(tmp_path: Path) -> None:
     """The scenarios of editor-clients/vscode/test/e2e/run.ts: @agentls in the Chat view,
-    the palette's tasks and reviews, and a fresh profile without agentls on PATH that
+    the palette's tasks and reviews, a background task started from the palette and reviewed
+    from the Agent Tasks view (screenshots agent-tasks.png, background-review*.png), and a
+    fresh profile without agentls on PATH that
     makes the extension's own environment from the wheel in the .vsix."""
     _node_modules()
     paths = _e2e_paths()
