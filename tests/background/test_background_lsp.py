@@ -5,13 +5,16 @@ by hunk with conflicts named and Undo taking it back."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from background_tasks import gated, git, make_repository, wait_for_status
 from editor_client import EditorClient
 from fake_api import FakeAnthropic, reply, text, tool_use
+from pygls.exceptions import JsonRpcException
 
 
 def edit(path: str, old: str, new: str) -> Any:
@@ -153,3 +156,16 @@ async def test_discard_removes_the_worktree_and_the_branch(
     assert started["branch"] not in git(root, "branch", "--list", "agentls/*")
     assert await tasks(lsp_editor) == []
     assert "worktree" not in git(root, "worktree", "list").split("\n", 1)[-1]
+
+
+async def test_the_active_file_goes_along_and_a_folder_without_git_is_refused(
+    fake: FakeAnthropic, root: Path, lsp_editor: EditorClient
+) -> None:
+    with pytest.raises(JsonRpcException, match="git repository"):
+        await lsp_editor.command("agent.runInBackground", {"task": "Set a."})
+    make_repository(root, {"a.py": "a = 0\n"})
+    fake.script_for("Look at it.", reply(text("Looked.")))
+    uri = lsp_editor.open(root / "a.py")
+    started = await lsp_editor.command("agent.runInBackground", {"task": "Look at it.", "uri": uri})
+    await wait_for_status(lambda: tasks(lsp_editor), started["id"], {"done"})
+    assert "Open file: a.py" in json.dumps(fake.requests[-1].body)
