@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from background_tasks import gated, git, make_repository, wait_for_status
 from doubles import running_argv, unique_seconds
 from editor_client import EditorClient, editor
@@ -92,20 +93,23 @@ async def test_the_setup_command_runs_sandboxed_before_the_agent(
     assert "provisioned" in json.dumps(fake.requests[-1].body)
 
 
+@pytest.mark.parametrize("where", ["the settings file", "the editor"])
 async def test_a_command_a_rule_asks_about_is_left_for_the_review(
-    fake: FakeAnthropic, root: Path, tmp_path: Path
+    fake: FakeAnthropic, root: Path, tmp_path: Path, where: str
 ) -> None:
     make_repository(root, {"app.py": "x = 0\n"})
-    config = tmp_path / "config" / "agentls"
-    config.mkdir(parents=True)
     rules = {"permissions": {"ask": ["Bash(git push:*)"]}}
-    (config / "settings.json").write_text(json.dumps(rules))
+    if where == "the settings file":
+        config = tmp_path / "config" / "agentls"
+        config.mkdir(parents=True)
+        (config / "settings.json").write_text(json.dumps(rules))
     fake.script_for(
         "Push it.",
         reply(tool_use("bash", {"command": "git push origin main"})),
         reply(text("Left the push for you.")),
     )
-    async with editor(root, fake.url) as client:
+    initialization = rules if where == "the editor" else None
+    async with editor(root, fake.url, initialization=initialization) as client:
         started = await client.command("agent.runInBackground", {"task": "Push it."})
         item = await wait_for_status(lambda: tasks(client), started["id"], {"done", "failed"})
     assert item["status"] == "done", item

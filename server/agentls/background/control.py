@@ -20,6 +20,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..batch import worktree
 from ..batch.pool import worker_environment
@@ -41,6 +42,9 @@ class Options:
     max_steps: int | None = None
     provider: str | None = None
     model: str | None = None
+    sandbox_network: bool = False
+    settings: dict[str, Any] | None = None
+    """The rest of the settings object (an editor's), for the task's own settings."""
 
 
 class BackgroundError(Exception):
@@ -70,6 +74,8 @@ def start(root: Path, task: str, message: str, options: Options) -> Entry:
         provider=options.provider,
         model=options.model,
         max_running=options.max_running,
+        sandbox_network=options.sandbox_network,
+        settings=options.settings,
     )
     entry = records.create(root, record, Status())
     argv = [sys.executable, "-m", "agentls.background.process", str(entry.folder)]

@@ -91,6 +91,8 @@ def spec_of(record: records.TaskRecord) -> TaskSpec:
         keep_tree=True,  # until reviewed or discarded
         provider=record.provider,
         model=record.model,
+        sandbox_network=record.sandbox_network,
+        settings=record.settings,
     )
 
 

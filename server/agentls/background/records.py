@@ -54,6 +54,11 @@ class TaskRecord:
     provider: str | None = None
     model: str | None = None
     max_running: int = 3
+    sandbox_network: bool = False
+    settings: dict[str, Any] | None = None
+    """The editor's settings object, as it may set it (`AgentServer.raw_settings`): its
+    permission rules and the rest apply to the task, under the fixed policy of a task
+    nobody watches."""
 
     @property
     def title(self) -> str:

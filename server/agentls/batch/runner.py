@@ -59,6 +59,9 @@ class TaskSpec:
     keep_tree: bool = False
     provider: str | None = None
     model: str | None = None
+    settings: dict[str, Any] | None = None
+    """More of the settings object (camelCase) over the user's file, such as an editor's
+    (a background task's): the fixed policy below still wins."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -194,7 +197,7 @@ class TaskRun:
 
     def _prepare(self, root: Path, clients: ClientCache) -> TaskSetup:
         spec = self.spec
-        settings, problems = user_settings.load(
+        fixed = dict(
             approveCommands="always",
             # Never unsandboxed, whatever the user's file says: nobody watches.
             sandbox="required",
@@ -205,6 +208,7 @@ class TaskRun:
             provider=spec.provider,
             model=spec.model,
         )
+        settings, problems = user_settings.load(**{**(spec.settings or {}), **fixed})
         for problem in problems:
             self.events.send("warning", text=problem)
         setup = prepare_task(root, settings, clients)

@@ -61,7 +61,7 @@ def _watch(ls: AgentServer) -> Watch:
     return _watches.setdefault(ls, Watch())
 
 
-def options(settings: Settings) -> Options:
+def options(settings: Settings, raw: dict[str, Any] | None = None) -> Options:
     return Options(
         setup=settings.background_setup,
         max_running=settings.background_max_running,
@@ -69,6 +69,9 @@ def options(settings: Settings) -> Options:
         max_steps=settings.max_steps,
         provider=settings.provider,
         model=settings.model,
+        sandbox_network=settings.sandbox_network,
+        # The editor's rules (a deny, an ask) and the rest hold in the task too.
+        settings=raw,
     )
 
 
@@ -103,9 +106,10 @@ async def run_in_background(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     root = ls.root()
     file = file_context(ls.workspace, root, uri, arguments[0].get("selection")) if uri else None
     settings = await ls.settings()
+    raw, _ = await ls.raw_settings()
     try:
         entry = await asyncio.to_thread(
-            control.start, root, task, task_message(task, file), options(settings)
+            control.start, root, task, task_message(task, file), options(settings, raw)
         )
     except (BackgroundError, OSError) as error:
         raise _failed(error) from None
