@@ -1,6 +1,6 @@
 -- :Agent! starts a task in the background while the buffer stays editable; the server tells
 -- when it is done; :AgentTasks (vim.ui.select: the task, then Review) reviews its change
--- into the buffer, and :AgentUndo takes the review back.
+-- into the buffer (and deletes the file it deleted), and :AgentUndo takes the review back.
 local h = require('harness')
 
 h.main(function()
@@ -39,6 +39,7 @@ h.main(function()
     return #reviewed > 0
   end)
   local buffer_after = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  local old_after_review = vim.uv.fs_stat(vim.fs.joinpath(h.root, 'old.txt')) ~= nil
 
   local undone = h.events('AgentlsUndoDone')
   vim.cmd('AgentUndo')
@@ -56,6 +57,7 @@ h.main(function()
     offered = offered,
     review = reviewed[1].result,
     buffer_after = buffer_after,
+    old_after_review = old_after_review,
     buffer_undone = vim.api.nvim_buf_get_lines(0, 0, -1, false),
   }
 end)

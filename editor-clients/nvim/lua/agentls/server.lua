@@ -16,7 +16,7 @@ local function capabilities()
     workspace = {
       workspaceEdit = {
         documentChanges = true,
-        resourceOperations = { 'create' },
+        resourceOperations = { 'create', 'delete' },
         changeAnnotationSupport = { groupsOnLabel = false },
       },
     },
