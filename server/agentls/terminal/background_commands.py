@@ -116,7 +116,13 @@ class TerminalReviewer:
         self.root, self.ask, self.everything = root, ask, everything
 
     def _yes(self, question: str) -> bool:
-        return self.everything or self.ask(f"{question} [y/n] ").strip().lower() in ("y", "yes")
+        if self.everything:
+            return True
+        try:
+            answer = self.ask(f"{question} [y/n] ")
+        except EOFError:  # no more answers (stdin closed): what is not accepted is not done
+            return False
+        return answer.strip().lower() in ("y", "yes")
 
     async def change(self, item: review.FileReview) -> tuple[int, str]:
         change = item.change
