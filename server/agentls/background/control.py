@@ -82,7 +82,7 @@ def start(root: Path, task: str, message: str, options: Options) -> Entry:
     try:
         with open(entry.folder / "process.log", "ab") as log:
             process = launch.popen(
-                launch.own(argv, entry.folder, worker_environment()),
+                launch.own(argv, entry.folder, worker_environment(), None),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
