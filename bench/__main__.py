@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .api import FakeAnthropic
+from .background import BackgroundStart, background_start
 from .batch import BatchSpeed, TaskOverhead, batch_speed, task_overhead
 from .big_file_edit import HunkCost, hunk_cost
 from .big_repos import (
@@ -94,6 +95,8 @@ class Plan:
     batch_latency: float = 1.0
     """Seconds the fake model waits before each answer in the batch rows."""
     overhead_files: int = 20_000
+    background_files: int = 20_000
+    """The repository a background task is started on."""
 
 
 QUICK = Plan(
@@ -118,6 +121,7 @@ QUICK = Plan(
     explore_delay=0.2,
     batch_latency=0.2,
     overhead_files=300,
+    background_files=300,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -154,6 +158,7 @@ class Results:
     batch: BatchSpeed
     overhead: TaskOverhead
     skills: WithSkills
+    background: BackgroundStart
 
 
 async def measure(plan: Plan) -> Results:
@@ -212,6 +217,9 @@ async def measure(plan: Plan) -> Results:
         batch = await batch_speed(home / "batches", env, latency=plan.batch_latency)
         overhead = await task_overhead(home / "overhead", env, plan.overhead_files)
         skills = await with_skills(fake, env, home / "skills-home", root, paths)
+        background = await asyncio.to_thread(
+            background_start, home / "background", env, plan.background_files
+        )
     return Results(
         plan,
         startup,
@@ -242,6 +250,7 @@ async def measure(plan: Plan) -> Results:
         batch,
         overhead,
         skills,
+        background,
     )
 
 
@@ -390,6 +399,7 @@ def rows(results: Results) -> list[Row]:
         *(_big_search_row(step, results.big_tree_files) for step in results.big_search),
         *big_repository_rows(results),
         *batch_rows(results.batch, results.overhead),
+        *background_rows(results.background),
     ]
 
 
@@ -443,6 +453,26 @@ def _subagent_rows(results: Results) -> list[Row]:
             explorers.slower_alone_seconds * 1000,
             "slower alone",
             1.3,
+        ),
+    ]
+
+
+def background_rows(start: BackgroundStart) -> list[Row]:
+    """Starting a background task: the editor's wait, and the task's own start after it."""
+    return [
+        at_most(
+            f"starting a background task on a {start.files:,}-file repository with uncommitted "
+            f"changes: the answer (base taken, process started; median of {len(start.answers)})",
+            start.answer,
+            "s",
+            1,
+        ),
+        info(
+            "the same: until the task's first request (its process, worktree and agent)",
+            start.first_request,
+            "s",
+            None,
+            "",
         ),
     ]
 

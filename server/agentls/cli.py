@@ -110,6 +110,12 @@ def _parser() -> argparse.ArgumentParser:
         help="let sandboxed commands reach the network",
     )
     run.add_argument(
+        "--background",
+        action="store_true",
+        help="run TASK in a worktree of its own, in the background: prints its id and "
+        "returns (see agentls tasks)",
+    )
+    run.add_argument(
         "--mode",
         choices=list(MODES),
         help="the session's mode: default, acceptEdits (edits land unreviewed) or plan "
@@ -128,6 +134,17 @@ def _parser() -> argparse.ArgumentParser:
     resume.add_argument("--resume", metavar="ID", help="go on with a saved session")
     _batch_parser(commands)
     commands.add_parser("sessions", help="list this folder's saved sessions, newest first")
+    tasks = commands.add_parser("tasks", help="this folder's background tasks: list, review")
+    task_commands = tasks.add_subparsers(dest="tasks_command")
+    for name, words in (
+        ("review", "put the task's change to you, hunk by hunk"),
+        ("cancel", "stop a task that runs or waits"),
+        ("discard", "remove the task, its worktree and its branch"),
+    ):
+        one = task_commands.add_parser(name, help=words)
+        one.add_argument("id", help="the task's id (agentls tasks lists them)")
+        if name == "review":
+            one.add_argument("--yes", action="store_true", help="accept every hunk")
     mcp = commands.add_parser(
         "mcp", help="the MCP servers: list them, sign in, approve a project's"
     )
@@ -370,6 +387,13 @@ def _run(arguments: argparse.Namespace) -> int:
     from .terminal.run import RunOptions, run_in_terminal
 
     task = arguments.print_task or arguments.task
+    if arguments.background:
+        from .terminal.background_commands import start
+
+        if arguments.task is None or arguments.print_task is not None:
+            print("agentls: --background takes a task: agentls run --background TASK")
+            return 2
+        return start(arguments.task, arguments.provider, arguments.model, arguments.max_steps)
     if arguments.print_task and arguments.task:
         print("agentls: give the task once: as -p TASK or as the argument", file=sys.stderr)
         return 2
@@ -440,6 +464,15 @@ def main(argv: list[str] | None = None) -> int:
         if arguments.command == "sessions":
             return list_sessions()
         return undo_in_terminal(arguments.id, arguments.list, arguments.yes, arguments.overwrite)
+    if arguments.command == "tasks":
+        from .terminal import background_commands as tasks
+
+        if arguments.tasks_command == "review":
+            return tasks.review_in_terminal(arguments.id, arguments.yes)
+        if arguments.tasks_command in ("cancel", "discard"):
+            act = tasks.cancel if arguments.tasks_command == "cancel" else tasks.discard
+            return act(arguments.id)
+        return tasks.table()
     if arguments.command == "check-settings":
         return check_settings(arguments.settings)
     if arguments.command == "check-model":

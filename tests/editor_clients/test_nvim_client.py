@@ -369,3 +369,33 @@ def test_agent_with_i_attaches_an_image(fake: FakeAnthropic, root: Path) -> None
     (image,) = fake.requests[0].images
     assert base64.b64decode(image["data"]) == (root / "shot.png").read_bytes()
     assert "what is in the picture?" in json.dumps(fake.requests[0].body["messages"])
+
+
+def test_agent_bang_runs_in_the_background_and_agent_tasks_reviews_it(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    from background_tasks import make_repository
+
+    make_repository(root, {"app.py": "x = 0\ny = 0\n", "old.txt": "old\n"})
+    fake.script_for(
+        "set x to 1",
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "x = 0", "new_text": "x = 1"})),
+        reply(tool_use("bash", {"command": "rm old.txt"})),
+        reply(text("Set.")),
+    )
+    report = run_spec("background_spec.lua", root, fake.url)
+    assert report["started"]["branch"].startswith("agentls/background/")
+    assert report["editable"] is True
+    assert report["states"][-1] == "done"
+    assert report["buffer_before"] == ["x = 0", "y = 0"]  # untouched until the review
+    assert report["shown"][0].startswith("done · 3 steps")
+    assert report["shown"][0].endswith("set x to 1")
+    assert report["offered"] == ["Review", "Open Log", "Discard"]
+    files = {f["path"]: f for f in report["review"]["files"]}
+    assert files["app.py"]["accepted"] == 1
+    assert files["old.txt"]["kind"] == "delete" and files["old.txt"]["accepted"] == 1
+    assert report["old_after_review"] is False
+    assert report["buffer_after"] == ["x = 1", "y = 0"]
+    assert report["buffer_undone"] == ["x = 0", "y = 0"]  # :AgentUndo took the review back
+    assert (root / "app.py").read_text() == "x = 0\ny = 0\n"
+    assert (root / "old.txt").read_text() == "old\n"  # and the deleted file came back

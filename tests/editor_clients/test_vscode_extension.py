@@ -122,8 +122,9 @@ def _vsix_files(vsix: Path) -> list[str]:
 def test_extension_in_code_server(tmp_path: Path) -> None:
     """The scenarios of editor-clients/vscode/test/e2e/run.ts: @agentls in the Chat view
     (an image pasted there reaching the model's request), the palette's tasks and reviews,
-    and a fresh profile without agentls on PATH that makes the extension's own environment
-    from the wheel in the .vsix."""
+    a background task started from the palette and reviewed from the Agent Tasks view
+    (screenshots agent-tasks.png, background-review*.png), and a fresh profile without
+    agentls on PATH that makes the extension's own environment from the wheel in the .vsix."""
     _node_modules()
     paths = _e2e_paths()
     vsix = tmp_path / "agentls.vsix"

@@ -182,3 +182,52 @@ def test_a_shape_keeps_keys_types_and_the_protocols_words() -> None:
         "method": "agent/step",
         "params": {"detail": "null", "n": "number", "state": "started", "tool": "string"},
     }
+
+
+BACKGROUND = GOLDEN / "background"
+
+
+async def test_the_background_messages_keep_their_golden_shapes(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    """The background tasks' wire (docs/protocol.md, "Background tasks"), pinned apart from
+    the task's messages in tests/golden/background/."""
+    from background_tasks import make_repository, wait_for_status
+
+    make_repository(root, {"app.py": "x = 0\n", "old.txt": "old\n"})
+    fake.script_for(
+        "Change things.",
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "x = 0", "new_text": "x = 1"})),
+        reply(tool_use("bash", {"command": "rm old.txt"})),
+        reply(text("Changed.")),
+    )
+    seen: dict[str, Any] = {}
+    async with editor(root, fake.url) as client:
+        started = await client.command("agent.runInBackground", {"task": "Change things."})
+        seen["agent.runInBackground"] = started
+        listed = lambda: client.command("agent.backgroundTasks")  # noqa: E731
+        await wait_for_status(listed, started["id"], {"done"})
+        seen["agent.backgroundTasks"] = await listed()
+        seen["agent.reviewBackgroundTask"] = await client.command(
+            "agent.reviewBackgroundTask", {"id": started["id"]}
+        )
+        seen["agent.cancelBackgroundTask"] = await client.command(
+            "agent.cancelBackgroundTask", {"id": started["id"]}
+        )
+        seen["agent.discardBackgroundTask"] = await client.command(
+            "agent.discardBackgroundTask", {"id": started["id"]}
+        )
+        sent = list(client.received)
+    told = [m for m in sent if m.get("method") == "agent/backgroundTask"]
+    seen["agent-backgroundTask"] = next(m for m in told if m["params"]["status"] == "done")
+    shapes = {name: shape(message) for name, message in seen.items()}
+    if WRITE:
+        BACKGROUND.mkdir(exist_ok=True)
+        for stale in BACKGROUND.glob("*.json"):
+            stale.unlink()
+        for name, found in shapes.items():
+            (BACKGROUND / f"{name}.json").write_text(json.dumps(found, indent=2) + "\n")
+    pinned = {path.stem: json.loads(path.read_text()) for path in BACKGROUND.glob("*.json")}
+    assert sorted(pinned) == sorted(shapes), "a message was added or removed: AGENTLS_GOLDEN=write"
+    for name, found in shapes.items():
+        assert found == pinned[name], f"{name} changed shape; see tests/golden/background/"

@@ -110,6 +110,11 @@ async def test_the_server_answers_initialize_with_its_commands(
         "agent.setMode",
         "agent.mcpServers",
         "agent.commands",
+        "agent.runInBackground",
+        "agent.backgroundTasks",
+        "agent.reviewBackgroundTask",
+        "agent.cancelBackgroundTask",
+        "agent.discardBackgroundTask",
     }
     # Asking for saves makes Neovim send its held-back didChange with each save.
     assert answer["capabilities"]["textDocumentSync"]["save"] is True

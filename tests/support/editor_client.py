@@ -141,6 +141,14 @@ class EditorClient(LanguageClient):
         if self.on_edit is not None:
             self.on_edit()
         applied_any = False
+        for operation in params.edit.document_changes or []:
+            if isinstance(operation, types.DeleteFile) and all(
+                self.review(operation.uri, [operation])
+            ):
+                # A delete the user confirms, as VS Code's refactor preview does.
+                self.documents.pop(operation.uri, None)
+                Path(to_fs_path(operation.uri) or "").unlink(missing_ok=True)
+                applied_any = True
         for uri, version, edits in self._edits_by_uri(params.edit):
             path = Path(to_fs_path(uri) or "")
             if uri in self.documents:

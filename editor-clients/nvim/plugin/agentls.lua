@@ -24,12 +24,23 @@ command('Agent', function(args)
     end
   end
   local task = #words > 0 and table.concat(words, ' ') or nil
+  if args.bang then -- :Agent! runs it in the background
+    if #images > 0 then
+      vim.notify(
+        'agentls: a background task takes no images; run it without !',
+        vim.log.levels.WARN
+      )
+      return
+    end
+    return require('agentls.background').start(task, { bufnr = 0, range = range })
+  end
   require('agentls').run(task, { bufnr = 0, range = range, images = images })
 end, {
   nargs = '*',
   range = true,
-  desc = 'agentls: run a task against the current buffer (-i {file} attaches an image; '
-    .. '/name args: a skill or command)',
+  bang = true,
+  desc = 'agentls: run a task against the current buffer (! in the background; -i {file} '
+    .. 'attaches an image; /name args: a skill or command)',
   complete = function(arglead, cmdline)
     -- After `-i`, a file; a first word starting with `/`, a skill or command.
     if cmdline:sub(1, #cmdline - #arglead):match('%-i%s+$') then
@@ -38,6 +49,26 @@ end, {
     return require('agentls.commands').complete(arglead, cmdline)
   end,
 })
+
+command('AgentBackground', function(args)
+  local range = nil
+  if args.range > 0 then
+    range = require('agentls.selection').from_command(args.line1, args.line2)
+  end
+  local task = args.args ~= '' and args.args or nil
+  require('agentls.background').start(task, { bufnr = 0, range = range })
+end, {
+  nargs = '*',
+  range = true,
+  desc = 'agentls: run a task in the background',
+  complete = function(arglead, cmdline)
+    return require('agentls.commands').complete(arglead, cmdline)
+  end,
+})
+
+command('AgentTasks', function()
+  require('agentls.background').pick(0)
+end, { desc = 'agentls: the background tasks: review, open the log, cancel, discard' })
 
 command('AgentCancel', function()
   require('agentls').cancel()

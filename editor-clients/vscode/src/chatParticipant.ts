@@ -7,6 +7,8 @@ import { type Checkpoint, type SavedSession, type ServerCommand } from './histor
 import { referencedImages } from './images';
 import { checklist, type PlanItem } from './plan';
 import { taskArguments, type TaskProgress } from './progress';
+import type { BackgroundTasks } from './backgroundTasks';
+import { runInBackground } from './tasksView';
 import type { Reviewer } from './review';
 import { markdownText, SubagentParts, type SubagentParams } from './subagentParts';
 import type { TaskListener } from './taskEvents';
@@ -132,6 +134,7 @@ export class ChatParticipant {
     private readonly progress: TaskProgress,
     private readonly reviewer: Reviewer,
     private readonly send: ServerCommand,
+    private readonly tasks: BackgroundTasks,
   ) {}
 
   register(extensionUri: vscode.Uri): vscode.Disposable {
@@ -143,7 +146,9 @@ export class ChatParticipant {
         ? this.ask(request, context, stream, token)
         : request.command === 'commands'
           ? this.listCommands(stream)
-          : this.runTask(request, context, stream, token),
+          : request.command === 'background'
+            ? this.background(request, stream)
+            : this.runTask(request, context, stream, token),
     );
     participant.iconPath = vscode.Uri.joinPath(extensionUri, 'icon.png');
     return participant;
@@ -159,6 +164,21 @@ export class ChatParticipant {
       (c) => `- \`/${c.name}${c.hint ? ' ' + c.hint : ''}\`: ${markdownText(c.description)}`,
     );
     stream.markdown(`Run one with \`@agentls /name arguments\`:\n\n${lines.join('\n')}`);
+    return {};
+  }
+
+  /** `/background <task>`: the task started in a worktree of its own; the chat goes on. */
+  private async background(request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+    const task = request.prompt.trim();
+    if (!task) {
+      stream.markdown('Say what the agent should do in the background, e.g. `@agentls /background add a --json flag`.');
+      return {};
+    }
+    const started = await runInBackground(this.send, this.tasks, task);
+    if (started) {
+      stream.markdown(`Running in the background on \`${markdownText(started.branch)}\`; the Agent Tasks view shows it.`);
+      stream.button({ command: 'agentls.tasks.review', title: 'Review when done' });
+    }
     return {};
   }
 

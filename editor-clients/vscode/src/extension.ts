@@ -11,6 +11,8 @@ import { Reviewer } from './review';
 import { AgentServer } from './server';
 import { SECTION } from './settings';
 import { Transcript } from './transcript';
+import { BackgroundTasks } from './backgroundTasks';
+import { refresh, registerTaskCommands, TasksView } from './tasksView';
 import { realEditorApi } from './vscodeApi';
 
 let server: AgentServer | undefined;
@@ -122,6 +124,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const line = (text: string) => transcript.line(text);
   const models = new AgentModelProvider(agent, String(context.extension.packageJSON.version));
   server = agent;
+  const tasks = new BackgroundTasks();
+  const tasksView = new TasksView(tasks);
   // Commands first, so the palette has them while the server starts (or fails to).
   context.subscriptions.push(
     channel,
@@ -129,6 +133,10 @@ export function activate(context: vscode.ExtensionContext): void {
     progress,
     planView,
     vscode.window.createTreeView('agentls.plan', { treeDataProvider: planView }),
+    tasksView,
+    vscode.window.createTreeView('agentls.tasks', { treeDataProvider: tasksView }),
+    agent.backgroundTask.event((task) => tasks.update(task)),
+    ...registerTaskCommands(send, tasks),
     reviewer.register(),
     vscode.commands.registerCommand('agentls.runTask', () => runTask(progress)),
     vscode.commands.registerCommand('agentls.steer', () => addToRunningTask(agent, progress, transcript)),
@@ -155,7 +163,7 @@ export function activate(context: vscode.ExtensionContext): void {
       historyCommand(progress, () => undo(api, send, line, id)),
     ),
     vscode.commands.registerCommand('agentls.showLog', () => channel.show()),
-    new ChatParticipant(progress, reviewer, send).register(context.extensionUri),
+    new ChatParticipant(progress, reviewer, send, tasks).register(context.extensionUri),
     vscode.lm.registerLanguageModelChatProvider(VENDOR, models),
     vscode.commands.registerCommand('agentls.restartServer', () => agent.restart()),
     vscode.workspace.onDidChangeConfiguration((event) => {
@@ -166,7 +174,8 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   // The Chat view lists a vendor's models only once someone asked for them.
   void vscode.lm.selectChatModels({ vendor: VENDOR });
-  void agent.start();
+  // The tasks of earlier sessions (they outlive the server and the editor), once it runs.
+  void agent.start().then(() => refresh(send, tasks));
 }
 
 export async function deactivate(): Promise<void> {

@@ -63,6 +63,33 @@ function fileChange(edit: LspWorkspaceEdit): FileChange {
   return only.change;
 }
 
+/** The file an edit that only deletes one file deletes (a reviewed background task's
+ * deletion, undo's), else undefined. */
+function onlyDeletion(edit: LspWorkspaceEdit): vscode.Uri | undefined {
+  const operations = edit.documentChanges ?? [];
+  const [only] = operations;
+  if (operations.length === 1 && 'kind' in only && only.kind === 'delete') {
+    return vscode.Uri.parse(only.uri);
+  }
+  return undefined;
+}
+
+/** A deletion is put to the user as a question: there is no diff to review. */
+async function confirmDeletion(uri: vscode.Uri, label: string | undefined): Promise<ApplyWorkspaceEditResult> {
+  const name = vscode.workspace.asRelativePath(uri);
+  const answer = await vscode.window.showWarningMessage(
+    `${label ?? 'Agent'}: delete ${name}?`,
+    { modal: true },
+    'Delete',
+  );
+  if (answer !== 'Delete') {
+    return { applied: false };
+  }
+  const edit = new vscode.WorkspaceEdit();
+  edit.deleteFile(uri, { ignoreIfNotExists: true });
+  return { applied: await vscode.workspace.applyEdit(edit) };
+}
+
 function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString());
 }
@@ -222,6 +249,10 @@ export class Reviewer implements vscode.TextDocumentContentProvider, vscode.Code
     params: ApplyWorkspaceEditParams,
     token: vscode.CancellationToken,
   ): Promise<ApplyWorkspaceEditResult> {
+    const deletion = onlyDeletion(params.edit);
+    if (deletion) {
+      return confirmDeletion(deletion, params.label);
+    }
     let review: FileReview;
     try {
       review = await this.prepare(fileChange(params.edit), params.edit.changeAnnotations);

@@ -2,6 +2,7 @@
 // server asks of the editor (reviews, approvals) and tells it (streamed text, steps, plan).
 import * as path from 'path';
 import * as vscode from 'vscode';
+import type { BackgroundTask } from './backgroundTasks';
 import {
   ApplyWorkspaceEditRequest,
   type ClientCapabilities,
@@ -60,6 +61,8 @@ export class AgentServer implements vscode.Disposable {
   private readonly eyes = new Eyes();
   /** Listeners for the streamed text, steps and plan of one task or chat, by token. */
   readonly events = new TaskEvents();
+  /** Told of each `agent/backgroundTask` (a background task changed). */
+  readonly backgroundTask = new vscode.EventEmitter<BackgroundTask>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -161,6 +164,7 @@ export class AgentServer implements vscode.Disposable {
       this.plan.update(params.items);
       this.transcript.plan(params.items);
     });
+    client.onNotification('agent/backgroundTask', (params: BackgroundTask) => this.backgroundTask.fire(params));
     this.client = client;
     try {
       await client.start();

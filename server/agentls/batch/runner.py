@@ -62,6 +62,9 @@ class TaskSpec:
     keep_tree: bool = False
     provider: str | None = None
     model: str | None = None
+    settings: dict[str, Any] | None = None
+    """More of the settings object (camelCase) over the user's file, such as an editor's
+    (a background task's): the fixed policy below still wins."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -141,6 +144,7 @@ class TaskRun:
                 self.spec.shared,
             )
             self.events.send("tree", path=str(tree.path), base=tree.base)
+            await asyncio.to_thread(self.provision, tree)
             await self._run_in(tree, clients)
         except (worktree.TreeError, ModelError, OSError) as error:
             outcome.status, outcome.error = "error", _words(error)
@@ -154,6 +158,15 @@ class TaskRun:
         outcome.seconds = round(time.monotonic() - started, 3)
         outcome.events = self.events.events
         return outcome
+
+    def provision(self, tree: worktree.Tree) -> None:
+        """Fill the fresh tree before the setup command runs: nothing for a batch's task; a
+        background task copies the user's ignored files (`agentls.background`)."""
+
+    def adapters(self, tree: worktree.Tree) -> tuple[BatchWorkspace, BatchApprover]:
+        """The loop's workspace and approver: nobody to ask (a background task words the
+        refusals for its review)."""
+        return BatchWorkspace(tree.path, self.events), BatchApprover()
 
     def _left(self) -> float | None:
         left = self._deadline - time.monotonic()
@@ -187,7 +200,7 @@ class TaskRun:
 
     def _prepare(self, root: Path, clients: ClientCache) -> TaskSetup:
         spec = self.spec
-        settings, problems = user_settings.load(
+        fixed = dict(
             approveCommands="always",
             # Never unsandboxed, whatever the user's file says: nobody watches.
             sandbox="required",
@@ -198,6 +211,7 @@ class TaskRun:
             provider=spec.provider,
             model=spec.model,
         )
+        settings, problems = user_settings.load(**{**(spec.settings or {}), **fixed})
         for problem in problems:
             self.events.send("warning", text=problem)
         if not spec.sandbox_network:
@@ -215,9 +229,10 @@ class TaskRun:
             self.live({"type": "rate_limited", "seconds": seconds})
 
     async def _agent(self, setup: TaskSetup, tree: worktree.Tree) -> str:
+        workspace, approver = self.adapters(tree)
         agent = setup.agent(
-            BatchWorkspace(tree.path, self.events),
-            BatchApprover(),
+            workspace,
+            approver,
             EventProgress(self.events),
             Conversation(),
             mode=SessionMode("acceptEdits"),

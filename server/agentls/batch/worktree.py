@@ -14,16 +14,19 @@ elsewhere.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..disk.safe_git import safe_git_command, safe_git_env
+from ..history.state import private_dir, state_base
 from ..shell import launch
 
 GIT_TIMEOUT = 600
@@ -109,6 +112,18 @@ def resolve_base(repository: Path, base: str | None) -> str:
     return git(["rev-parse", "--verify", "--end-of-options", wanted], repository).strip()
 
 
+@contextlib.contextmanager
+def one_at_a_time(repository: Path) -> Iterator[None]:
+    """git's `worktree add` and `worktree prune` in one repository, one at a time (across
+    processes): a prune while another task's add is half done removes that add's record,
+    and the add fails (`failed to read .git/worktrees/<name>/commondir`)."""
+    key = hashlib.sha256(str(repository.resolve()).encode()).hexdigest()[:16]
+    lock = private_dir(state_base() / "locks") / f"worktrees-{key}.lock"
+    with open(lock, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # let go when the file closes
+        yield
+
+
 def make(repository: Path, base: str | None, path: Path, shared: bool = False) -> Tree:
     """A fresh tree of `repository` at `base` in `path`; what a dead attempt left there
     (a retry, a rerun after the driver was killed) is removed first."""
@@ -125,7 +140,8 @@ def make(repository: Path, base: str | None, path: Path, shared: bool = False) -
         git([*blank, "checkout", "--quiet", "--detach", commit], path)
         return Tree(path, path / ".git", repository, commit, shared=True)
     blank = no_filters(repository)
-    git([*blank, "worktree", "add", "--quiet", "--detach", str(path), commit], repository)
+    with one_at_a_time(repository):
+        git([*blank, "worktree", "add", "--quiet", "--detach", str(path), commit], repository)
     git_dir = Path(git(["rev-parse", "--absolute-git-dir"], path).strip())
     return Tree(path, git_dir, repository, commit)
 
@@ -135,7 +151,8 @@ def remove(repository: Path, path: Path) -> None:
     if path.exists():
         shutil.rmtree(path, ignore_errors=True)
     if (repository / ".git").exists() or (repository / "HEAD").is_file():
-        git(["worktree", "prune"], repository, check=False)
+        with one_at_a_time(repository):
+            git(["worktree", "prune"], repository, check=False)
 
 
 def snapshot(tree: Tree) -> str:

@@ -93,6 +93,9 @@ class Settings:
     web_fetch_allow_hosts: tuple[str, ...] = ()
     skills: SkillOptions = field(default_factory=SkillOptions)
     plugins: tuple[str, ...] = ()
+    background_setup: str | None = None
+    background_max_running: int = 3
+    background_keep_days: int = 7
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -156,6 +159,12 @@ def _sandbox(value: Any) -> Literal["auto", "required", "off"]:
         if value == choice:
             return choice
     raise ValueError('expected "auto", "required" or "off"')
+
+
+def _command(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value.strip()):
+        return value.strip() if value else None
+    raise ValueError("expected a command line, or null")
 
 
 def _flag(value: Any) -> bool:
@@ -607,6 +616,33 @@ SETTINGS: tuple[Setting, ...] = (
         "add` records in your settings file. User settings only: a plugin's hooks and servers "
         "run as yours.",
         user_only=True,
+    ),
+    Setting(
+        "backgroundSetup",
+        "background_setup",
+        _command,
+        {"type": ["string", "null"]},
+        None,
+        "A command run in a background task's fresh worktree before the agent starts, e.g. "
+        "`npm ci` or `uv sync`; always in the sandbox (not at all without one), like the "
+        "agent's commands there. `null` (default): none.",
+    ),
+    Setting(
+        "backgroundMaxRunning",
+        "background_max_running",
+        _int_in(1, 32),
+        {"type": "integer", "minimum": 1, "maximum": 32},
+        3,
+        "Background tasks that run at once on this machine; the others wait in the queue.",
+    ),
+    Setting(
+        "backgroundKeepDays",
+        "background_keep_days",
+        _int_in(1, 365),
+        {"type": "integer", "minimum": 1, "maximum": 365},
+        7,
+        "Days a finished background task (its worktree and branch) is kept unless reviewed "
+        "or discarded sooner; older ones are removed.",
     ),
 )
 

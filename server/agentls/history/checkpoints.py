@@ -511,6 +511,13 @@ class WorkspaceCheckpoints:
         # Shielded: a cancel while waiting must not lose the checkpoint.
         await asyncio.shield(self._write())
 
+    async def settled(self) -> None:
+        """Return once every checkpoint asked for so far is written: a step asked for while
+        an earlier one is written could join its look at the workspace, taken before the
+        earlier step's change landed (a review's files land back to back)."""
+        if self._background is not None and not self._background.done():
+            await asyncio.shield(self._background)
+
     async def _write(self) -> None:
         """Write every pending checkpoint (those added meanwhile too)."""
         async with self._writing:

@@ -140,10 +140,10 @@ class AgentServer(LanguageServer):
         self.leave(1)
         return False
 
-    async def settings(self) -> Settings:
-        """Settings from initializationOptions, overridden by workspace/configuration; the
-        user-only ones (docs/security.md, "Settings from a client") only from the editor's
-        initializationOptions on stdio, and on TCP from the user's settings file."""
+    async def raw_settings(self) -> tuple[dict[str, Any], list[str]]:
+        """The settings object as this client may set it (what `settings` parses), and the
+        user-only keys it tried to set and may not; on TCP the user-only ones come from the
+        user's settings file, not from here."""
         initial, pulled = flattened(self._initial()), flattened(await self._configuration())
         trusted = {k: v for k, v in initial.items() if k in USER_ONLY} if self.token is None else {}
         raw = {k: v for k, v in {**initial, **pulled}.items() if k not in USER_ONLY}
@@ -156,7 +156,14 @@ class AgentServer(LanguageServer):
                 if key in USER_ONLY and (key not in trusted or trusted[key] != value)
             }
         )
-        settings, problems = parse({**raw, **trusted})
+        return {**raw, **trusted}, ignored
+
+    async def settings(self) -> Settings:
+        """Settings from initializationOptions, overridden by workspace/configuration; the
+        user-only ones (docs/security.md, "Settings from a client") only from the editor's
+        initializationOptions on stdio, and on TCP from the user's settings file."""
+        raw, ignored = await self.raw_settings()
+        settings, problems = parse(raw)
         if self.token is not None:
             own, invalid = user_settings.load()
             settings = with_user_only(settings, own)

@@ -27,6 +27,7 @@ from ..permissions.modes import MODES, SessionMode, mode_of
 from ..wiring import new_conversation, resumed_conversation, undo_and_tell
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
+from .background import COMMANDS as BACKGROUND_COMMANDS
 from .chat import CHAT, MODEL, chat, model
 from .file_context import file_context
 from .supervision import supervise
@@ -265,4 +266,5 @@ COMMANDS = {
     SET_MODE: set_mode,
     MCP_SERVERS: mcp_server_list,
     SLASH_COMMANDS: slash_commands,
+    **BACKGROUND_COMMANDS,
 }

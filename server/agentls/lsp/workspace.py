@@ -99,6 +99,17 @@ class LspWorkspace:
         edit = workspace.workspace_edit if workspace else None
         return edit or types.WorkspaceEditClientCapabilities()
 
+    def can_delete(self) -> bool:
+        """Whether the client applies a `DeleteFile` in an edit (`resourceOperations`)."""
+        capabilities = self._capabilities()
+        return bool(capabilities.document_changes) and types.ResourceOperationKind.Delete in (
+            capabilities.resource_operations or []
+        )
+
+    def reviews_hunks(self) -> bool:
+        """Whether the client shows change annotations (each hunk put to the user)."""
+        return self._capabilities().change_annotation_support is not None
+
     def _can_apply_edits(self) -> bool:
         workspace = self.server.client_capabilities.workspace
         return bool(workspace and workspace.apply_edit)

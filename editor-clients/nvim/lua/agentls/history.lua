@@ -40,6 +40,8 @@ local function call(bufnr, command, argument, done)
   end)
 end
 
+M.call = call -- the background tasks' commands go the same way
+
 ---@param paths string[]
 ---@return string
 local function listed(paths)

@@ -111,6 +111,53 @@ local function conclude(file, encoding)
   return { applied = true }
 end
 
+---The file an edit that only deletes one file deletes (a background task's deletion put to
+---review, an undo of a file the agent made), else nil.
+---@param edit lsp.WorkspaceEdit
+---@return string? uri
+local function only_deletion(edit)
+  local changes = edit.documentChanges or {}
+  if #changes == 1 and changes[1].kind == 'delete' then
+    return changes[1].uri
+  end
+  return nil
+end
+
+---A deletion is put as a question (with `review = "none"`, done at once): there is no diff
+---to review. The file's buffers are wiped, then the file removed.
+---@param uri string
+---@param label string
+---@return lsp.ApplyWorkspaceEditResult
+local function delete(uri, label)
+  local path = vim.uri_to_fname(uri)
+  local co, is_main = coroutine.running()
+  if config.options.review ~= 'none' then
+    if not co or is_main then
+      return { applied = false, failureReason = 'this Neovim cannot wait for an answer' }
+    end
+    vim.ui.select({ 'Delete', 'Keep' }, {
+      prompt = ('%s: delete %s?'):format(label, vim.fn.fnamemodify(path, ':~:.')),
+      kind = 'agentls.delete',
+    }, function(choice)
+      vim.schedule(function() -- a synchronous vim.ui.select calls back before the yield
+        coroutine.resume(co, choice)
+      end)
+    end)
+    if coroutine.yield() ~= 'Delete' then
+      return { applied = false }
+    end
+  end
+  local bufnr = vim.fn.bufnr(path)
+  if bufnr ~= -1 then
+    vim.api.nvim_buf_delete(bufnr, { force = true })
+  end
+  local ok, problem = os.remove(path)
+  if not ok and vim.uv.fs_stat(path) then
+    return { applied = false, failureReason = problem }
+  end
+  return { applied = true }
+end
+
 ---The workspace/applyEdit handler (set per client). It runs in a coroutine and yields
 ---while the user reviews.
 ---@param params lsp.ApplyWorkspaceEditParams
@@ -118,6 +165,10 @@ end
 ---@return lsp.ApplyWorkspaceEditResult
 function M.handle(_, params, ctx)
   local timings = { arrived = vim.uv.hrtime() }
+  local deleted = only_deletion(params.edit)
+  if deleted then
+    return delete(deleted, params.label or 'agentls')
+  end
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   local file, unsupported = workspace_edit.file(params.edit)
   local co, is_main = coroutine.running()

@@ -16,7 +16,7 @@ local function capabilities()
     workspace = {
       workspaceEdit = {
         documentChanges = true,
-        resourceOperations = { 'create' },
+        resourceOperations = { 'create', 'delete' },
         changeAnnotationSupport = { groupsOnLabel = false },
       },
     },
@@ -36,6 +36,9 @@ local function handlers()
   local transcript = require('agentls.transcript')
   return vim.tbl_extend('error', require('agentls.eyes').handlers, {
     ['workspace/applyEdit'] = review.handle,
+    ['agent/backgroundTask'] = function(err, params, ctx)
+      require('agentls.background').changed(err, params, ctx)
+    end,
     ['$/cancelRequest'] = review.withdraw,
     [require('agentls.approval').method] = require('agentls.approval').handle,
     [require('agentls.elicit').method] = require('agentls.elicit').handle,

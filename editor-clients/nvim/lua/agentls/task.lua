@@ -51,7 +51,7 @@ end
 ---@param client vim.lsp.Client
 ---@param images string[]?
 ---@return table
-local function arguments(task, bufnr, range, client, images)
+function M.arguments(task, bufnr, range, client, images)
   local args = { task = task }
   if images and #images > 0 then
     -- The server reads and checks each file (docs/protocol.md, agent.runTask's images).
@@ -99,7 +99,7 @@ function M.start(task, bufnr, range, images)
     end
     local params = {
       command = 'agent.runTask',
-      arguments = { arguments(task, bufnr, range, client, images) },
+      arguments = { M.arguments(task, bufnr, range, client, images) },
       workDoneToken = running.token,
     }
     if not client:request('workspace/executeCommand', params, finished, bufnr) then

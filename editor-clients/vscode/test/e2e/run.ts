@@ -466,6 +466,44 @@ async function cancelLongStep(editor: Editor, fake: FakeApi, shots: string, how:
   assert.strictEqual((await fake.requests()).length, 1, 'no model call after the cancel');
 }
 
+/** Agent: Run Task in Background from the palette, shown in the Agent Tasks view, then
+ * reviewed from its row and accepted: the user's file changes only then. */
+async function backgroundTask(editor: Editor, fake: FakeApi, workspace: string, shots: string) {
+  const { page } = editor;
+  // A background task needs a git repository: the workspace becomes one, as it is now.
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@e2e', ...args], { cwd: workspace });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'the workspace');
+  const before = fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8');
+  await fake.post('/_fake/reset', {});
+  await fake.post('/_fake/script', [
+    toolUse('write_file', { path: 'notes.txt', content: `${before}and a conclusion\n` }),
+    { text: 'Finished the notes.' },
+  ]);
+  await runCommand(page, 'Agent: Run Task in Background');
+  await page.locator('.quick-input-widget', { hasText: 'in a worktree of its own' }).waitFor();
+  await page.locator('.quick-input-widget input').fill('finish the notes');
+  await page.keyboard.press('Enter');
+  await runCommand(page, 'Focus on Agent Tasks View');
+  const row = page.locator('.monaco-list-row', { hasText: 'finish the notes' }).first();
+  await row.waitFor({ timeout: 30000 });
+  await page.locator('.monaco-list-row', { hasText: /done · 2 steps/ }).first().waitFor({ timeout: 60000 });
+  await page.screenshot({ path: path.join(shots, 'agent-tasks.png') });
+  // Nothing of it in the user's file until the review.
+  assert.strictEqual(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), before);
+  await row.hover();
+  await row.locator('.action-label[aria-label="Review Background Task"]').click();
+  await lens(page, 'Accept hunk 1 of 1').waitFor({ timeout: 30000 });
+  await page.screenshot({ path: path.join(shots, 'background-review.png') });
+  await lens(page, 'Accept hunk 1 of 1').click();
+  await page.locator('.notifications-toasts', { hasText: '1 of 1 change applied' }).waitFor({ timeout: 30000 });
+  await page.locator('.monaco-list-row', { hasText: /reviewed/ }).first().waitFor({ timeout: 30000 });
+  await page.screenshot({ path: path.join(shots, 'background-reviewed.png') });
+  assert.strictEqual(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), `${before}and a conclusion\n`);
+}
+
 async function main(): Promise<void> {
   const paths = pathsFromEnv();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-vscode-e2e-'));
@@ -498,6 +536,8 @@ async function main(): Promise<void> {
     console.log('the editor\'s eyes: a new TypeScript error told, a definition found');
     await cancelLongStep(editor, fake, shots, 'button');
     await cancelLongStep(editor, fake, shots, 'command');
+    await backgroundTask(editor, fake, workspace, shots);
+    console.log('a background task: started from the palette, shown in Agent Tasks, reviewed and accepted');
     await editor.close();
     editor = undefined;
     await freshProfile(paths, fake, path.join(root, 'fresh'), shots);

@@ -1,0 +1,170 @@
+"""What reviewing a background task proposes: its change (the branch against its base),
+file by file, rebased onto what the user's files hold now.
+
+A hunk of the task's applies where the user left its lines as they were at the base (its
+offsets moved by what the user added or removed above it); one whose lines the user changed
+too, or that touches a change of theirs, is a conflict: named, never proposed, never forced.
+A file the task created, deleted or changed that the user created, deleted or changed
+differently meanwhile is a conflict as a whole. Binary files are not proposed (an editor
+reviews text): they are named, and stay on the branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from ..batch.worktree import git
+from ..disk import files
+from ..edits import Hunk, apply_hunks, line_hunks
+from ..interfaces import Change
+
+Kind = Literal["create", "change", "delete"]
+
+
+@dataclass
+class FileReview:
+    """One file of the task's change, as it would land in the user's files now."""
+
+    path: str
+    kind: Kind
+    change: Change | None = None
+    """What is proposed (create, change); None for a delete, or when nothing applies."""
+    conflicts: list[str] = field(default_factory=list)
+    """What is not proposed, in words (`change of line 4: you changed those lines too`)."""
+    hunks: int = 0
+    """The task's hunks in this file."""
+
+    @property
+    def proposed(self) -> bool:
+        return self.change is not None or (self.kind == "delete" and not self.conflicts)
+
+
+@dataclass
+class ReviewPlan:
+    files: list[FileReview] = field(default_factory=list)
+    binary: list[str] = field(default_factory=list)
+
+
+def rebase(base: str, task: str, current: str) -> tuple[list[Hunk], list[Hunk]]:
+    """The task's hunks (base → task) moved onto `current`, and those that conflict with
+    what changed from `base` to `current` (on the base's lines); a hunk `current` has
+    already is neither."""
+    theirs = line_hunks(base, task)
+    if current == base:
+        return theirs, []
+    users = line_hunks(base, current)
+    moved, conflicting = [], []
+    for hunk in theirs:
+        if hunk in users:
+            continue  # the user made the same change (a review before this one): it is there
+        # Touching counts: git's merge, too, refuses changes to adjacent lines.
+        if any(hunk.start <= u.end and u.start <= hunk.end for u in users):
+            conflicting.append(hunk)
+            continue
+        before = [u for u in users if u.end <= hunk.start]
+        shift = sum(len(u.text) - (u.end - u.start) for u in before)
+        lines = sum(u.new_line_count - u.old_line_count for u in before)
+        start, end = hunk.start + shift, hunk.end + shift
+        if current[start:end] != base[hunk.start : hunk.end]:
+            conflicting.append(hunk)
+            continue
+        moved.append(
+            Hunk(start, end, hunk.text, hunk.line + lines, hunk.old_line_count, hunk.new_line_count)
+        )
+    return moved, conflicting
+
+
+YOU_CHANGED = "you changed those lines since the task started"
+
+
+def _blob(root: Path, commit: str, path: str) -> bytes:
+    out = git(["cat-file", "blob", f"{commit}:{path}"], root)
+    return out.encode("utf-8", "surrogateescape")
+
+
+def _text(data: bytes) -> str | None:
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _current(root: Path, path: str, open_documents: Mapping[Path, str]) -> str | bytes | None:
+    """What the user has now: the editor's text of an open file, else the disk's; None for
+    no file; bytes for a file that is not text."""
+    target = root / path
+    if target in open_documents:
+        return open_documents[target]
+    if not target.exists() and not target.is_symlink():
+        return None
+    try:
+        return files.read_text(root, target)
+    except (OSError, files.NotText, ValueError):
+        return b""
+
+
+def changed_paths(root: Path, base: str, commit: str) -> list[tuple[str, str]]:
+    """(status letter, path) of each file the task's commit changed from its base."""
+    out = git(["diff", "--name-status", "-z", "--no-renames", base, commit], root)
+    fields = out.split("\0")
+    return [(fields[i][0], fields[i + 1]) for i in range(0, len(fields) - 1, 2)]
+
+
+def plan(
+    root: Path,
+    base: str,
+    commit: str,
+    open_documents: Mapping[Path, str],
+    tool: str,
+) -> ReviewPlan:
+    """The review of `commit` against `base` in the user's files at `root`."""
+    result = ReviewPlan()
+    for letter, path in changed_paths(root, base, commit):
+        before = None if letter == "A" else _text(_blob(root, base, path))
+        after = None if letter == "D" else _text(_blob(root, commit, path))
+        if (letter != "A" and before is None) or (letter != "D" and after is None):
+            result.binary.append(path)
+            continue
+        now = _current(root, path, open_documents)
+        if isinstance(now, bytes):
+            result.binary.append(path)
+            continue
+        result.files.append(_file(root / path, path, before, after, now, tool))
+    return result
+
+
+def _file(
+    target: Path, path: str, before: str | None, after: str | None, now: str | None, tool: str
+) -> FileReview:
+    if after is None:  # the task deleted it
+        review = FileReview(path, "delete", hunks=1)
+        if now is None:
+            review.kind = "delete"
+            review.conflicts = []
+            review.hunks = 0  # gone already: nothing to do
+        elif now != before:
+            review.conflicts = [f"deletion of {path}: {YOU_CHANGED}"]
+        return review
+    if before is None:  # the task created it
+        review = FileReview(path, "create", hunks=1)
+        if now is None:
+            review.change = Change(target, None, after, line_hunks("", after), tool)
+        elif now != after:
+            review.conflicts = [f"new file {path}: you made a file of that name meanwhile"]
+        return review
+    review = FileReview(path, "change")
+    if now is None:
+        review.hunks = len(line_hunks(before, after))
+        review.conflicts = [f"changes to {path}: you deleted the file since the task started"]
+        return review
+    moved, conflicting = rebase(before, after, now)
+    review.hunks = len(moved) + len(conflicting)
+    review.conflicts = [f"{h.describe()} of {path}: {YOU_CHANGED}" for h in conflicting]
+    if moved:
+        review.change = Change(target, now, apply_hunks(now, moved), moved, tool)
+    return review

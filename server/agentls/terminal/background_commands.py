@@ -1,0 +1,179 @@
+"""The background tasks from the terminal: `agentls run --background TASK` (prints the
+task's id and returns), `agentls tasks` (a table), `agentls tasks review ID` (each hunk
+asked about, y/n, then written), `agentls tasks cancel ID`, `agentls tasks discard ID`.
+
+The settings are the user's own file's (`~/.config/agentls/settings.json`), as for every
+terminal task; a review here is a task of the checkpoints, which `agentls undo` takes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..agent.conversation import Conversation
+from ..background import control, records, review
+from ..background.control import BackgroundError, Options
+from ..background.landing import carry_out
+from ..config import user_settings
+from ..disk import files
+from ..edits import apply_hunks, lines_with_ends
+
+Ask = Callable[[str], str]
+
+
+def _options(**overrides: Any) -> Options:
+    settings, problems = user_settings.load(**overrides)
+    for problem in problems:
+        print(f"agentls: {problem}", file=sys.stderr)
+    return Options(
+        setup=settings.background_setup,
+        max_running=settings.background_max_running,
+        keep_days=settings.background_keep_days,
+        max_steps=settings.max_steps,
+        provider=settings.provider,
+        model=settings.model,
+    )
+
+
+def start(task: str, provider: str | None, model: str | None, max_steps: int | None) -> int:
+    options = _options(provider=provider, model=model, maxSteps=max_steps)
+    root = Path.cwd()
+    try:
+        control.clean(root, options.keep_days)
+        entry = control.start(root, task, task, options)
+    except (BackgroundError, OSError) as error:
+        print(f"agentls: {error}", file=sys.stderr)
+        return 1
+    print(entry.record.id)
+    print(
+        f"agentls: running in the background on {entry.record.branch}; "
+        f"`agentls tasks` lists it, `agentls tasks review {entry.record.id}` reviews it",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _age(stamp: float | None) -> str:
+    if stamp is None:
+        return "-"
+    seconds = max(time.time() - stamp, 0)
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"
+
+
+def table() -> int:
+    root = Path.cwd()
+    control.clean(root, _options().keep_days)
+    entries = records.listing(root.resolve())
+    if not entries:
+        print("No background tasks in this folder (start one: agentls run --background TASK).")
+        return 0
+    rows: list[tuple[str, ...]] = [("ID", "STATUS", "STEPS", "TOKENS", "COST", "STARTED", "TASK")]
+    for entry in entries:
+        status = entry.status
+        state = status.status + (" (reviewed)" if status.reviewed else "")
+        cost = "-" if status.cost is None else f"${status.cost:.4f}"
+        started = _age(status.started or entry.record.created)
+        steps, tokens = str(status.steps), str(status.tokens)
+        rows.append((entry.record.id, state, steps, tokens, cost, started, entry.record.title))
+    widths = [max(len(row[i]) for row in rows) for i in range(6)]
+    for row in rows:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:6])) + "  " + row[6])
+    return 0
+
+
+def cancel(task_id: str) -> int:
+    try:
+        entry = control.cancel(Path.cwd(), task_id)
+    except BackgroundError as error:
+        print(f"agentls: {error}", file=sys.stderr)
+        return 1
+    print(f"{task_id}: {'cancelling' if entry.status.status in records.ACTIVE else 'ended'}")
+    return 0
+
+
+def discard(task_id: str) -> int:
+    try:
+        control.discard(Path.cwd(), task_id)
+    except BackgroundError as error:
+        print(f"agentls: {error}", file=sys.stderr)
+        return 1
+    print(f"{task_id}: discarded (its worktree and branch removed)")
+    return 0
+
+
+class TerminalReviewer:
+    """Each hunk shown as a diff and asked about; what is accepted is written here."""
+
+    def __init__(self, root: Path, ask: Ask, everything: bool) -> None:
+        self.root, self.ask, self.everything = root, ask, everything
+
+    def _yes(self, question: str) -> bool:
+        if self.everything:
+            return True
+        try:
+            answer = self.ask(f"{question} [y/n] ")
+        except EOFError:  # no more answers (stdin closed): what is not accepted is not done
+            return False
+        return answer.strip().lower() in ("y", "yes")
+
+    async def change(self, item: review.FileReview) -> tuple[int, str]:
+        change = item.change
+        assert change is not None
+        old = change.old_text or ""
+        kept = []
+        for number, hunk in enumerate(change.hunks, 1):
+            print(f"\n{item.path}: hunk {number} of {len(change.hunks)}: {hunk.describe()}")
+            for line in lines_with_ends(old[hunk.start : hunk.end]):
+                print("-" + line, end="" if line.endswith("\n") else "\n")
+            for line in lines_with_ends(hunk.text):
+                print("+" + line, end="" if line.endswith("\n") else "\n")
+            if self._yes("Apply this hunk?"):
+                kept.append(hunk)
+        if not kept:
+            return 0, "rejected"
+        files.write_atomic(self.root, change.path, apply_hunks(old, kept))
+        return len(kept), ""
+
+    async def delete(self, item: review.FileReview) -> tuple[bool, str]:
+        if not self._yes(f"\nDelete {item.path}, as the task did?"):
+            return False, "rejected"
+        files.remove(self.root, self.root / item.path)
+        return True, ""
+
+
+def review_in_terminal(task_id: str, everything: bool, ask: Ask = input) -> int:
+    root = Path.cwd().resolve()
+    try:
+        entry = control.found(root, task_id)
+    except BackgroundError as error:
+        print(f"agentls: {error}", file=sys.stderr)
+        return 1
+    if entry.status.status in records.ACTIVE or entry.status.commit is None:
+        state = entry.status.status
+        print(f"agentls: task {task_id} is {state}: nothing to review yet", file=sys.stderr)
+        return 1
+    record = entry.record
+    plan = review.plan(root, record.base, entry.status.commit, {}, f"background task {task_id}")
+    title = f"review of background task {task_id}: {record.title}"
+    reviewer = TerminalReviewer(root, ask, everything)
+    reports = asyncio.run(carry_out(root, plan, reviewer, Conversation(), title))
+    entry.status.reviewed = True
+    entry.save()
+    control.remove_tree(entry)
+    print()
+    for report in reports:
+        print(f"{report['path']}: {report['accepted']} of {report['hunks']} accepted")
+        for conflict in report["conflicts"]:
+            print(f"  not applied (conflict): {conflict}")
+    for path in plan.binary:
+        print(f"{path}: binary, not reviewed here (it is on the branch {record.branch})")
+    print("agentls undo takes the review back.")
+    return 0
