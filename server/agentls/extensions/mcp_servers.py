@@ -28,7 +28,7 @@ from typing import Any, Literal
 from ..shell import launch, sandbox
 from ..shell.sandbox.git_audit import GitAudit
 from ..tools.base import BeforeChange, Tool, ToolContext, ToolError
-from . import mcp_auth, mcp_elicitation
+from . import mcp_elicitation
 from .mcp_config import NAME_CHARACTERS, ServerSpec, expand
 from .programs import Programs
 
@@ -201,7 +201,11 @@ def stop(server: Server) -> None:
 
 
 async def _serve(server: Server, programs: Programs) -> None:
+    # The SDK (and mcp_auth, which subclasses its OAuth provider) only once a server starts:
+    # importing it costs half a second that a task without MCP servers need not pay.
     from mcp import Client
+
+    from . import mcp_auth
 
     spec = server.spec
     with (
@@ -359,6 +363,8 @@ def _transport(
     if spec.http:
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
+
+        from . import mcp_auth
 
         headers = {k: expand(v, env) for k, v in definition.get("headers", {}).items()}
         url = expand(definition["url"], env)
