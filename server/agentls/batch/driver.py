@@ -26,6 +26,7 @@ from .limits import Budget, InFlight
 from .outputs import Outputs
 from .progress import BatchProgress
 from .runner import TaskOutcome, TaskSpec
+from .spare_trees import remove_left
 from .tasks import Task, TasksError, read_tasks, valid_id
 
 EXIT_CANCELLED = 130
@@ -70,7 +71,7 @@ def make_engine(options: BatchOptions) -> Engine:
     from .pool import LocalPool
 
     workers = options.workers or max(1, len(os.sched_getaffinity(0)))
-    return LocalPool(workers, options.out / "logs", options.tasks_per_worker)
+    return LocalPool(workers, options.out / "logs", options.tasks_per_worker, options.provider)
 
 
 class Driver:
@@ -93,9 +94,12 @@ class Driver:
         self.stopping = False
         self.running: dict[str, asyncio.Task[None]] = {}
 
+    @property
+    def trees(self) -> Path:
+        return self.options.worktrees or self.options.out / "worktrees"
+
     def spec(self, task: Task) -> TaskSpec:
-        options = self.options
-        trees = options.worktrees or options.out / "worktrees"
+        options, trees = self.options, self.trees
         return TaskSpec(
             task.id,
             task.repo,
@@ -227,6 +231,8 @@ async def run_batch(options: BatchOptions) -> int:
             loop.remove_signal_handler(signum)
         with contextlib.suppress(Exception):
             await engine.close()
+        repositories = {Path(task.repo) for task in tasks}
+        await asyncio.to_thread(remove_left, driver.trees, repositories)
         journal.close()
     predictions = driver.outputs.predictions(tasks, journal)
     driver.outputs.summary(tasks, journal)

@@ -33,6 +33,7 @@ from ..permissions.rules import Rule, Rules
 from ..wiring import TaskSetup, prepare_task
 from . import worktree
 from .adapters import BatchApprover, BatchWorkspace, Events
+from .spare_trees import SpareTrees
 
 COMMAND_TIMEOUT = 3600.0
 """Seconds a setup or test command may take when the task sets no timeout."""
@@ -114,9 +115,13 @@ Live = Callable[[dict[str, Any]], None]
 class TaskRun:
     """One task, run once; `cancel()` stops it (the outcome then says `cancelled`)."""
 
-    def __init__(self, spec: TaskSpec, live: Live | None = None) -> None:
+    def __init__(
+        self, spec: TaskSpec, live: Live | None = None, spares: SpareTrees | None = None
+    ) -> None:
         self.spec = spec
         self.live = live
+        self.spares = spares
+        """Where a warm worker keeps its trees between tasks; None: each made and removed."""
         self.events = Events(live)
         self.outcome = TaskOutcome(spec.id, "error")
         self._task: asyncio.Task[Any] | None = None
@@ -137,7 +142,7 @@ class TaskRun:
         tree: worktree.Tree | None = None
         try:
             tree = await asyncio.to_thread(
-                worktree.make,
+                self.spares.make if self.spares else worktree.make,
                 Path(self.spec.repo),
                 self.spec.base,
                 Path(self.spec.tree),
@@ -154,10 +159,16 @@ class TaskRun:
             with contextlib.suppress(Exception):
                 await clients.close()
             if tree is not None and not self.spec.keep_tree:
-                await asyncio.to_thread(worktree.remove, tree.repository, tree.path)
+                await asyncio.to_thread(self._let_go, tree)
         outcome.seconds = round(time.monotonic() - started, 3)
         outcome.events = self.events.events
         return outcome
+
+    def _let_go(self, tree: worktree.Tree) -> None:
+        if self.spares is not None:
+            self.spares.keep(tree)
+        else:
+            worktree.remove(tree.repository, tree.path)
 
     def provision(self, tree: worktree.Tree) -> None:
         """Fill the fresh tree before the setup command runs: nothing for a batch's task; a

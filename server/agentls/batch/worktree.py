@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..disk.safe_git import safe_git_command, safe_git_env
@@ -131,9 +131,12 @@ def make(repository: Path, base: str | None, path: Path, shared: bool = False) -
     remove(repository, path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if shared:
-        # Borrows the repository's objects (alternates), writes nothing into it.
+        # Borrows the repository's objects (alternates), writes nothing into it. git's own
+        # transport between two local folders, which the safe settings allow only here and
+        # for the result's fetch back.
+        local = ["-c", "protocol.file.allow=always"]
         git(
-            ["clone", "--quiet", "--shared", "--no-checkout", str(repository), str(path)],
+            [*local, "clone", "--quiet", "--shared", "--no-checkout", str(repository), str(path)],
             path.parent,
         )
         blank = no_filters(path)
@@ -146,10 +149,45 @@ def make(repository: Path, base: str | None, path: Path, shared: bool = False) -
     return Tree(path, git_dir, repository, commit)
 
 
+def move(tree: Tree, path: Path) -> Tree:
+    """The worktree moved to `path`, git's record of it too. Its `.git` link is written anew
+    first: it lies in the model's writable tree, and git's move trusts it. Raises TreeError
+    (a worktree holding submodules cannot move)."""
+    link = tree.path / ".git"
+    if link.is_dir() and not link.is_symlink():
+        shutil.rmtree(link)
+    else:
+        link.unlink(missing_ok=True)
+    link.write_text(f"gitdir: {tree.git_dir}\n")
+    with one_at_a_time(tree.repository):
+        git(["worktree", "move", str(tree.path), str(path)], tree.repository)
+    return replace(tree, path=path)
+
+
+def reset(tree: Tree, base: str | None) -> Tree | None:
+    """The tree made exactly `base` (default the repository's HEAD) again: git writes only
+    the files that differ and removes every other one, ignored and nested repositories too;
+    then git must find nothing left. None when it could not be made so (the model took a
+    folder's permissions away, say)."""
+    try:
+        commit = resolve_base(tree.repository, base)
+        tree.git(["checkout", "--quiet", "--force", "--detach", commit])
+        tree.git(["clean", "--quiet", "-ffdx"])
+        left = tree.git(["status", "--porcelain", "--ignored", "--untracked-files=all", "-z"])
+    except (TreeError, OSError):
+        return None
+    return replace(tree, base=commit) if not left else None
+
+
 def remove(repository: Path, path: Path) -> None:
     """The tree at `path` gone, and git's record of it (a worktree) pruned."""
     if path.exists():
         shutil.rmtree(path, ignore_errors=True)
+    prune(repository)
+
+
+def prune(repository: Path) -> None:
+    """git's records of worktrees whose folders are gone, forgotten."""
     if (repository / ".git").exists() or (repository / "HEAD").is_file():
         with one_at_a_time(repository):
             git(["worktree", "prune"], repository, check=False)
@@ -195,8 +233,7 @@ def commit(tree: Tree, patch: str, branch: str, message: str) -> str:
     finally:
         index.unlink(missing_ok=True)
     if tree.shared:
-        # The clone's commit, fetched into the task's repository (by git's own transport
-        # between two local folders, which the safe settings allow only for this).
+        # The clone's commit, fetched into the task's repository.
         git(["update-ref", "refs/agentls/result", made], tree.path)
         source = f"+refs/agentls/result:refs/heads/{branch}"
         git(
