@@ -26,6 +26,7 @@ from batches import (
     prompt,
     script_edits,
     start_batch,
+    templates_of,
     wait_for,
     workers_of,
     worktrees,
@@ -116,19 +117,47 @@ def test_a_worker_killed_mid_task_is_retried_and_recorded_once(
 ) -> None:
     write_tasks(folder / "tasks.jsonl", ["killed"])
     fake.script_for(prompt("killed"), hanging(), *edit_turns("killed", "7"))
-    env = environment(fake, folder)
+    env = {**environment(fake, folder), "AWS_SECRET_ACCESS_KEY": "not-for-workers"}
     driver = start_batch(folder, env, "--workers", "1")
     try:
         wait_for(lambda: asked(fake, "killed") == 1, what="the task's first request")
         (worker,) = workers_of(driver.pid)
+        # Forked from the template, as the launcher made it: the model's variables, no
+        # other secret, a private folder of its own as cwd (never OUT/logs on sys.path).
+        environ = Path(f"/proc/{worker}/environ").read_bytes().split(b"\0")
+        assert b"ANTHROPIC_API_KEY=test-key" in environ
+        assert not [v for v in environ if v.startswith(b"AWS_")]
+        assert Path(f"/proc/{worker}/cwd").resolve().name.startswith("agentls-cwd-")
         os.kill(worker, signal.SIGKILL)
         assert driver.wait(120) == 0, driver.stderr.read() if driver.stderr else ""
     finally:
         driver.kill()
     (line,) = journal(folder)
     assert (line["status"], line["retries"], line["attempt"]) == ("done", 1, 1)
+    log = (folder / "out/logs/workers.log").read_text()
+    assert f"worker {worker} ended (signal 9)" in log
     assert branches(folder / "repo") == {"agentls/out/killed": "x = 7\n"}
     assert worktrees(folder / "repo") == [str(folder / "repo")]
+
+
+def test_the_workers_template_killed_is_started_again(folder: Path, fake: FakeAnthropic) -> None:
+    write_tasks(folder / "tasks.jsonl", ["running", "next"])
+    edit = {"path": "app.py", "old_text": "x = 0", "new_text": "x = 1"}
+    fake.script_for(prompt("running"), reply(tool_use("edit_file", edit), delay=2), "Done.")
+    script_edits(fake, ["unused", "next"])
+    driver = start_batch(folder, environment(fake, folder), "--workers", "1", "--fresh-workers")
+    try:
+        wait_for(lambda: asked(fake, "running") == 1, what="the first task's request")
+        (template,) = templates_of(driver.pid)
+        os.kill(template, signal.SIGKILL)  # the running worker is a process of its own
+        assert driver.wait(120) == 0, driver.stderr.read() if driver.stderr else ""
+    finally:
+        driver.kill()
+    lines = journal(folder)
+    assert [(line["id"], line["status"], line["retries"]) for line in lines] == [
+        ("running", "done", 0),
+        ("next", "done", 0),
+    ]
 
 
 def test_the_driver_killed_then_run_again_runs_only_what_was_unfinished(
@@ -252,3 +281,18 @@ def test_a_subagents_events_are_its_own_and_web_fetch_is_off_with_the_network(
     fetched = [e for e in events if e["type"] == "step" and e["tool"] == "web_fetch"][-1]
     assert fetched["state"] == "failed" and "permission rule web_fetch" in fetched["result"]
     assert branches(folder / "repo") == {"agentls/out/delegated": "x = 5\n"}
+
+
+def test_shared_clones_leave_branches_and_no_worktree(folder: Path, fake: FakeAnthropic) -> None:
+    ids = ["one", "two", "three"]
+    write_tasks(folder / "tasks.jsonl", ids)
+    script_edits(fake, ids)
+    status, err = batch(folder, "--workers", "1", "--shared")
+    assert status == 0, err
+    repository = folder / "repo"
+    assert branches(repository) == {f"agentls/out/{i}": f"x = {n}\n" for n, i in enumerate(ids, 1)}
+    assert worktrees(repository) == [str(repository)]
+    assert not (repository / ".git" / "worktrees").exists() or not any(
+        (repository / ".git" / "worktrees").iterdir()
+    )
+    assert not any((folder / "out" / "worktrees").iterdir())

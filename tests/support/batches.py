@@ -98,8 +98,7 @@ def asked(fake: FakeAnthropic, task_id: str) -> int:
     return sum(1 for r in fake.requests if wanted in json.dumps(r.body["messages"][:1]))
 
 
-def workers_of(pid: int) -> list[int]:
-    """The pids of the batch worker processes `pid` started."""
+def _children(pid: int) -> list[tuple[int, bytes]]:
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -109,9 +108,19 @@ def workers_of(pid: int) -> list[int]:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(stat[1]) == pid and b"agentls.batch.worker" in cmdline:
-            found.append(int(entry.name))
+        if int(stat[1]) == pid:
+            found.append((int(entry.name), cmdline))
     return found
+
+
+def templates_of(pid: int) -> list[int]:
+    """The pids of the workers' template processes the batch driver `pid` started."""
+    return [child for child, line in _children(pid) if b"agentls.batch.forkserver" in line]
+
+
+def workers_of(pid: int) -> list[int]:
+    """The pids of the batch worker processes `pid` started (forked by its template)."""
+    return [worker for template in templates_of(pid) for worker, _ in _children(template)]
 
 
 def branches(repository: Path) -> dict[str, str]:

@@ -1,14 +1,14 @@
-"""`python -m agentls.batch.worker`: a warm worker of the local pool. It runs one task at a
-time, told on stdin, and answers on stdout, one JSON object a line:
+"""A warm worker of the local pool, forked by `forkserver.py`. It runs one task at a time,
+told on its socket, and answers there, one JSON object a line:
 
 - in: `{"run": TaskSpec}` to start a task, `{"cancel": true}` to cancel it;
 - out: `{"ready": pid}` once started, `{"live": event}` while a task runs (steps, 429s),
   `{"done": TaskOutcome}` when it ends.
 
-Its stdin closing (the driver died or let it go) cancels the running task and ends the
+Its socket closing (the driver died or let it go) cancels the running task and ends the
 worker: nothing outlives the driver but what the task's own cleanup needs. Warm, it pays
-Python's and the SDK's start once, not per task. Whatever else would print on stdout
-(a library's stray print) goes to stderr, which the driver keeps in a log file.
+Python's and the SDK's start once, not per task, and keeps its last tree of each repository
+for the next task there (`spare_trees.py`).
 """
 
 from __future__ import annotations
@@ -16,20 +16,24 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
-from typing import IO, Any
+import socket
+from typing import Any
 
 from .runner import TaskRun, TaskSpec
+from .spare_trees import SpareTrees
+
+LINE_LIMIT = 64 * 1024 * 1024
+"""Bytes of one message: a task's outcome carries its patch and its events."""
 
 
 class Worker:
-    def __init__(self, answers: IO[str]) -> None:
+    def __init__(self, answers: asyncio.StreamWriter) -> None:
         self.answers = answers
         self.current: tuple[TaskRun, asyncio.Task[None]] | None = None
+        self.spares = SpareTrees()
 
     def send(self, message: dict[str, Any]) -> None:
-        self.answers.write(json.dumps(message, ensure_ascii=False) + "\n")
-        self.answers.flush()
+        self.answers.write((json.dumps(message, ensure_ascii=False) + "\n").encode())
 
     async def _run(self, run: TaskRun) -> None:
         outcome = await run.run()
@@ -38,30 +42,26 @@ class Worker:
 
     def handle(self, message: dict[str, Any]) -> None:
         if "run" in message and self.current is None:
-            run = TaskRun(TaskSpec.from_json(message["run"]), lambda e: self.send({"live": e}))
+            spec = TaskSpec.from_json(message["run"])
+            run = TaskRun(spec, lambda e: self.send({"live": e}), self.spares)
             self.current = (run, asyncio.ensure_future(self._run(run)))
         elif "cancel" in message and self.current is not None:
             self.current[0].cancel()
 
-    async def serve(self) -> None:
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    async def serve(self, orders: asyncio.StreamReader) -> None:
         self.send({"ready": os.getpid()})
-        while line := await reader.readline():
+        while line := await orders.readline():
             self.handle(json.loads(line))
         if self.current is not None:  # the driver is gone: stop, clean up, leave
             run, job = self.current
             run.cancel()
             await asyncio.gather(job, return_exceptions=True)
+        await asyncio.to_thread(self.spares.close)
 
 
-def main() -> None:
-    # The protocol gets stdout's descriptor of its own; fd 1 becomes stderr for the rest.
-    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    asyncio.run(Worker(answers).serve())
-
-
-if __name__ == "__main__":
-    main()
+async def serve(channel: socket.socket) -> None:
+    """Be a worker on `channel` until the driver closes it."""
+    orders, answers = await asyncio.open_unix_connection(sock=channel, limit=LINE_LIMIT)
+    await Worker(answers).serve(orders)
+    answers.close()
+    await answers.wait_closed()

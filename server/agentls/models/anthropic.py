@@ -49,12 +49,17 @@ step added, where the API's look-back from the first reaches only 20 blocks. Wit
 prompt's, 3 breakpoints of the API's 4."""
 
 
+def sdk_of(provider: str | None) -> str:
+    """The module of the provider's SDK. `provider`: the provider setting, if any."""
+    profile = PROFILES.get(provider or os.environ.get("AGENTLS_PROVIDER") or DEFAULT_PROVIDER)
+    return profile.wire if profile else DEFAULT_PROVIDER  # a wire format is named after its SDK
+
+
 async def load_sdk(provider: str | None) -> None:
     """Import the provider's SDK in a thread, before a task needs it: the editor goes on
     being served meanwhile, and a server that never runs a task never holds it (the
     anthropic SDK alone is some 50 MiB). `provider`: the provider setting, if any."""
-    profile = PROFILES.get(provider or os.environ.get("AGENTLS_PROVIDER") or DEFAULT_PROVIDER)
-    sdk = profile.wire if profile else DEFAULT_PROVIDER  # a wire format is named after its SDK
+    sdk = sdk_of(provider)
     if sdk not in sys.modules:
         await asyncio.to_thread(importlib.import_module, sdk)
 
