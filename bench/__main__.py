@@ -215,7 +215,9 @@ async def measure(plan: Plan) -> Results:
         streamed = await streamed_write(plan.streamed_bytes, 3 * plan.rounds)
         idle_kib = await idle_memory(env, root, plan.idle_seconds)
         batch = await batch_speed(home / "batches", env, latency=plan.batch_latency)
-        overhead = await task_overhead(home / "overhead", env, plan.overhead_files)
+        overhead = await task_overhead(
+            home / "overhead", env, plan.overhead_files, plan.batch_latency
+        )
         skills = await with_skills(fake, env, home / "skills-home", root, paths)
         background = await asyncio.to_thread(
             background_start, home / "background", env, plan.background_files
@@ -416,15 +418,22 @@ def batch_rows(speed: BatchSpeed, overhead: TaskOverhead) -> list[Row]:
             1 / 3,
         ),
         at_most(
-            f"a batch task's start on a {overhead.files:,}-file repository: worktree and "
-            "agent, to its first request (warm worker)",
-            overhead.first_request_seconds,
+            f"a batch task's start on a {overhead.files:,}-file repository, to its first "
+            "request: a warm worker's next task there, at the same base (its tree kept, reset)",
+            overhead.next_seconds,
             "s",
             1,
         ),
         info(
-            f"the same: the worktree alone ({overhead.files:,} files checked out)",
-            overhead.worktree_seconds,
+            f"the same at another base, {overhead.changed} files away",
+            overhead.other_base_seconds,
+            "s",
+            None,
+            "",
+        ),
+        info(
+            "the same: the worker's first task there (a new worktree, every file checked out)",
+            overhead.first_seconds,
             "s",
             None,
             "",

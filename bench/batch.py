@@ -4,10 +4,10 @@ its model is first asked (its worktree, the agent's start) on a big repository."
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import time
 from collections.abc import Iterator, Mapping
@@ -18,6 +18,7 @@ from pathlib import Path
 from agentls.batch import worktree
 from agentls.batch.driver import BatchOptions, run_batch
 from agentls.batch.runner import TaskRun, TaskSpec
+from agentls.batch.spare_trees import SpareTrees
 
 from .api import FakeAnthropic, reply, text, tool_use
 from .search import make_tree
@@ -98,46 +99,73 @@ async def batch_speed(
 
 @dataclass(frozen=True)
 class TaskOverhead:
+    """From a task's start in a warm worker to its first request to the model."""
+
     files: int
-    worktree_seconds: float
-    """Making the task's worktree at its base (git checks out every file)."""
-    first_request_seconds: float
-    """From the task's start in a warm worker to its first request to the model."""
+    first_seconds: float
+    """The worker's first task on the repository: git checks out every file."""
+    next_seconds: float
+    """Its next tasks there at the same base, as a batch's tasks are by default (the median
+    of 3): the tree it kept, reset (git writes back what the last task changed)."""
+    other_base_seconds: float
+    """Its next task at another base, `changed` files away."""
+    changed: int
 
 
-async def _first_request(spec: TaskSpec, fake: FakeAnthropic) -> float:
+async def _first_request(
+    spec: TaskSpec, fake: FakeAnthropic, spares: SpareTrees, latency: float
+) -> float:
     fake.reset()
-    fake.script_for(spec.prompt, reply(text("Done.")))
+    edit = {"path": "app.py", "old_text": "x = 0", "new_text": "x = 1"}
+    turns = (reply(tool_use("edit_file", edit), delay=latency), reply(text("Done."), delay=latency))
+    fake.script_for(spec.prompt, *turns)
+    # What the bench wrote just before (the repository, the last tree) written out first:
+    # the disk's backlog of a moment ago is not this task's cost.
+    os.sync()
     started = time.monotonic()
-    outcome = await TaskRun(spec).run()
-    if outcome.status != "done":
+    outcome = await TaskRun(spec, spares=spares).run()
+    if outcome.status != "done" or not outcome.patch:
         raise RuntimeError(f"the overhead task ended {outcome.status}: {outcome.error}")
     return fake.requests[0].received - started
 
 
-async def task_overhead(home: Path, env: Mapping[str, str], files: int) -> TaskOverhead:
-    """In a warm process (a first task ran on a small repository), the cost of a task's
-    start on a repository of `files` files."""
+async def task_overhead(
+    home: Path, env: Mapping[str, str], files: int, latency: float = 1.0
+) -> TaskOverhead:
+    """In a warm worker (a first task ran on a small repository), a task's start on a
+    repository of `files` files: the worker's first there, its next three at the same base,
+    then one at the commit before (which changes every 100th file); each task edits a file,
+    the model answering after `latency`."""
     big = make_repository(home / "big-repo", files)
     counted = len(worktree.git(["ls-files"], big).splitlines())
+    changed = _change_every_hundredth(big)
     small = make_repository(home / "small-repo")
+    spares = SpareTrees()
     with FakeAnthropic() as fake, environ({**env, "ANTHROPIC_BASE_URL": fake.url}):
 
-        def spec(repo: Path, name: str) -> TaskSpec:
+        def spec(repo: Path, name: str, base: str | None = None) -> TaskSpec:
             tree = str(home / "trees" / name)
-            return TaskSpec(name, str(repo), f"task {name}: answer.", f"agentls/b/{name}", tree)
+            prompt = f"task {name}: set x."
+            return TaskSpec(name, str(repo), prompt, f"agentls/b/{name}", tree, base)
 
-        await _first_request(spec(small, "warm"), fake)
-        first = await _first_request(spec(big, "big"), fake)
-        started = time.monotonic()
-        tree = worktree.make(big, None, home / "trees" / "alone")
-        made = time.monotonic() - started
-        worktree.remove(big, tree.path)
+        try:
+            await _first_request(spec(small, "warm"), fake, spares, latency)
+            first = await _first_request(spec(big, "first"), fake, spares, latency)
+            again = [
+                await _first_request(spec(big, f"next-{n}"), fake, spares, latency)
+                for n in range(3)
+            ]
+            other = await _first_request(spec(big, "other", "HEAD~1"), fake, spares, latency)
+        finally:
+            spares.close()
     shutil.rmtree(home / "trees", ignore_errors=True)
-    return TaskOverhead(counted, made, first)
+    return TaskOverhead(counted, first, statistics.median(again), other, changed)
 
 
-def run(home: Path, env: Mapping[str, str], files: int) -> tuple[BatchSpeed, TaskOverhead]:
-    speed = asyncio.run(batch_speed(home, env))
-    overhead = asyncio.run(task_overhead(home, env, files))
-    return speed, overhead
+def _change_every_hundredth(repository: Path) -> int:
+    names = worktree.git(["ls-files", "src"], repository).splitlines()[::100]
+    for name in names:
+        with open(repository / name, "a") as file:
+            file.write("# changed\n")
+    subprocess.run([*GIT, "commit", "-qam", "more"], cwd=repository, check=True)
+    return len(names)
