@@ -24,7 +24,7 @@ from typing import Any
 
 from ..batch import worktree
 from ..batch.pool import worker_environment
-from ..history.state import state_dir
+from ..history.state import private_dir, state_dir
 from ..shell import launch
 from . import records, snapshot
 from .records import ACTIVE, BRANCH_PREFIX, Entry, Status, TaskRecord
@@ -79,10 +79,13 @@ def start(root: Path, task: str, message: str, options: Options) -> Entry:
     )
     entry = records.create(root, record, Status())
     argv = [sys.executable, "-m", "agentls.background.process", str(entry.folder)]
+    # An empty folder of its own as cwd: Python before 3.11, which has no PYTHONSAFEPATH,
+    # imports from there first, and the task's tree lies in entry.folder.
+    cwd = private_dir(entry.folder / "cwd")
     try:
         with open(entry.folder / "process.log", "ab") as log:
             process = launch.popen(
-                launch.own(argv, entry.folder, worker_environment(), None),
+                launch.own(argv, cwd, worker_environment(), None),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
