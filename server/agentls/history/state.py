@@ -16,10 +16,14 @@ def workspace_key(root: Path) -> str:
 def private_dir(path: Path) -> Path:
     """`path`, created with its missing parents readable by the user only (0700)."""
     for folder in reversed([path, *path.parents]):
-        if not folder.exists():
-            # mkdir's mode is masked by the umask; chmod makes it exact.
+        # Another process (a batch's next worker) may make the same folder at the same
+        # moment: trying and accepting "exists" has no gap between a check and the mkdir.
+        try:
             folder.mkdir(mode=0o700)
-            os.chmod(folder, 0o700)
+        except FileExistsError:
+            continue
+        # mkdir's mode is masked by the umask; chmod makes it exact.
+        os.chmod(folder, 0o700)
     os.chmod(path, 0o700)
     return path
 

@@ -83,7 +83,8 @@ def confinement(root: Path, network: bool) -> Confinement:
     hooks = root / ".git" / "hooks"
     if hooks.parent.is_dir() and not hooks.exists():
         # As `git init` makes it: else a command could create it, and put a hook in it.
-        hooks.mkdir()
+        # Another command starting at the same moment may make it first.
+        hooks.mkdir(exist_ok=True)
     for own in (environment.config_dir(), state_base()):
         if own.resolve().is_relative_to(root) and not own.exists():
             # A command could make it, settings.json and all; agentls would read that.
