@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,17 @@ def repository(tmp_path: Path) -> Path:
     subprocess.run([*GIT, "add", "."], cwd=repository, check=True)
     subprocess.run([*GIT, "commit", "-qm", "more"], cwd=repository, check=True)
     return repository
+
+
+@pytest.fixture
+def spares(repository: Path, tmp_path: Path) -> Iterator[SpareTrees]:
+    """A worker's kept trees in `tmp_path / "trees"`; as the worker ends, they go, and the
+    repository knows its own worktree only."""
+    spares = SpareTrees()
+    yield spares
+    spares.close()
+    assert worktrees(repository) == [str(repository)]
+    assert not list((tmp_path / "trees").glob(".spare-*"))
 
 
 def files_of(tree: Path) -> dict[str, str]:
@@ -84,72 +95,58 @@ LEFT: dict[str, Callable[[Path, Path], None]] = {
 
 
 @pytest.mark.parametrize("left", LEFT)
-def test_the_next_task_finds_exactly_its_base(repository: Path, tmp_path: Path, left: str) -> None:
+def test_the_next_task_finds_exactly_its_base(
+    repository: Path, tmp_path: Path, spares: SpareTrees, left: str
+) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "mod.py").write_text("not the repository's\n")
     trees = tmp_path / "trees"
     fresh = worktree.make(repository, "HEAD~1", trees / "fresh")
-    spares = SpareTrees()
-    try:
-        first = spares.make(repository, None, trees / "first", False)
-        LEFT[left](first.path, outside)
-        spares.keep(first)
-        assert not first.path.exists()
-        kept = os.stat(next(trees.glob(".spare-*"))).st_ino
-        second = spares.make(repository, "HEAD~1", trees / "second", False)
-        assert os.stat(second.path).st_ino == kept  # the kept tree, not a new one
-        assert second.base == fresh.base
-        assert files_of(second.path) == files_of(fresh.path)
-        assert second.git(["rev-parse", "HEAD"]).strip() == fresh.base
-        assert files_of(outside) == {"mod.py": "not the repository's\n"}
-        spares.keep(second)
-    finally:
-        spares.close()
+    first = spares.make(repository, None, trees / "first", False)
+    LEFT[left](first.path, outside)
+    spares.keep(first)
+    assert not first.path.exists()
+    kept = os.stat(next(trees.glob(".spare-*"))).st_ino
+    second = spares.make(repository, "HEAD~1", trees / "second", False)
+    assert os.stat(second.path).st_ino == kept  # the kept tree, not a new one
+    assert second.base == fresh.base
+    assert files_of(second.path) == files_of(fresh.path)
+    assert second.git(["rev-parse", "HEAD"]).strip() == fresh.base
+    assert files_of(outside) == {"mod.py": "not the repository's\n"}
+    spares.keep(second)
     worktree.remove(repository, fresh.path)
-    assert worktrees(repository) == [str(repository)]
-    assert not list(trees.glob(".spare-*"))
 
 
 def test_what_a_dead_attempt_left_at_the_tasks_place_goes_first(
-    repository: Path, tmp_path: Path
+    repository: Path, tmp_path: Path, spares: SpareTrees
 ) -> None:
     trees = tmp_path / "trees"
-    spares = SpareTrees()
-    try:
-        spares.keep(spares.make(repository, None, trees / "first", False))
-        (trees / "second").mkdir()
-        (trees / "second" / "stale").write_text("a dead attempt's\n")
-        second = spares.make(repository, None, trees / "second", False)
-        assert "stale" not in files_of(second.path)
-        spares.keep(second)
-    finally:
-        spares.close()
-    assert worktrees(repository) == [str(repository)]
+    spares.keep(spares.make(repository, None, trees / "first", False))
+    (trees / "second").mkdir()
+    (trees / "second" / "stale").write_text("a dead attempt's\n")
+    second = spares.make(repository, None, trees / "second", False)
+    assert "stale" not in files_of(second.path)
+    spares.keep(second)
 
 
 def test_a_kept_tree_git_cannot_move_gives_way_to_a_new_one(
-    repository: Path, tmp_path: Path
+    repository: Path, tmp_path: Path, spares: SpareTrees
 ) -> None:
     trees = tmp_path / "trees"
-    spares = SpareTrees()
-    try:
-        first = spares.make(repository, None, trees / "first", False)
-        spares.keep(first)
-        (record,) = (repository / ".git" / "worktrees").iterdir()
-        shutil.rmtree(record)  # git no longer knows the kept tree
-        second = spares.make(repository, None, trees / "second", False)
-        assert not list(trees.glob(".spare-*"))
-        assert files_of(second.path) == {
-            ".gitignore": "build/\n",
-            "app.py": "x = 0\n",
-            "pkg/": "",
-            "pkg/mod.py": "y = 1\n",
-        }
-        spares.keep(second)
-    finally:
-        spares.close()
-    assert worktrees(repository) == [str(repository)]
+    first = spares.make(repository, None, trees / "first", False)
+    spares.keep(first)
+    (record,) = (repository / ".git" / "worktrees").iterdir()
+    shutil.rmtree(record)  # git no longer knows the kept tree
+    second = spares.make(repository, None, trees / "second", False)
+    assert not list(trees.glob(".spare-*"))
+    assert files_of(second.path) == {
+        ".gitignore": "build/\n",
+        "app.py": "x = 0\n",
+        "pkg/": "",
+        "pkg/mod.py": "y = 1\n",
+    }
+    spares.keep(second)
 
 
 def test_kept_trees_a_dead_worker_left_are_removed(repository: Path, tmp_path: Path) -> None:
