@@ -201,10 +201,15 @@ class LocalPool:
             self.cancel(task_id)
 
     async def _retire(self, worker: _Worker) -> None:
-        worker.orders.close()
+        # Our half of its socket only: the worker reads the end of its orders, removes its
+        # trees and ends, and its answers end then. Closing the whole socket would end our
+        # reading at once, and the kill below would catch the worker in the midst of that.
+        with contextlib.suppress(OSError, RuntimeError):
+            worker.orders.write_eof()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(worker.reading), LET_GO)
         worker.kill()
+        worker.orders.close()
 
     def _stop_template(self) -> None:
         if self._control is not None:
