@@ -157,3 +157,13 @@ def test_kept_trees_a_dead_worker_left_are_removed(repository: Path, tmp_path: P
     remove_left(trees, {repository})
     assert not list(trees.glob(".spare-*"))
     assert worktrees(repository) == [str(repository)]
+
+
+def test_a_record_whose_tree_is_gone_is_pruned(repository: Path, tmp_path: Path) -> None:
+    trees = tmp_path / "trees"
+    spares = SpareTrees()
+    spares.keep(spares.make(repository, None, trees / "first", False))
+    # The worker dies after removing its kept tree, before it pruned git's record of it.
+    shutil.rmtree(next(trees.glob(".spare-*")))
+    remove_left(trees, {repository})
+    assert worktrees(repository) == [str(repository)]

@@ -59,10 +59,9 @@ class SpareTrees:
 
 
 def remove_left(trees: Path, repositories: Iterable[Path]) -> None:
-    """The kept trees of workers that died before they could remove them."""
-    spares = list(trees.glob(".spare-*")) if trees.is_dir() else []
-    for spare in spares:
+    """The kept trees of workers that died before they could remove them, and git's records
+    of them (pruned in any case: a worker may have died between the two)."""
+    for spare in trees.glob(".spare-*") if trees.is_dir() else []:
         shutil.rmtree(spare, ignore_errors=True)
-    if spares:
-        for repository in repositories:
-            worktree.prune(repository)
+    for repository in repositories:
+        worktree.prune(repository)
