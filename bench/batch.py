@@ -15,10 +15,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentls.batch import worktree
 from agentls.batch.driver import BatchOptions, run_batch
-from agentls.batch.runner import TaskRun, TaskSpec
-from agentls.batch.spare_trees import SpareTrees
+from agentls.tasktree import worktree
+from agentls.tasktree.runner import TaskRun, TaskSpec
+from agentls.tasktree.spare_trees import SpareTrees
 
 from .api import FakeAnthropic, reply, text, tool_use
 from .search import make_tree

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from agentls.disk import safe_git
 from agentls.disk.files import TEMPORARY_NAME
 from agentls.history import checkpoints
 from agentls.history.checkpoints import CheckpointError, ShadowRepository
@@ -323,7 +324,7 @@ def test_a_git_that_hangs_costs_the_checkpoint_not_the_task(
 ) -> None:
     monkeypatch.setattr(checkpoints, "GIT_TIMEOUT", 0.2)
     monkeypatch.setattr(
-        checkpoints, "safe_git_command", lambda arguments: ["sleep", "5", *arguments[:0]]
+        safe_git, "safe_git_command", lambda arguments: ["sleep", "5", *arguments[:0]]
     )
     with pytest.raises(CheckpointError, match=r"took over 0\.2 s"):
         repository.record(CheckpointMark("task", "s1", 1, None, "t"))

@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from agentls.batch import worktree
-from agentls.batch.spare_trees import SpareTrees, remove_left
+from agentls.tasktree import worktree
+from agentls.tasktree.spare_trees import SpareTrees, remove_left
 from batches import GIT, make_repository, worktrees
 
 

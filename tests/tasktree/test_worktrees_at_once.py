@@ -7,7 +7,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from agentls.batch import worktree
+from agentls.tasktree import worktree
 from batches import make_repository
 
 

@@ -3,10 +3,12 @@ in a process of its own, in a git worktree of the user's repository at what the 
 (HEAD and the uncommitted changes), while the user keeps working; its result is a branch,
 reviewed hunk by hunk into the user's files, or discarded.
 
-A background task is a one-task batch on the user's own repository: the tree, the headless
-run and the branch are `agentls.batch`'s (`runner.TaskRun`). What lives here: the records
-on disk (`records.py`), the base and the provisioning of a fresh tree (`snapshot.py`,
-`include.py`), the queue (`slots.py`), the task's process (`process.py`), starting,
-cancelling and discarding (`control.py`) and the review's plan (`review.py`). It imports
-`batch`, `history`, `disk` and `shell`; the doors import it, never the reverse.
+A background task is a one-task batch on the user's own repository: the tree, the base
+(`snapshot.py`), the headless run and the branch are `agentls.tasktree`'s (`runner.TaskRun`),
+as a batch's are. What lives here: the records on disk (`records.py`), the
+provisioning of a fresh tree (`include.py`), the queue (`slots.py`), the task's process
+(`process.py`), starting, cancelling and discarding (`control.py`) and the review's plan
+(`review.py`). It imports
+`tasktree` and what lies under the loop, never a door nor `batch`; the doors import it,
+never the reverse.
 """

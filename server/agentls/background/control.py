@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..batch import worktree
-from ..batch.pool import worker_environment
 from ..history.state import private_dir, state_dir
 from ..shell import launch
-from . import records, snapshot
+from ..tasktree import snapshot, worktree
+from ..tasktree.environment import worker_environment
+from . import records
 from .records import ACTIVE, BRANCH_PREFIX, Entry, Status, TaskRecord
 
 DAY = 86400.0

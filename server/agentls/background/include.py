@@ -17,7 +17,7 @@ import os
 import shutil
 from pathlib import Path
 
-from ..batch.worktree import git
+from ..tasktree.worktree import git
 
 INCLUDE = ".worktreeinclude"
 LINKED = frozenset({"node_modules"})

@@ -2,7 +2,7 @@
 by a door through the launcher (`control.start`) in a session of its own, so that closing
 the editor or restarting the language server does not end it.
 
-It waits in the queue (`slots`), runs the task as a batch runs one (`batch.runner.TaskRun`:
+It waits in the queue (`slots`), runs the task as a batch runs one (`tasktree.runner.TaskRun`:
 the worktree at the task's base, the ignored files `.worktreeinclude` names, the
 `backgroundSetup` command in the sandbox, the agent with nobody to ask, the result committed
 on the task's branch), and writes where it stands to `status.json` as it goes. SIGTERM
@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..batch import worktree
-from ..batch.adapters import BatchWorkspace
-from ..batch.runner import TaskRun, TaskSpec
 from ..disk.paths import relative
 from ..history.state import append_line
 from ..interfaces import Change, Decision, Landed
+from ..tasktree import worktree
+from ..tasktree.adapters import BatchWorkspace
+from ..tasktree.runner import TaskRun, TaskSpec
 from ..tools.base import ToolError
 from . import include, records, slots
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..batch.worktree import git
 from ..disk import files
 from ..edits import Hunk, apply_hunks, line_hunks
 from ..interfaces import Change
+from ..tasktree.worktree import git
 
 Kind = Literal["create", "change", "delete"]
 

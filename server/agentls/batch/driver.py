@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..tasktree.runner import TaskOutcome, TaskSpec
+from ..tasktree.spare_trees import remove_left
 from .engine import Engine, WorkerLost
 from .journal import Journal
 from .limits import Budget, InFlight
 from .outputs import Outputs
 from .progress import BatchProgress
-from .runner import TaskOutcome, TaskSpec
-from .spare_trees import remove_left
 from .tasks import Task, TasksError, read_tasks, valid_id
 
 EXIT_CANCELLED = 130

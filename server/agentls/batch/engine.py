@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .runner import Live, TaskOutcome, TaskSpec
+from ..tasktree.runner import Live, TaskOutcome, TaskSpec
 
 
 class WorkerLost(Exception):

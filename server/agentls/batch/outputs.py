@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..tasktree.runner import TaskOutcome
 from .journal import FINAL, Journal
-from .runner import TaskOutcome
 from .tasks import Task
 
 

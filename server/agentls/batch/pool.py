@@ -26,11 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from ..shell import launch
+from ..tasktree.environment import worker_environment
+from ..tasktree.runner import Live, TaskOutcome, TaskSpec
 from .engine import WorkerLost
-from .runner import Live, TaskOutcome, TaskSpec
 from .worker import LINE_LIMIT
-
-_CONNECTION = ("_API_KEY", "_AUTH_TOKEN", "_BASE_URL", "_API_BASE")
 
 GRACE = 60.0
 """Seconds past a task's own timeout before its worker is killed: the worker enforces the
@@ -38,14 +37,6 @@ timeout itself; this is for one that stopped answering."""
 
 LET_GO = 10.0
 """Seconds a worker let go of has to remove its trees and end before it is killed."""
-
-
-def worker_environment(source: dict[str, str] | None = None) -> dict[str, str]:
-    """The launcher's allow-list, plus what configures the model (`X_API_KEY`, `X_BASE_URL`,
-    `AGENTLS_*`), which agentls reads as the user's own: the worker is agentls."""
-    source = dict(os.environ if source is None else source)
-    model = [n for n in source if n.endswith(_CONNECTION) or n.startswith("AGENTLS_")]
-    return {**launch.environment(model, source), "PYTHONSAFEPATH": "1"}
 
 
 class _Worker:

@@ -24,8 +24,8 @@ from typing import Any
 import ray
 import ray.exceptions
 
+from ..tasktree.runner import Live, TaskOutcome, TaskSpec, run_blocking
 from .engine import WorkerLost
-from .runner import Live, TaskOutcome, TaskSpec, run_blocking
 
 SLOT = "agentls_slot"
 

@@ -19,8 +19,8 @@ import os
 import socket
 from typing import Any
 
-from .runner import TaskRun, TaskSpec
-from .spare_trees import SpareTrees
+from ..tasktree.runner import TaskRun, TaskSpec
+from ..tasktree.spare_trees import SpareTrees
 
 LINE_LIMIT = 64 * 1024 * 1024
 """Bytes of one message: a task's outcome carries its patch and its events."""

@@ -35,7 +35,6 @@ import logging
 import os
 import shutil
 import stat
-import subprocess
 import threading
 import time
 import zlib
@@ -43,10 +42,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..disk import safe_git
 from ..disk.files import TEMPORARY_GLOB
-from ..disk.safe_git import safe_git_command, safe_git_env
 from ..interfaces import CheckpointKind, CheckpointMark
-from ..shell import launch
 from .git_seed import seed_index
 from .state import append_line, private_dir, state_dir
 
@@ -59,7 +57,7 @@ limit is per file, and a tree of any number of files is recorded whole."""
 GIT_TIMEOUT = 120
 """Seconds a git call may take (a hung network file system) before the checkpoint is given
 up; the task goes on."""
-_IDENTITY = ("-c", "user.name=agentls", "-c", "user.email=agentls@localhost")
+
 _CONFIG = """[core]
 \trepositoryformatversion = 0
 \tbare = false
@@ -145,7 +143,6 @@ class ShadowRepository:
         self.root = root.resolve()
         self.git_dir = private_dir(folder) if folder else state_dir("checkpoints", self.root)
         self.log_path = self.git_dir / "checkpoints.jsonl"
-        self._env = safe_git_env()
 
     # git, in one place: every call runs with the repository's programs off.
     def git(
@@ -156,24 +153,12 @@ class ShadowRepository:
         env: Mapping[str, str] | None = None,
     ) -> bytes:
         where = [f"--git-dir={self.git_dir}"] + ([f"--work-tree={self.root}"] if work_tree else [])
-        argv = safe_git_command([*where, *_IDENTITY, *arguments])
         try:
-            done = launch.run(
-                launch.reader(argv, self.root, {**self._env, **(env or {})}),
-                input=data,
-                stdin=None if data is not None else subprocess.DEVNULL,
-                capture_output=True,
-                check=False,
-                timeout=GIT_TIMEOUT,
+            return safe_git.run(
+                [*where, *arguments], self.root, data=data, env=env, timeout=GIT_TIMEOUT
             )
-        except OSError as error:
-            raise CheckpointError(f"git could not be run: {error}") from None
-        except subprocess.TimeoutExpired:
-            raise CheckpointError(f"git {arguments[0]} took over {GIT_TIMEOUT} s") from None
-        if done.returncode != 0:
-            message = done.stderr.decode("utf-8", "replace").strip()
-            raise CheckpointError(f"git {arguments[0]} failed: {message}")
-        return done.stdout
+        except safe_git.GitError as error:
+            raise CheckpointError(str(error)) from None
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -393,8 +378,8 @@ class ShadowRepository:
         parent = head.read_text().strip() if head.exists() else ""
         stamp = f"{int(checkpoint.time)} +0000"
         lines = [f"tree {tree}", *([f"parent {parent}"] if parent else [])]
-        lines += [f"author agentls <agentls@localhost> {stamp}"]
-        lines += [f"committer agentls <agentls@localhost> {stamp}", ""]
+        lines += [f"author {safe_git.NAME} <{safe_git.EMAIL}> {stamp}"]
+        lines += [f"committer {safe_git.NAME} <{safe_git.EMAIL}> {stamp}", ""]
         lines += [f"checkpoint {checkpoint.id}: {checkpoint.label}".replace("\n", " "), ""]
         commit = self._write_object("commit", "\n".join(lines).encode("utf-8", "replace"))
         _replace(head, commit + "\n")

@@ -15,15 +15,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..batch import worktree
-from ..batch.worktree import TreeError, git, no_filters
-
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "agentls",
-    "GIT_AUTHOR_EMAIL": "agentls@localhost",
-    "GIT_COMMITTER_NAME": "agentls",
-    "GIT_COMMITTER_EMAIL": "agentls@localhost",
-}
+from . import worktree
+from .worktree import TreeError, git, no_filters
 
 
 def base_ref(task_id: str) -> str:
@@ -48,7 +41,7 @@ def take(root: Path, task_id: str) -> str:
     folder = Path(tempfile.mkdtemp(prefix="agentls-snapshot-"))
     try:
         index = folder / "index"
-        env = {"GIT_INDEX_FILE": str(index), **IDENTITY}
+        env = {"GIT_INDEX_FILE": str(index)}
         try:
             shutil.copyfile(git_dir / "index", index)
         except OSError:

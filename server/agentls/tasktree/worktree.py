@@ -1,10 +1,10 @@
 """A task's own tree: a git worktree of the task's repository at its base (or a `--shared`
 clone), what the task changed committed on a branch, the patch, the tree removed.
 
-The repository may be hostile: every git call goes through `safe_git` (no hook, no pager,
-no fsmonitor, no credential helper, no global or system config) with the launcher's
-`own`. Checking out and `git add` run the filter drivers `.gitattributes` names, which
-`safe_git` cannot list ahead: so the drivers the repository's config defines are read first
+The repository may be hostile: every git call goes through `safe_git.run` (no hook, no
+pager, no fsmonitor, no credential helper, no global or system config). Checking out and
+`git add` run the filter drivers `.gitattributes` names, which `safe_git` cannot list
+ahead: so the drivers the repository's config defines are read first
 and each is blanked on the command line (an empty `clean`, `smudge` or `process` is no
 filter at all), and files land as the repository stores them. After the agent ran, git is
 told the tree's git folder and work tree explicitly: the `.git` file in the worktree is the
@@ -19,33 +19,24 @@ import fcntl
 import hashlib
 import re
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..disk.safe_git import safe_git_command, safe_git_env
+from ..disk import safe_git
 from ..history.state import private_dir, state_base
-from ..shell import launch
 
 GIT_TIMEOUT = 600
 """Seconds a git call may take: checking out a big repository on a slow disk is slow."""
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
-_IDENTITY = {
-    "GIT_AUTHOR_NAME": "agentls",
-    "GIT_AUTHOR_EMAIL": "agentls@localhost",
-    "GIT_COMMITTER_NAME": "agentls",
-    "GIT_COMMITTER_EMAIL": "agentls@localhost",
-}
-
 _DRIVER = re.compile(r"^filter\.(.+)\.(?:clean|smudge|process|required)$")
 
 
-class TreeError(Exception):
-    """A git step of the task's tree failed: the task is an `error`, not the agent's."""
+TreeError = safe_git.GitError
+"""A git step of the task's tree failed: the task is an `error`, not the agent's."""
 
 
 def git(
@@ -56,22 +47,8 @@ def git(
     check: bool = True,
 ) -> str:
     """`git ARGUMENTS` in `cwd`, safely; its stdout. Raises TreeError when it fails."""
-    argv = safe_git_command(arguments)
-    try:
-        done = launch.run(
-            # The folder git works in is the workspace it serves: never a PATH entry there.
-            launch.own(argv, cwd, {**safe_git_env(), **(env or {})}, cwd),
-            input=data,
-            stdin=None if data is not None else subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise TreeError(f"git {arguments[0]}: {error}") from None
-    if check and done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise TreeError(f"git {' '.join(arguments[:2])}: {message[-1] if message else 'failed'}")
-    return done.stdout.decode("utf-8", "surrogateescape")
+    output = safe_git.run(arguments, cwd, data=data, env=env, check=check, timeout=GIT_TIMEOUT)
+    return output.decode("utf-8", "surrogateescape")
 
 
 def no_filters(cwd: Path, where: Sequence[str] = ()) -> list[str]:
@@ -217,7 +194,7 @@ def commit(tree: Tree, patch: str, branch: str, message: str) -> str:
     what the setup command made stays out. Returns the commit."""
     index = Path(tempfile.mkstemp(prefix="agentls-index-")[1])
     try:
-        env = {"GIT_INDEX_FILE": str(index), **_IDENTITY}
+        env = {"GIT_INDEX_FILE": str(index)}
         index.unlink()  # git makes it anew
         tree.git(["read-tree", tree.base], env=env)
         if patch:

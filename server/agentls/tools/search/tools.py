@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ...counts import counted
+from ...disk import safe_git
 from ...disk.files import NotText, read_text
 from ...disk.paths import inside, relative, resolve
-from ...disk.safe_git import safe_git_command, safe_git_env
 from ...edits import text_lines
 from ...redaction import MIN_SHORT_SECRET, redact
-from ...shell import launch
 from ..base import BeforeChange, Tool, ToolContext, ToolError
 from . import ripgrep
 from .hidden import Hidden, rg_exclusions
@@ -343,9 +342,9 @@ async def _git_files(root: Path, folder: Path) -> list[Path] | None:
     """Tracked and untracked-but-not-ignored files under `folder`, or None outside a git repo."""
     try:
         arguments = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
-        process = await launch.start(
-            launch.reader(safe_git_command([*arguments, "--", str(folder)]), root, safe_git_env()),
-            stdin=asyncio.subprocess.DEVNULL,
+        process = await safe_git.start(
+            [*arguments, "--", str(folder)],
+            root,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
         )
