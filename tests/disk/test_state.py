@@ -6,7 +6,7 @@ import os
 import threading
 from pathlib import Path
 
-from agentls.history.state import private_dir
+from agentls.disk.state import private_dir
 
 
 def test_two_makers_of_one_folder_both_succeed(tmp_path: Path) -> None:

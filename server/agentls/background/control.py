@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..history.state import private_dir, state_dir
+from ..disk.state import private_dir, state_dir
 from ..shell import launch
 from ..tasktree import snapshot, worktree
 from ..tasktree.environment import worker_environment

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..disk.paths import relative
-from ..history.state import append_line
+from ..disk.state import append_line
 from ..interfaces import Change, Decision, Landed
 from ..tasktree import worktree
 from ..tasktree.adapters import BatchWorkspace

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..history.state import private_dir, state_base, workspace_key
+from ..disk.state import private_dir, state_base, workspace_key
 
 ACTIVE = frozenset({"queued", "running"})
 """A task still to end: its process is (or should be) alive."""

@@ -16,7 +16,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-from ..history.state import private_dir, state_base
+from ..disk.state import private_dir, state_base
 
 POLL = 0.3
 

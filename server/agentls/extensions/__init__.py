@@ -6,6 +6,6 @@ commands (`skills.py`, `commands.py`, `skill_tool.py`: the catalog and the `skil
 plugins that bundle them (`plugins.py`), and the per-project trust that a repository's own
 servers, hooks, skills and commands need before they count (`trust.py`).
 
-It may import `config/`, `permissions/`, `shell/` (the sandbox, process groups), `history/state`
+It may import `config/`, `permissions/`, `shell/` (the sandbox, process groups), `disk/state`
 (where trust is remembered), `tools/base` and `interfaces`; never a door or the loop, which
 reach it through `interfaces.Hooks` and the tools in `ToolContext`."""

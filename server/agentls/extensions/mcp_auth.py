@@ -32,7 +32,7 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 
-from ..history.state import private_dir, state_base
+from ..disk.state import private_dir, state_base
 from .mcp_user import current, open_in_browser
 
 GRANTS = ("authorization_code", "client_credentials", "cross_app_access")

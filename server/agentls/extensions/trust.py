@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..disk import files
-from ..history.state import state_dir
+from ..disk.state import state_dir
 
 _FILE = "approved.json"
 

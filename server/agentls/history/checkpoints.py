@@ -44,9 +44,9 @@ from pathlib import Path
 
 from ..disk import safe_git
 from ..disk.files import TEMPORARY_GLOB
+from ..disk.state import append_line, private_dir, state_dir
 from ..interfaces import CheckpointKind, CheckpointMark
 from .git_seed import seed_index
-from .state import append_line, private_dir, state_dir
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from typing import Any
 from .. import redaction
 from ..config import environment
 from ..counts import counted
-from .state import append_line, private_dir, state_dir
+from ..disk.state import append_line, private_dir, state_dir
 
 Message = dict[str, Any]
 _MESSAGES = '{"type": "messages"'

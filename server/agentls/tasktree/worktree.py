@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..disk import safe_git
-from ..history.state import private_dir, state_base
+from ..disk.state import private_dir, state_base
 
 GIT_TIMEOUT = 600
 """Seconds a git call may take: checking out a big repository on a slow disk is slow."""

@@ -14,7 +14,7 @@ from prompt_toolkit.filters import is_searching
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from ..history.state import private_dir, state_base
+from ..disk.state import private_dir, state_base
 
 PROMPT = "agentls> "
 WELCOME = (

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...config import environment
-from ...history.state import private_dir, state_base
+from ...disk.state import private_dir, state_base
 from . import bubblewrap
 from .base import Confinement, Sandbox
 
