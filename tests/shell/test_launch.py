@@ -6,7 +6,10 @@ from __future__ import annotations
 import base64
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -130,3 +133,28 @@ def test_a_command_sees_no_key_of_the_server_and_what_the_user_passes(
     for name in ("AWS_BEARER_TOKEN_BEDROCK", "BW_SESSION", "GOOGLE_CREDENTIALS", "ANTHROPIC"):
         assert name not in shown
     assert "JAVA_HOME=/opt/java" in shown and "PATH=" in shown
+
+
+def test_one_group_kill_ends_the_program_and_what_it_started(tmp_path: Path) -> None:
+    # The program leaves a child in the background and exits; the kill of its group (on
+    # what the launcher returned) reaches the child too.
+    script = "sleep 60 & echo $!; wait"
+    started = launch.own(["/bin/sh", "-c", script], tmp_path, launch.environment(), None)
+    process = launch.popen(started, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    child = int(process.stdout.readline())
+    launch.kill_group(process)
+    assert process.wait(timeout=10) == -signal.SIGKILL
+    deadline = time.monotonic() + 10
+    while _running(child) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _running(child)
+    launch.kill_group(process.pid)  # a group already gone is no error
+
+
+def _running(pid: int) -> bool:
+    # A zombie (the child's parent died, init has not reaped it yet) is not running.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False

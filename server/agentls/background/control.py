@@ -123,11 +123,10 @@ def cancel(root: Path, task_id: str) -> Entry:
 def discard(root: Path, task_id: str) -> None:
     """The task gone: stopped if it runs, its worktree, branch, base ref and record removed."""
     entry = found(root, task_id)
-    if entry.status.status in ACTIVE and entry.status.pid is not None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            if records.alive(entry.status.pid, entry.folder, entry.record.created):
-                os.killpg(entry.status.pid, signal.SIGTERM)
-                _wait_gone(entry, 10.0)
+    pid = entry.status.pid if entry.status.status in ACTIVE else None
+    if pid is not None and records.alive(pid, entry.folder, entry.record.created):
+        launch.kill_group(pid, signal.SIGTERM)
+        _wait_gone(entry, 10.0)
     remove(entry)
 
 
@@ -135,9 +134,8 @@ def _wait_gone(entry: Entry, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and records.alive(entry.status.pid, entry.folder):
         time.sleep(0.05)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if entry.status.pid is not None and records.alive(entry.status.pid, entry.folder):
-            os.killpg(entry.status.pid, signal.SIGKILL)
+    if entry.status.pid is not None and records.alive(entry.status.pid, entry.folder):
+        launch.kill_group(entry.status.pid)
 
 
 def remove_tree(entry: Entry) -> None:

@@ -18,8 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import signal
 import socket
 import sys
 from pathlib import Path
@@ -78,8 +76,7 @@ class _Worker:
     def kill(self) -> None:
         # Only while its socket is open: the worker is alive then, so its pid is still its.
         if self.pid is not None and self.alive:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pid, signal.SIGKILL)
+            launch.kill_group(self.pid)
 
 
 class LocalPool:
@@ -212,8 +209,7 @@ class LocalPool:
         for worker in [*self._idle, *self._busy.values()]:
             worker.kill()
         if self._template is not None and self._template.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self._template.pid, signal.SIGKILL)
+            launch.kill_group(self._template)
 
     async def close(self) -> None:
         idle, self._idle = self._idle, []

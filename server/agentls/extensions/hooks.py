@@ -12,12 +12,9 @@ the subagent's type. Any other exit code is an error shown to the user, never a 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import os
 import re
-import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -290,7 +287,6 @@ def _text(raw: bytes) -> str:
 
 async def _end(process: asyncio.subprocess.Process) -> None:
     """The hook and whatever it started: a cancel or a timeout ends all of it."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
+    launch.kill_group(process)
     await process.wait()
     GROUPS.forget(process.pid)

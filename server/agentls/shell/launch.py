@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -182,8 +183,24 @@ def run(launch: Launch, **options: Any) -> subprocess.CompletedProcess[bytes]:
     )
 
 
-def popen(launch: Launch, **options: Any) -> subprocess.Popen[Any]:
+Popen = subprocess.Popen
+"""What `popen` returns (for annotations: only this module starts programs)."""
+
+
+def popen(launch: Launch, **options: Any) -> Popen[Any]:
     """Start `launch` and leave it running (options as `subprocess.Popen` takes them)."""
     return subprocess.Popen(
         launch.argv, cwd=launch.cwd, env=launch.env, start_new_session=True, **options
     )
+
+
+def kill_group(
+    leader: int | Popen[Any] | asyncio.subprocess.Process, signum: int = signal.SIGKILL
+) -> None:
+    """Signal (default: kill) the process group that `leader` leads, so what it started goes
+    with it: every program started here leads a group of its own. `leader` is what `start`
+    or `popen` returned, or the pid of such a process (a worker names its own, a background
+    task's status records it). A group already gone, or no longer ours, is left alone."""
+    pid = leader if isinstance(leader, int) else leader.pid
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signum)

@@ -36,7 +36,7 @@ class ProcessGroups:
 
     def __init__(self) -> None:
         self._live: dict[int, int | None] = {}
-        self._guardian: subprocess.Popen[str] | None = None
+        self._guardian: launch.Popen[str] | None = None
 
     def add(self, group: int) -> None:
         """Record `group`, led by a child of ours not yet reaped (so its start time is sure)."""

@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import functools
 import os
-import signal
 import sys
 import time
 from collections.abc import AsyncGenerator, Sequence
@@ -47,8 +46,7 @@ class DeadlineReached(Exception):
 
 def _kill(process: asyncio.subprocess.Process) -> None:
     # Its own group: rg's worker threads are one process, but a group kill cannot miss any.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
+    launch.kill_group(process)
 
 
 async def output(
