@@ -15,11 +15,12 @@ from .agent.memory import ProjectMemory
 from .agent.subagents import delegate
 from .agent.task_result import TaskResult
 from .config import environment, project_settings
+from .config.definition_files import read_folder
 from .config.project_settings import ProjectSettings
 from .config.settings import Settings
 from .counts import counted
 from .extensions import agent_definitions
-from .extensions.agent_definitions import Definition, read_folder
+from .extensions.agent_definitions import Definition
 from .extensions.for_task import TaskExtensions, approved_agents
 from .extensions.mcp_config import ServerSpec
 from .extensions.mcp_user import McpUser

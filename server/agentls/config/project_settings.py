@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..disk import files
-from ..extensions import agent_definitions
 from ..permissions.rules import Rules, parse_rules
+from .definition_files import project_texts
 
 SETTINGS_FILE = Path(".agentls") / "settings.json"
 MCP_FILE = Path(".mcp.json")
@@ -75,5 +75,5 @@ def load(root: Path) -> ProjectSettings:
         hooks if isinstance(hooks, dict) else {},
         servers if isinstance(servers, dict) else {},
         tuple(problems),
-        agent_definitions.project_texts(root),
+        project_texts(root),
     )

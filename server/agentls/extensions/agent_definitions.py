@@ -3,30 +3,23 @@
 A definition is a markdown file (`.claude/agents/reviewer.md`): YAML front matter with
 `name`, `description` (what the model reads to choose it), `tools` (a comma list that only
 narrows the task's tools), `model` and `maxTurns`; the body is the subagent's system prompt.
-A plugin's `agents/*.md` are the user's own, named `plugin:name` as its skills are."""
+A plugin's `agents/*.md` are the user's own, named `plugin:name` as its skills are. The
+files are read as found by `config/definition_files.py`; their shape is this module's."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from ..config.definition_files import MAX_DEFINITIONS
 from ..disk import files
 from ..permissions.rules import ALIASES
 
 if TYPE_CHECKING:
     from .plugins import Plugin
-
-log = logging.getLogger(__name__)
-
-PROJECT_FOLDER = Path(".claude") / "agents"
-"""A workspace's definitions: the repository's files, used once the user approved each."""
-MAX_DEFINITIONS = 50
-"""Definitions read from one folder: the `agent` tool's description names each."""
 
 
 @dataclass(frozen=True)
@@ -135,31 +128,6 @@ def _turns(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError("maxTurns is a whole number, at least 1")
     return value
-
-
-def read_folder(folder: Path, follow: bool = True) -> dict[str, str]:
-    """The `*.md` files of `folder` by path, with their text (none when it is missing)."""
-    try:
-        paths = sorted(folder.glob("*.md"))[:MAX_DEFINITIONS]
-    except OSError:
-        return {}
-    found = {}
-    for path in paths:
-        try:
-            found[str(path)] = files.read_text(folder, path, follow=follow)
-        except (OSError, files.NotText) as error:
-            log.warning("the subagent definition %s is ignored: %s", path, error)
-    return found
-
-
-def project_texts(root: Path) -> dict[str, str]:
-    """The workspace's definitions by path relative to the root, never through a symlink."""
-    folder = root / PROJECT_FOLDER
-    return {
-        str(Path(path).relative_to(root)): text
-        for path, text in read_folder(folder, follow=False).items()
-        if Path(path).parent == folder
-    }
 
 
 def plugin_definitions(plugins: Iterable[Plugin]) -> tuple[list[Definition], list[str]]:
