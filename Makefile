@@ -1,12 +1,19 @@
 # The fast habits in one command (CONTRIBUTING.md): `make check`, before each commit (the
 # pre-commit hook runs it) and as the first step of CI (.ci/check). Each part is a target too.
 
-.PHONY: check lint format types lua vscode-lint
+.PHONY: check lint format types layers lua vscode-lint
 
-check: lint format types lua vscode-lint
+check: lint format types layers lua vscode-lint
 
+# ruff's rules include TID251: a program started anywhere but shell/launch.py fails it.
 lint:
 	ruff check server tests bench
+
+# The import contracts of pyproject.toml ([tool.importlinter]): the doors independent, the
+# loop and what lies under it importing no door, config/ no other part, shell/ no history/.
+# A new import that breaks a layer fails here (docs/architecture.md, "Imports point one way").
+layers:
+	lint-imports
 
 format:
 	ruff format --check server tests bench
