@@ -88,7 +88,7 @@ def test_a_program_is_never_found_in_the_workspace_through_an_absolute_entry(
     for program in (
         launch.own(argv, tmp_path / "empty", env, tmp_path),
         launch.reader(argv, tmp_path, env),
-        launch.in_workspace(argv, tmp_path, env),
+        launch.in_workspace(argv, tmp_path, env, None),
         launch.on_host(argv, tmp_path / "elsewhere", tmp_path, env),
     ):
         assert program.argv[0] != str(planted) and os.path.isabs(program.argv[0])

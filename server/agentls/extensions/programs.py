@@ -44,7 +44,7 @@ class Programs:
 
     def projects(self, argv: Sequence[str], own: Mapping[str, str]) -> Launch:
         """One of the repository's programs, confined (RuntimeError where it cannot be)."""
-        wrapped = sandbox.confine(list(argv), self.root, self.sandbox_setting, self.network)
+        box = sandbox.for_projects(self.sandbox_setting)
         project = dict.fromkeys(launch.PROJECT_VARIABLES, str(self.root))
         env = {**launch.environment(self.passed), **own, **project}
-        return launch.in_workspace(wrapped, self.root, env)
+        return launch.in_workspace(argv, self.root, env, box, self.network)

@@ -3,8 +3,9 @@
 A program runs in one of three places, each with its own rules:
 
 - `in_workspace`: the model's commands and the repository's own programs (a project's hooks
-  and MCP servers): confined (`sandbox.confine`), the workspace as cwd inside the
-  confinement; unconfined only where the user turned the sandbox off.
+  and MCP servers): confined by the sandbox it is given, which it applies itself, the
+  workspace as cwd inside the confinement; unconfined only where the user turned the
+  sandbox off (or allowed a command outside it).
 - `on_host`: the user's own programs (their hooks and MCP servers): the cwd is a private
   empty folder made for the launch, never the workspace, so `python -m x`, `npx x` (which
   looks in the cwd's `node_modules/.bin`) and a relative path never resolve into the
@@ -34,7 +35,10 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .sandbox.base import Sandbox
 
 _ALLOWED = frozenset(
     ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TERM", "SHELL", "TZ", "TMPDIR")
@@ -127,10 +131,22 @@ def reader(argv: Sequence[str], root: Path, env: Mapping[str, str]) -> Launch:
     return Launch(_resolved(argv, env, root), root, dict(env))
 
 
-def in_workspace(argv: Sequence[str], root: Path, env: Mapping[str, str]) -> Launch:
-    """The model's command or the repository's program at `root`: wrapped by the sandbox
-    (`sandbox.confine`), or unwrapped where the user turned the sandbox off or allowed this
-    command to run outside it."""
+def in_workspace(
+    argv: Sequence[str],
+    root: Path,
+    env: Mapping[str, str],
+    box: Sandbox | None,
+    network: bool = False,
+) -> Launch:
+    """The model's command or the repository's program at `root`, confined here by `box`
+    (writing under `root` only; the network only if `network`). `box` is None only where
+    the user turned the sandbox off or allowed this command to run outside it: the caller
+    must say which, it cannot forget."""
+    if box is not None:
+        # Imported here: the sandbox's own probe starts through this module.
+        from .sandbox import confinement
+
+        argv = box.command(argv, confinement(root, network))
     return Launch(_resolved(argv, env, root), root, dict(env))
 
 

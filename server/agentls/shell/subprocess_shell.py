@@ -65,12 +65,12 @@ class SubprocessShell:
         live = LiveLines(output, self.secrets) if output else None
         timeout, output_limit = command.timeout, command.output_limit
         if box is None:
-            return await self._run(argv, timeout, output_limit, live)
-        # Made again for each command: a `.git` made by the last one is protected too.
-        argv = box.command(argv, sandbox.confinement(self.root, self.network))
+            return await self._run(argv, None, timeout, output_limit, live)
         settings = self.audit.before()
         try:
-            result = await self._run(argv, timeout, output_limit, live)
+            # The confinement is made again for each command (by the launcher): a `.git`
+            # made by the last one is protected too.
+            result = await self._run(argv, box, timeout, output_limit, live)
         finally:
             # Nothing inside outlives the command (its PID namespace): what it planted is
             # all there, and disarmed before anything else runs git (cancelled too).
@@ -79,14 +79,19 @@ class SubprocessShell:
         return result
 
     async def _run(
-        self, argv: list[str], timeout: float, output_limit: int, live: LiveLines | None
+        self,
+        argv: list[str],
+        box: sandbox.Sandbox | None,
+        timeout: float,
+        output_limit: int,
+        live: LiveLines | None,
     ) -> ShellResult:
         # The output pipe is ours, not asyncio's: asyncio would count bash as running until
         # every process holding the pipe has closed it, so `server &` would never finish.
         read_end, write_end = os.pipe()
         try:
             process = await launch.start(
-                launch.in_workspace(argv, self.root, self.env),
+                launch.in_workspace(argv, self.root, self.env, box, self.network),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=write_end,
                 stderr=write_end,

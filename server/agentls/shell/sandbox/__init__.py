@@ -24,9 +24,9 @@ __all__ = [
     "Sandbox",
     "Unavailable",
     "blocked_note",
-    "confine",
     "confinement",
     "find",
+    "for_projects",
     "probe_in_background",
 ]
 
@@ -99,16 +99,17 @@ def confinement(root: Path, network: bool) -> Confinement:
     return Confinement(root, network, tuple(protected), tuple(mount_points))
 
 
-def confine(argv: list[str], root: Path, setting: str, network: bool) -> list[str]:
-    """A program the repository defines (a project's hook or MCP server), confined as bash
-    is. Without a sandbox it does not run, unless the user turned the sandbox off (then it
-    runs as their bash commands do). Raises RuntimeError."""
+def for_projects(setting: str) -> Sandbox | None:
+    """What confines a program the repository defines (a project's hook or MCP server), as
+    bash is (`launch.in_workspace` applies it). Without a sandbox it does not run, unless the
+    user turned the sandbox off (None: it runs as their bash commands do). Raises
+    RuntimeError."""
     if setting == "off":
-        return argv
+        return None
     found = find()
     if isinstance(found, Unavailable):
         raise RuntimeError(f"the project's programs run only in the sandbox, and {found.reason}")
-    return found.command(argv, confinement(root, network))
+    return found
 
 
 def _inside(root: Path, paths: list[Path]) -> list[Path]:
