@@ -96,14 +96,15 @@ def run(
     env: Mapping[str, str] | None = None,
     check: bool = True,
     timeout: float = 600.0,
+    workspace: Path | None = None,
 ) -> bytes:
-    """`git ARGUMENTS` in `cwd` (the workspace it reads, never a PATH entry there), safely,
-    with `env` over `safe_git_env()`; its stdout. Raises GitError, with git's last words
-    when it failed (and `check`)."""
+    """`git ARGUMENTS` in `cwd`, safely, with `env` over `safe_git_env()`; its stdout.
+    `workspace` (default `cwd`) is the one it serves: git is never found on a PATH entry
+    inside it. Raises GitError, with git's last words when it failed (and `check`)."""
     argv = safe_git_command(arguments)
     try:
         done = launch.run(
-            launch.reader(argv, cwd, {**safe_git_env(), **(env or {})}),
+            launch.own(argv, cwd, {**safe_git_env(), **(env or {})}, workspace or cwd),
             input=data,
             stdin=None if data is not None else subprocess.DEVNULL,
             capture_output=True,

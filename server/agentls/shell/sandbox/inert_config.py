@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
-from ...disk.safe_git import safe_git_env
+from ...disk import safe_git
 from .. import launch
 
 _GIT_SECONDS = 10
@@ -125,23 +124,17 @@ def refusal(config: bytes, git_folder: Path, root: Path) -> str | None:
 def _parsed(config: bytes, root: Path) -> list[tuple[str, str]] | None:
     """The config's (key, value) pairs as git reads them; includes are not followed (an
     `include.path` key is refused like any other not listed)."""
-    argv = ["git", "config", "--file", "-", "--list", "-z", "--no-includes"]
+    arguments = ["config", "--file", "-", "--list", "-z", "--no-includes"]
     try:
         # Not in any repository: a cwd of its own, so git discovers none to read.
         with launch.private_folder() as folder:
-            done = launch.run(
-                launch.own(argv, folder, safe_git_env(), root),
-                input=config,
-                capture_output=True,
-                timeout=_GIT_SECONDS,
-                check=False,
+            output = safe_git.run(
+                arguments, folder, data=config, timeout=_GIT_SECONDS, workspace=root
             )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
+    except safe_git.GitError:
         return None
     pairs = []
-    for entry in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
+    for entry in output.decode("utf-8", "surrogateescape").split("\0"):
         if entry:
             key, _, value = entry.partition("\n")
             pairs.append((key, value))
