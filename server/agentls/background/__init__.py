@@ -9,6 +9,6 @@ as a batch's are. What lives here: the records on disk (`records.py`), the
 provisioning of a fresh tree (`include.py`), the queue (`slots.py`), the task's process
 (`process.py`), starting, cancelling and discarding (`control.py`) and the review's plan
 (`review.py`). It imports
-`tasktree` and what lies under the loop, never a door nor `batch`; the doors import it,
-never the reverse.
+`tasktree`, the loop and what lies under it, never a door (so not `batch`); the doors
+import it, never the reverse.
 """
