@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from agentls.disk import safe_git
 from agentls.disk.safe_git import safe_git_command, safe_git_env
 from agentls.interfaces import CheckpointMark
 from agentls.tools import run_tool
@@ -130,3 +131,22 @@ def test_the_checkpoints_git_reads_only_settings_agentls_wrote(
     (root / "a.txt").write_text("two\n")
     repository.record(CheckpointMark("step", "s", 1, 1, "second"))
     assert not mark.exists()
+
+
+def test_the_one_git_runner_never_finds_git_in_the_workspace_it_serves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A shell that activated the repository's .venv put it first on PATH; git runs in a
+    # folder of its own (the sandbox's config check), for that workspace.
+    workspace, elsewhere = tmp_path / "repo", tmp_path / "empty"
+    planted = workspace / ".venv" / "bin"
+    planted.mkdir(parents=True)
+    elsewhere.mkdir()
+    mark = tmp_path / "ran"
+    (planted / "git").write_text(f"#!/bin/sh\ntouch {mark}\necho planted\n")
+    (planted / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted}{os.pathsep}{os.environ['PATH']}")
+    output = safe_git.run(["--version"], elsewhere, workspace=workspace)
+    assert output.startswith(b"git version") and not mark.exists()
+    with pytest.raises(safe_git.GitError, match=r"git rev-parse failed: .*not a git repository"):
+        safe_git.run(["rev-parse", "HEAD"], elsewhere, workspace=workspace)
