@@ -96,14 +96,18 @@ def test_a_link_the_task_replaced_with_a_folder_is_declined_with_what_is_under_i
     untouched(root.parent / "outside")
 
 
-def test_a_nested_link_and_links_the_task_made_are_declined(root: Path) -> None:
-    tree = start(root, {"a/b": "../../outside"}, {"a/keep.txt": "a\n", "app.txt": "app\n"})
+def test_a_nested_link_and_links_the_task_made_or_removed_are_declined(root: Path) -> None:
+    links = {"a/b": "../../outside", "l": "../outside/keep.txt"}
+    tree = start(root, links, {"a/keep.txt": "a\n", "app.txt": "app\n"})
     (tree / "a" / "b").unlink()
     (tree / "a" / "b" / "c").mkdir(parents=True)
     (tree / "a" / "b" / "c" / "x.txt").write_text("x\n")
     (tree / "app.txt").unlink()
     os.symlink("../outside/keep.txt", tree / "app.txt")  # a file made a link
-    os.symlink("/etc/hostname", tree / "new")  # a new link
+    os.symlink("/etc/hostname\n\x1b[2J", tree / "new")  # a new link, its target no text
+    (tree / "l").unlink()  # a link removed
+    (tree / "sub").mkdir()  # a repository in the tree: added as a submodule, which on main
+    make_repository(tree / "sub", {"s.txt": "s\n"})  # failed the whole plan
     plan = finish(root, tree)
 
     door = Recording()
@@ -113,7 +117,11 @@ def test_a_nested_link_and_links_the_task_made_are_declined(root: Path) -> None:
     by_path = {item.path: item.declined for item in plan.files}
     assert "a/b was a link to ../../outside" in by_path["a/b/c/x.txt"]
     assert by_path["app.txt"].startswith("the task made app.txt a link to ../outside/keep.txt")
-    assert by_path["new"].startswith("the task made new a link to /etc/hostname")
+    assert by_path["new"].startswith("the task made new a link to '/etc/hostname\\n\\x1b[2J'")
+    assert by_path["l"].startswith(
+        "l was a link to ../outside/keep.txt when the task started, and the task deleted it"
+    )
+    assert by_path["sub"] == "sub is a submodule, which a review never changes"
     assert (root / "app.txt").read_text() == "app\n" and not (root / "app.txt").is_symlink()
     untouched(root.parent / "outside")
 
