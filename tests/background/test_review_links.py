@@ -228,3 +228,19 @@ def test_the_terminal_refuses_a_write_through_a_link_swapped_in_and_goes_on(root
     assert reports["z.txt"]["accepted"] == 1 and len(questions) == 2
     assert (root.parent / "moved" / "y.txt").read_text() == "y\n"
     assert (root / "z.txt").read_text() == "z2\n"
+
+
+def test_the_terminal_shows_the_branchs_escapes_instead_of_obeying_them(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = start(root, {}, {"z.txt": "z\n"})
+    (tree / "e\x1b[2K.txt").write_text("rm -rf ~\x1b[2K\r# a comment\n")
+    (tree / "z.txt").unlink()
+    plan = finish(root, tree)
+    questions: list[str] = []
+
+    land(root, plan, TerminalReviewer(root, lambda q: questions.append(q) or "n", False))
+    out = capsys.readouterr().out + "".join(questions)
+    assert "\x1b" not in out and "\r" not in out
+    assert "e\\x1b[2K.txt: hunk 1 of 1" in out and "+rm -rf ~\\x1b[2K\\r# a comment" in out
+    assert "Delete z.txt, as the task did?" in out

@@ -25,6 +25,7 @@ from ..config import user_settings
 from ..disk import files
 from ..disk.landing import land_on_disk
 from ..edits import apply_hunks, lines_with_ends
+from ..visible import visible
 
 Ask = Callable[[str], str]
 
@@ -133,11 +134,12 @@ class TerminalReviewer:
         old = change.old_text or ""
         kept = []
         for number, hunk in enumerate(change.hunks, 1):
-            print(f"\n{item.path}: hunk {number} of {len(change.hunks)}: {hunk.describe()}")
+            # The branch's names and lines are the model's: escapes are shown, not obeyed.
+            print(f"\n{_shown(item.path)}: hunk {number} of {len(change.hunks)}: {hunk.describe()}")
             for line in lines_with_ends(old[hunk.start : hunk.end]):
-                print("-" + line, end="" if line.endswith("\n") else "\n")
+                print("-" + visible(line), end="" if line.endswith("\n") else "\n")
             for line in lines_with_ends(hunk.text):
-                print("+" + line, end="" if line.endswith("\n") else "\n")
+                print("+" + visible(line), end="" if line.endswith("\n") else "\n")
             if self._yes("Apply this hunk?"):
                 kept.append(hunk)
         if not kept:
@@ -151,7 +153,7 @@ class TerminalReviewer:
         return len(kept), ""
 
     async def delete(self, item: review.FileReview) -> tuple[bool, str]:
-        if not self._yes(f"\nDelete {item.path}, as the task did?"):
+        if not self._yes(f"\nDelete {_shown(item.path)}, as the task did?"):
             return False, "rejected"
         try:
             files.remove(self.root, self.root / item.path)
@@ -160,6 +162,11 @@ class TerminalReviewer:
         except (OSError, ValueError) as error:
             raise NotLanded(f"not deleted: {error}") from None
         return True, ""
+
+
+def _shown(text: str) -> str:
+    """A path or reason from the task's branch, on one line, its control characters escaped."""
+    return visible(text, lines=False)
 
 
 def review_in_terminal(task_id: str, everything: bool, ask: Ask = input) -> int:
@@ -193,15 +200,16 @@ def _summary(reports: list[dict[str, Any]], binary: list[str], branch: str) -> i
     other than the user's no (a conflict, a link in the way), as `agentls undo` does."""
     print()
     for report in reports:
+        path = _shown(report["path"])
         if report["declined"]:
-            print(f"{report['path']}: not applied: {report['reason']}")
+            print(f"{path}: not applied: {_shown(report['reason'])}")
             continue
-        print(f"{report['path']}: {report['accepted']} of {report['hunks']} accepted")
+        print(f"{path}: {report['accepted']} of {report['hunks']} accepted")
         for conflict in report["conflicts"]:
-            print(f"  not applied (conflict): {conflict}")
+            print(f"  not applied (conflict): {_shown(conflict)}")
     for path in binary:
-        print(f"{path}: binary, not reviewed here (it is on the branch {branch})")
-    left = [r["path"] for r in reports if r["declined"] or r["conflicts"]]
+        print(f"{_shown(path)}: binary, not reviewed here (it is on the branch {branch})")
+    left = [_shown(r["path"]) for r in reports if r["declined"] or r["conflicts"]]
     if left:
         print(f"Left on the branch {branch}: {', '.join(left)} (git diff HEAD {branch}).")
     print("agentls undo takes the review back.")
