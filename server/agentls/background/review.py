@@ -29,8 +29,9 @@ from ..edits import Hunk, apply_hunks, line_hunks
 from ..interfaces import Change
 
 Kind = Literal["create", "change", "delete"]
-ABSENT, LINK = "000000", "120000"
-"""git's modes in a diff: no file on that side; a symbolic link (its blob is the target)."""
+ABSENT, LINK, SUBMODULE = "000000", "120000", "160000"
+"""git's modes in a diff: no file on that side; a symbolic link (its blob is the target); a
+submodule (a commit, no blob)."""
 
 
 @dataclass
@@ -179,7 +180,7 @@ class _Links:
     def declined(self, entry: Changed, commit: str) -> str:
         """Why `entry` is not put to the user, from what git recorded; empty if nothing."""
         path, never = entry.path, "a review never makes, changes or removes a link"
-        if "160000" in (entry.before, entry.after):
+        if SUBMODULE in (entry.before, entry.after):
             return f"{path} is a submodule, which a review never changes"
         if entry.after == LINK:
             return f"the task made {path} a link to {self.target(commit, path)}; {never}"
