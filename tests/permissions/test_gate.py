@@ -212,3 +212,28 @@ async def _refusal(tmp_path: Path, row: Row) -> str:
 )
 async def test_one_wording_of_each_refusal(tmp_path: Path, row: Row, words: str) -> None:
     assert (await _refusal(tmp_path, row)).startswith(words)
+
+
+async def test_allow_for_this_task_given_in_a_subagent_holds_for_the_task(tmp_path: Path) -> None:
+    """The grant is the task's: a subagent's "allow for this task" lets its own next command
+    and the parent's run unasked. (The model answers in turn: the subagent runs inside the
+    parent's step.)"""
+    import asyncio
+
+    from agentls.agent.subagents import delegate
+    from doubles import Approver, ScriptedModel, call, make_agent, say
+
+    model = ScriptedModel(
+        call("agent", description="build", prompt="build it", subagent_type="general-purpose"),
+        call("bash", command="touch one"),
+        call("bash", command="touch two"),
+        say("built"),
+        call("bash", command="touch parent"),
+        say("ok"),
+    )
+    agent, _ = make_agent(tmp_path, model, approve_commands="ask")
+    delegate(agent)
+    agent.tools.approver = approver = Approver("allow_task")
+    await asyncio.wait_for(agent.run("fix it"), 30)
+    assert approver.asked == ["touch one"]
+    assert all((tmp_path / name).exists() for name in ("one", "two", "parent"))
