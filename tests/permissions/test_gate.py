@@ -237,3 +237,31 @@ async def test_allow_for_this_task_given_in_a_subagent_holds_for_the_task(tmp_pa
     await asyncio.wait_for(agent.run("fix it"), 30)
     assert approver.asked == ["touch one"]
     assert all((tmp_path / name).exists() for name in ("one", "two", "parent"))
+
+
+class _HooksSaying:
+    """PreToolUse hooks that answer each call in turn with the next of `verdicts`."""
+
+    def __init__(self, *verdicts: str | None) -> None:
+        self.verdicts = list(verdicts)
+
+    async def before_tool(self, tool: str, arguments: Any) -> tuple[str | None, str | None]:
+        return self.verdicts.pop(0), None
+
+    async def after_tool(self, tool: str, arguments: Any, result: str, is_error: bool) -> str:
+        return ""
+
+
+async def test_a_hooks_verdict_holds_for_its_own_call_only(tmp_path: Path) -> None:
+    """Handed on by value: the next call, which no hook allowed, is asked."""
+    from agentls.tools import run_tool
+    from doubles import Approver, tool_context
+
+    context = tool_context(tmp_path, Approver("deny"), approve_commands="ask")
+    context.hooks = _HooksSaying("allow", None)  # type: ignore[assignment]
+    ran, error = await run_tool(context, "bash", {"command": "touch allowed"})
+    assert not error and ran.startswith("exit code 0") and (tmp_path / "allowed").exists()
+    told, error = await run_tool(context, "bash", {"command": "touch asked"})
+    assert error and told.startswith("The user denied this command.")
+    assert context.approver.asked == ["touch asked"]  # type: ignore[attr-defined]
+    assert context.hooked is None and not (tmp_path / "asked").exists()
