@@ -207,7 +207,10 @@ async def _refusal(tmp_path: Path, row: Row) -> str:
             "Bash(make).",
         ),
         (Row("command", rule="deny"), "Denied by the permission rule Bash(make). Do not retry"),
-        (Row("fetch", hook="ask", answer="deny"), "The user denied fetching from h. It was "),
+        (
+            Row("fetch", hook="ask", answer="deny"),
+            "The user denied fetching from h. It was asked because a PreToolUse hook said so.",
+        ),
     ],
 )
 async def test_one_wording_of_each_refusal(tmp_path: Path, row: Row, words: str) -> None:

@@ -34,7 +34,7 @@ asked unless allowed by a rule, a hook, `approveCommands: always` or "allow for 
 allow rule, a hook's allow or the acceptEdits mode lets it land."""
 
 _ASKED_BY_DEFAULT: frozenset[Source] = frozenset({"command", "tool", "fetch"})
-_HOOK_RULE = Rule("PreToolUse")
+_HOOKED = "a PreToolUse hook said so"
 
 
 @dataclass
@@ -138,7 +138,7 @@ class Gate:
         None when neither does."""
         decided = decide(self.rules, tool, arguments, self.root)
         if self.hook is not None and (decided is None or decided.verdict != "deny"):
-            return Decision(self.hook, _HOOK_RULE)
+            return Decision(self.hook, reason=_HOOKED)
         return decided
 
     def check(self, tool: str, arguments: Any) -> None:
