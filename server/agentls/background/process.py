@@ -26,8 +26,7 @@ from ..batch.adapters import BatchWorkspace
 from ..batch.runner import TaskRun, TaskSpec
 from ..disk.paths import relative
 from ..history.state import append_line
-from ..interfaces import Change, Decision, Landed
-from ..tools.base import ToolError
+from ..interfaces import Change, Decision, Landed, Unanswered
 from . import include, records, slots
 
 LEFT_FOR_REVIEW = (
@@ -53,7 +52,7 @@ class ReviewApprover:
     to leave it for the review; a project's hooks and servers and a plan are refused."""
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
-        raise ToolError(LEFT_FOR_REVIEW)
+        raise Unanswered(LEFT_FOR_REVIEW)
 
     async def approve_plan(self, plan: str) -> bool:
         return False
