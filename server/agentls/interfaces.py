@@ -199,10 +199,17 @@ class Shell(Protocol):
 Decision = Literal["allow", "allow_task", "deny"]
 
 
+class Unanswered(Exception):
+    """Raised by `Approver.approve` when nobody can answer (a headless run, an editor that
+    cannot ask, a background task): the message says why, in the door's words, and the
+    permission gate refuses the call with it."""
+
+
 class Approver(Protocol):
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
-        """Ask the user; `unsandboxed`: an allowed command runs outside the sandbox, which
-        the question must say."""
+        """Ask the user about a tool call (only the permission gate does,
+        `permissions/gate.py`); `unsandboxed`: an allowed command runs outside the sandbox,
+        which the question must say. Raises Unanswered when nobody can answer."""
         ...
 
     async def approve_plan(self, plan: str) -> bool:

@@ -157,8 +157,6 @@ class Subagents:
             parent.budget.children.append(figures)
             line = self._figures(figures)
             sink.finished(ended.status == "done", line)
-            # An "allow for this task" the user gave a subagent holds for the task.
-            parent.tools.commands_allowed_for_task |= agent.tools.commands_allowed_for_task
         if ended.status == "cancelled":
             raise asyncio.CancelledError
         return _answer(ended, agent.conversation, line)

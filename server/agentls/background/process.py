@@ -23,11 +23,10 @@ from typing import Any
 
 from ..disk.paths import relative
 from ..disk.state import append_line
-from ..interfaces import Change, Decision, Landed
+from ..interfaces import Change, Decision, Landed, Unanswered
 from ..tasktree import worktree
 from ..tasktree.adapters import BatchWorkspace
 from ..tasktree.runner import TaskRun, TaskSpec
-from ..tools.base import ToolError
 from . import include, records, slots
 
 LEFT_FOR_REVIEW = (
@@ -53,7 +52,7 @@ class ReviewApprover:
     to leave it for the review; a project's hooks and servers and a plan are refused."""
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
-        raise ToolError(LEFT_FOR_REVIEW)
+        raise Unanswered(LEFT_FOR_REVIEW)
 
     async def approve_plan(self, plan: str) -> bool:
         return False

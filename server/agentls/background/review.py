@@ -7,13 +7,20 @@ too, or that touches a change of theirs, is a conflict: named, never proposed, n
 A file the task created, deleted or changed that the user created, deleted or changed
 differently meanwhile is a conflict as a whole. Binary files are not proposed (an editor
 reviews text): they are named, and stay on the branch.
+
+A review never writes through a link, nor makes, changes or removes one: an editor writes
+by name and follows links (it cannot be told not to), so a file is declined, with its
+reason, before anything is sent, when it is a link on either side, when a folder on its way
+was a link at the base (a task that replaced the link with a folder), or when the walk from
+the root to it in the user's files, following no link, meets one (`disk.files`). It stays
+on the branch.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from ..disk import files
@@ -22,6 +29,9 @@ from ..interfaces import Change
 from ..tasktree.worktree import git
 
 Kind = Literal["create", "change", "delete"]
+ABSENT, LINK, SUBMODULE = "000000", "120000", "160000"
+"""git's modes in a diff: no file on that side; a symbolic link (its blob is the target); a
+submodule (a commit, no blob)."""
 
 
 @dataclass
@@ -35,10 +45,14 @@ class FileReview:
     conflicts: list[str] = field(default_factory=list)
     """What is not proposed, in words (`change of line 4: you changed those lines too`)."""
     hunks: int = 0
-    """The task's hunks in this file."""
+    """The task's hunks in this file (1 for a file declined as a whole)."""
+    declined: str = ""
+    """Why the file is not put to the user at all: a link on the way or at its place."""
 
     @property
     def proposed(self) -> bool:
+        if self.declined:
+            return False
         return self.change is not None or (self.kind == "delete" and not self.conflicts)
 
 
@@ -108,11 +122,84 @@ def _current(root: Path, path: str, open_documents: Mapping[Path, str]) -> str |
         return b""
 
 
-def changed_paths(root: Path, base: str, commit: str) -> list[tuple[str, str]]:
-    """(status letter, path) of each file the task's commit changed from its base."""
-    out = git(["diff", "--name-status", "-z", "--no-renames", base, commit], root)
+@dataclass(frozen=True)
+class Changed:
+    """One file of the task's diff: git's status letter (A, D, M, T), path, and modes at the
+    base and on the branch (ABSENT where it is not)."""
+
+    letter: str
+    path: str
+    before: str
+    after: str
+
+    @property
+    def kind(self) -> Kind:
+        return "create" if self.letter == "A" else "delete" if self.letter == "D" else "change"
+
+
+def changed_paths(root: Path, base: str, commit: str) -> list[Changed]:
+    """Each file the task's commit changed from its base."""
+    out = git(["diff", "--raw", "-z", "--no-renames", base, commit], root)
     fields = out.split("\0")
-    return [(fields[i][0], fields[i + 1]) for i in range(0, len(fields) - 1, 2)]
+    changed = []
+    for header, path in zip(fields[0:-1:2], fields[1::2], strict=False):
+        before, after, _, _, status = header.lstrip(":").split()
+        changed.append(Changed(status[0], path, before, after))
+    return changed
+
+
+def in_the_way(root: Path, path: str) -> str:
+    """Why `path` cannot be changed in the user's files now, walked from `root` one name at a
+    time following no link: a link at its place or on the way, or no folder on the way.
+    Empty when nothing is in the way (a path missing from some folder on is fine)."""
+    try:
+        files.refuse_links(root, root / path)
+    except files.PathChanged as error:
+        return f"{error.reason} in your files; a review never writes through a link"
+    except OSError as error:
+        return f"it cannot be reached in your files ({error.strerror or error})"
+    return ""
+
+
+class _Links:
+    """The links the task's diff names at the base, and the folders the branch has."""
+
+    def __init__(self, root: Path, base: str, changed: list[Changed]) -> None:
+        self.root, self.base = root, base
+        self.at_base = {c.path for c in changed if c.before == LINK}
+        self.folders = {
+            parent.as_posix()
+            for c in changed
+            if c.after != ABSENT
+            for parent in PurePosixPath(c.path).parents
+        }
+
+    def target(self, commit: str, path: str) -> str:
+        return files.shown_link(_blob(self.root, commit, path).decode("utf-8", "replace"))
+
+    def declined(self, entry: Changed, commit: str) -> str:
+        """Why `entry` is not put to the user, from what git recorded; empty if nothing."""
+        path, never = entry.path, "a review never makes, changes or removes a link"
+        if SUBMODULE in (entry.before, entry.after):
+            return f"{path} is a submodule, which a review never changes"
+        if entry.after == LINK:
+            return f"the task made {path} a link to {self.target(commit, path)}; {never}"
+        if entry.before == LINK:
+            was = f"{path} was a link to {self.target(self.base, path)} when the task started"
+            if path in self.folders:
+                done = "replaced it with a folder"
+            else:
+                done = "deleted it" if entry.after == ABSENT else "replaced it with a file"
+            return f"{was}, and the task {done}; {never}"
+        for parent in PurePosixPath(path).parents:
+            if parent.as_posix() in self.at_base:
+                folder = parent.as_posix()
+                return (
+                    f"{folder} was a link to {self.target(self.base, folder)} when the task "
+                    "started, and the task replaced it with a folder; a review never writes "
+                    "where a link was"
+                )
+        return ""
 
 
 def plan(
@@ -124,7 +211,14 @@ def plan(
 ) -> ReviewPlan:
     """The review of `commit` against `base` in the user's files at `root`."""
     result = ReviewPlan()
-    for letter, path in changed_paths(root, base, commit):
+    changed = changed_paths(root, base, commit)
+    links = _Links(root, base, changed)
+    for entry in changed:
+        path, letter = entry.path, entry.letter
+        declined = links.declined(entry, commit) or in_the_way(root, path)
+        if declined:
+            result.files.append(FileReview(path, entry.kind, hunks=1, declined=declined))
+            continue
         before = None if letter == "A" else _text(_blob(root, base, path))
         after = None if letter == "D" else _text(_blob(root, commit, path))
         if (letter != "A" and before is None) or (letter != "D" and after is None):

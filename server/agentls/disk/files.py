@@ -98,12 +98,18 @@ def _in_the_way(folder: int, name: str, where: str, error: OSError) -> str:
 
 
 def _link_target(folder: int, name: str) -> str | None:
-    """Where the link `name` in `folder` points, shown safely (a link's target is anyone's
-    text: no line breaks or escapes reach a message); None when it is no link."""
+    """Where the link `name` in `folder` points, shown safely (`shown_link`); None when it
+    is no link."""
     try:
         target = os.readlink(name, dir_fd=folder)
     except OSError:
         return None
+    return shown_link(target)
+
+
+def shown_link(target: str) -> str:
+    """A link's target as a message may show it: anyone's text, so no line break or escape
+    reaches the user, and at most 200 characters."""
     shown = target if target.isprintable() else repr(target)
     return shown if len(shown) <= 200 else shown[:200] + "..."
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..permissions.gate import Request
 from ..shell import launch, sandbox
 from ..shell.sandbox.git_audit import GitAudit
 from ..tools.base import BeforeChange, Tool, ToolContext, ToolError
@@ -459,15 +460,10 @@ def _handler(
     server: Server, remote: str, name: str, read_only: bool, timeout: float
 ) -> Callable[[ToolContext, dict[str, Any], BeforeChange], Any]:
     async def call(context: ToolContext, arguments: dict[str, Any], before: BeforeChange) -> str:
-        if context.asks(name, arguments):
-            shown = json.dumps(arguments, ensure_ascii=False)
-            decision = await context.approver.approve(f"{name} {shown}")
-            if decision == "deny":
-                raise ToolError(
-                    "The user denied this call. Do not retry it; ask or take another way."
-                )
-            if decision == "allow_task":
-                context.commands_allowed_for_task = True
+        shown = f"{name} {json.dumps(arguments, ensure_ascii=False)}"
+        await context.gate().ask(
+            Request(source="tool", tool=name, arguments=arguments, shown=shown)
+        )
         if not read_only:
             await before(None)  # an MCP tool may change any file
         text, is_error = await server.call(remote, arguments, timeout)

@@ -20,8 +20,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from ..config.settings import Settings
-from ..interfaces import Decision
-from ..tools.base import ToolError
+from ..interfaces import Decision, Unanswered
 from ..visible import visible
 
 APPROVE_COMMAND = "agent/approveCommand"
@@ -95,7 +94,7 @@ class LspApprover:
                 return by_title.get(title or DENY, "deny")
             except JsonRpcException as error:
                 self.cannot_ask = error.message or type(error).__name__
-        raise ToolError(
+        raise Unanswered(
             CANNOT_ASK.format(error=self.cannot_ask, commands=" or the allowedCommands setting")
         )
 

@@ -230,6 +230,10 @@ async def _review(ls: AgentServer, root: Path, entry: records.Entry) -> dict[str
     conflicts = [c for item in plan.files for c in item.conflicts]
     if conflicts:
         ls.show(types.MessageType.Warning, f"not applied (conflicts): {'; '.join(conflicts)}")
+    declined = [f"{r['path']} ({r['reason']})" for r in reports if r["declined"]]
+    if declined:
+        left = f"not applied, left on the branch {record.branch}: {'; '.join(declined)}"
+        ls.show(types.MessageType.Warning, left)
     _notify(ls, entry.as_json())
     return {
         "id": record.id,

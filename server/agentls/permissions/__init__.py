@@ -1,7 +1,10 @@
 """Who decides what a tool call may do: the user's permission rules (allow / ask / deny, in
-Claude Code's syntax, `rules.py`), the one decision every tool and door consults
-(`decide.py`, reading what a command line runs with `command_line.py` and `programs.py`), and
-the session's mode (default / acceptEdits / plan, `modes.py`).
+Claude Code's syntax, `rules.py`), the rules' decision (`decide.py`, reading what a command
+line runs with `command_line.py` and `programs.py`), the session's mode (default /
+acceptEdits / plan, `modes.py`), and the gate every tool call passes (`gate.py`): the rules,
+the hooks' verdict, the mode and the settings weighed, the user asked once through the
+`Approver`, and the answer a permit or one typed refusal.
 
-Pure decisions over names, arguments and paths: it imports only `shell/command_rules` (how an
-allow rule matches a command); `config/` imports it, never a door, the loop or a tool."""
+It imports only `shell/command_rules` (how an allow rule matches a command) and
+`interfaces` (the Approver); `config/` and the tools import it, never it a door, the loop
+or a tool."""

@@ -1,6 +1,5 @@
 """The one permission decision: what the rules say of a call, allow, ask or deny. Every tool
-and every door consults it, through `ToolContext.verdict` (and `asks`); nothing else reads
-the rules to decide.
+call meets it in the gate (`gate.py`); nothing else reads the rules to decide.
 
 The order: deny rules, then ask rules, then allow rules, then the tool's own default.
 
@@ -15,8 +14,8 @@ where nobody can answer they are refused.
 Read rules hold `grep` and `list_files` too: a search in a path they name is denied or asked
 as a read would be, and a wider search leaves out what they name (`unreadable`).
 
-`web_fetch(domain:...)` rules hold the host of a fetch: web_fetch asks here for its first
-address and for each redirect's (`tools/web_fetch.permit`)."""
+`web_fetch(domain:...)` rules hold the host of a fetch: web_fetch asks the gate for its
+first address and for each redirect's (`tools/web_fetch.permit`)."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ terminal task; a review here is a task of the checkpoints, which `agentls undo` 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 import time
 from collections.abc import Callable
@@ -18,10 +19,13 @@ from typing import Any
 from ..agent.conversation import Conversation
 from ..background import control, records, review
 from ..background.control import BackgroundError, Options
-from ..background.landing import carry_out
+from ..background.landing import NotLanded, carry_out
 from ..config import user_settings
 from ..disk import files
+from ..disk.landing import land_on_disk
 from ..edits import apply_hunks, lines_with_ends
+from ..tasktree.worktree import TreeError
+from ..visible import visible
 
 Ask = Callable[[str], str]
 
@@ -130,23 +134,39 @@ class TerminalReviewer:
         old = change.old_text or ""
         kept = []
         for number, hunk in enumerate(change.hunks, 1):
-            print(f"\n{item.path}: hunk {number} of {len(change.hunks)}: {hunk.describe()}")
+            # The branch's names and lines are the model's: escapes are shown, not obeyed.
+            print(f"\n{_shown(item.path)}: hunk {number} of {len(change.hunks)}: {hunk.describe()}")
             for line in lines_with_ends(old[hunk.start : hunk.end]):
-                print("-" + line, end="" if line.endswith("\n") else "\n")
+                print("-" + visible(line), end="" if line.endswith("\n") else "\n")
             for line in lines_with_ends(hunk.text):
-                print("+" + line, end="" if line.endswith("\n") else "\n")
+                print("+" + visible(line), end="" if line.endswith("\n") else "\n")
             if self._yes("Apply this hunk?"):
                 kept.append(hunk)
         if not kept:
             return 0, "rejected"
-        files.write_atomic(self.root, change.path, apply_hunks(old, kept))
+        # Written walking from the root without following a link, and only if the file is
+        # still what was shown (the questions may have taken minutes).
+        accepted = dataclasses.replace(change, new_text=apply_hunks(old, kept), hunks=kept)
+        landed = land_on_disk(self.root, accepted)
+        if not landed.applied:
+            raise NotLanded(landed.rejected_reason or "it could not be written")
         return len(kept), ""
 
     async def delete(self, item: review.FileReview) -> tuple[bool, str]:
-        if not self._yes(f"\nDelete {item.path}, as the task did?"):
+        if not self._yes(f"\nDelete {_shown(item.path)}, as the task did?"):
             return False, "rejected"
-        files.remove(self.root, self.root / item.path)
+        try:
+            files.remove(self.root, self.root / item.path)
+        except files.PathChanged as error:
+            raise NotLanded(f"not deleted: {error.reason}") from None
+        except (OSError, ValueError) as error:
+            raise NotLanded(f"not deleted: {error}") from None
         return True, ""
+
+
+def _shown(text: str) -> str:
+    """A path or reason from the task's branch, on one line, its control characters escaped."""
+    return visible(text, lines=False)
 
 
 def review_in_terminal(task_id: str, everything: bool, ask: Ask = input) -> int:
@@ -161,19 +181,36 @@ def review_in_terminal(task_id: str, everything: bool, ask: Ask = input) -> int:
         print(f"agentls: task {task_id} is {state}: nothing to review yet", file=sys.stderr)
         return 1
     record = entry.record
-    plan = review.plan(root, record.base, entry.status.commit, {}, f"background task {task_id}")
+    try:
+        plan = review.plan(root, record.base, entry.status.commit, {}, f"background task {task_id}")
+    except TreeError as error:
+        print(f"agentls: {error}", file=sys.stderr)
+        return 1
     title = f"review of background task {task_id}: {record.title}"
     reviewer = TerminalReviewer(root, ask, everything)
     reports = asyncio.run(carry_out(root, plan, reviewer, Conversation(), title))
     entry.status.reviewed = True
     entry.save()
     control.remove_tree(entry)
+    return _summary(reports, plan.binary, record.branch)
+
+
+def _summary(reports: list[dict[str, Any]], binary: list[str], branch: str) -> int:
+    """Say what the review did; 1 when part of the change was left on the branch for a reason
+    other than the user's no (a conflict, a link in the way), as `agentls undo` does."""
     print()
     for report in reports:
-        print(f"{report['path']}: {report['accepted']} of {report['hunks']} accepted")
+        path = _shown(report["path"])
+        if report["declined"]:
+            print(f"{path}: not applied: {_shown(report['reason'])}")
+            continue
+        print(f"{path}: {report['accepted']} of {report['hunks']} accepted")
         for conflict in report["conflicts"]:
-            print(f"  not applied (conflict): {conflict}")
-    for path in plan.binary:
-        print(f"{path}: binary, not reviewed here (it is on the branch {record.branch})")
+            print(f"  not applied (conflict): {_shown(conflict)}")
+    for path in binary:
+        print(f"{_shown(path)}: binary, not reviewed here (it is on the branch {branch})")
+    left = [_shown(r["path"]) for r in reports if r["declined"] or r["conflicts"]]
+    if left:
+        print(f"Left on the branch {branch}: {', '.join(left)} (git diff HEAD {branch}).")
     print("agentls undo takes the review back.")
-    return 0
+    return 1 if left else 0

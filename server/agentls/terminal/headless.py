@@ -23,8 +23,7 @@ from typing import Any, Literal, TextIO
 from ..disk.landing import land_on_disk
 from ..disk.paths import relative
 from ..extensions.mcp_user import Answer
-from ..interfaces import Change, Decision, Landed
-from ..tools.base import ToolError
+from ..interfaces import Change, Decision, Landed, Unanswered
 from .adapters import DiskWorkspace
 
 OutputFormat = Literal["text", "json", "stream-json"]
@@ -73,7 +72,7 @@ class HeadlessApprover:
 
     async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
         why = "a permission rule asks for it, which --yes never answers" if self.yes else ""
-        raise ToolError(
+        raise Unanswered(
             f"Refused: nobody could approve it (agentls run -p{' --yes' if self.yes else ''}: "
             f"{why or 'without --yes'})."
         )

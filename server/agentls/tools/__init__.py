@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from ..disk.files import NotText
 from ..disk.paths import PathError
+from ..permissions.gate import Refusal, Request, hooked
 from ..shell.bounded_output import cut_middle
 from ..visible import valid_unicode
 from .base import (
-    HOOK_DECISION,
     BeforeChange,
     Tool,
     ToolContext,
@@ -96,11 +97,11 @@ async def run_tool(
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(tools)}")
         checked = validate(tool, arguments)
-        decision, reason = await context.hooks.before_tool(name, checked)
-        if decision == "deny":
-            raise ToolError(f"A PreToolUse hook blocked this call: {reason}")
-        text, is_error = await _decided(context, tool, checked, before_change, decision)
-    except (ToolError, PathError, NotText) as error:
+        verdict = hooked(*await context.hooks.before_tool(name, checked))
+        # The call's own context carries the hooks' verdict to the gate, whoever asks it.
+        call = replace(context, hooked=verdict)
+        text, is_error = await _decided(call, tool, checked, before_change)
+    except (ToolError, Refusal, PathError, NotText) as error:
         text, is_error = str(error), True
     except Exception as error:
         log.exception("tool %s failed", name)
@@ -110,38 +111,22 @@ async def run_tool(
 
 
 async def _decided(
-    context: ToolContext,
-    tool: Tool,
-    arguments: dict[str, Any],
-    before_change: BeforeChange,
-    decision: str | None,
+    context: ToolContext, tool: Tool, arguments: dict[str, Any], before_change: BeforeChange
 ) -> tuple[str, bool]:
-    """The call run as the rules and the hooks' `decision` permit, and the PostToolUse hooks
-    told of its result."""
-    token = HOOK_DECISION.set(decision if decision in ("allow", "ask") else None)  # type: ignore[arg-type]
+    """The call run as the permission gate permits, and the PostToolUse hooks told of its
+    result."""
     try:
-        await _permitted(context, tool, arguments)
+        gate = context.gate()
+        if tool.gated:  # its handler asks, with what it is about to do
+            gate.check(tool.name, arguments)
+        else:
+            shown = f"{tool.name} {tool.summary(arguments)}".strip()
+            await gate.ask(Request(source="call", tool=tool.name, arguments=arguments, shown=shown))
         text, is_error = await tool.handler(context, arguments, before_change), False
-    except (ToolError, PathError, NotText) as error:
+    except (ToolError, Refusal, PathError, NotText) as error:
         text, is_error = str(error), True
     except Exception as error:
         log.exception("tool %s failed", tool.name)
         text, is_error = f"{tool.name} failed: {type(error).__name__}: {error}", True
-    finally:
-        HOOK_DECISION.reset(token)
     added = await context.hooks.after_tool(tool.name, arguments, text, is_error)
     return (f"{text}\n\n{added}" if added else text), is_error
-
-
-async def _permitted(context: ToolContext, tool: Tool, arguments: dict[str, Any]) -> None:
-    """Raises ToolError for a call a deny rule names, or one the user refused when an ask
-    rule named it (a gated tool asks in its own handler)."""
-    verdict = context.verdict(tool.name, arguments)
-    if verdict is None:
-        return
-    if verdict.verdict == "deny":
-        raise ToolError(f"Denied by {verdict.why}. Do not retry it; take another way.")
-    if verdict.verdict == "ask" and not tool.gated:
-        question = f"{tool.name} {tool.summary(arguments)}".strip()
-        if await context.approver.approve(question) == "deny":
-            raise ToolError(f"The user denied {tool.name} ({verdict.why}). Do not retry it.")

@@ -10,9 +10,9 @@ from typing import Any, Protocol
 
 from ..config.settings import Settings
 from ..interfaces import Approver, Hooks, LanguageServers, Progress, Shell, Workspace
-from ..permissions.decide import Decision, decide, unreadable
+from ..permissions.gate import Gate, Grants
 from ..permissions.modes import SessionMode
-from ..permissions.rules import Rule, Rules, Verdict, command_rules
+from ..permissions.rules import Rules, Verdict, command_rules
 
 
 class ToolError(Exception):
@@ -85,12 +85,6 @@ class LoadedSkills:
     widen what the user's settings allow)."""
 
 
-HOOK_DECISION: ContextVar[Verdict | None] = ContextVar("hook_decision", default=None)
-"""The PreToolUse hooks' decision for the call being run (each call runs in its own context,
-so calls run together do not see each other's)."""
-_HOOK_RULE = Rule("PreToolUse")
-
-
 @dataclass
 class ToolContext:
     workspace: Workspace
@@ -100,7 +94,8 @@ class ToolContext:
     secrets: tuple[str, ...] = ()
     """Values never to show the model (keys from the environment or .env files)."""
     edits: EditTally = field(default_factory=EditTally)
-    commands_allowed_for_task: bool = False
+    grants: Grants = field(default_factory=Grants)
+    """What the user allowed for the rest of the task, shared with its subagents."""
     progress: Progress | None = None
     """Where todo_write shows the plan; None when nobody watches."""
     extra_tools: frozenset[str] = frozenset()
@@ -125,6 +120,9 @@ class ToolContext:
     skills: LoadedSkills = field(default_factory=LoadedSkills)
     skill_catalog: str = ""
     """The skills the model may load, for the system prompt ("" for none)."""
+    hooked: Verdict | None = None
+    """The PreToolUse hooks' verdict on the call being run: set on that call's own copy of
+    the context (`run_tool`), so calls run together do not see each other's."""
 
     def rules(self) -> Rules:
         """Every permission rule of the task: the user's (with `allowedCommands` as allow
@@ -133,27 +131,21 @@ class ToolContext:
         own = settings.permissions + command_rules(settings.allowed_commands)
         return own + self.skills.rules + self.project_rules
 
-    def verdict(self, tool: str, arguments: Any) -> Decision | None:
-        """What the permission rules say of this call (`permissions/decide.py`, the one
-        decision), or the PreToolUse hooks' where no deny rule speaks; None when none does."""
-        decided = decide(self.rules(), tool, arguments, self.workspace.root)
-        hooked = HOOK_DECISION.get()
-        if hooked is not None and (decided is None or decided.verdict != "deny"):
-            return Decision(hooked, _HOOK_RULE)  # a hook decides, but never over a deny rule
-        return decided
-
-    def asks(self, tool: str, arguments: Any) -> bool:
-        """Whether a call that changes things (a command, an MCP tool) is put to the user:
-        unless an allow rule, `approveCommands: always` or the user's "all" for this task
-        let it pass; an ask rule (or a command no rule can see through) always asks."""
-        verdict = self.verdict(tool, arguments)
-        if verdict is not None:
-            return verdict.verdict != "allow"
-        return not (self.settings.approve_commands == "always" or self.commands_allowed_for_task)
-
-    def unreadable(self) -> tuple[Rule, ...]:
-        """The deny and ask rules on reading paths, which a search leaves out."""
-        return unreadable(self.rules())
+    def gate(self) -> Gate:
+        """The permission gate as it stands for the call being run: every question about
+        what a tool may do goes there."""
+        settings = self.settings
+        return Gate(
+            rules=self.rules(),
+            root=self.workspace.root,
+            approver=self.approver,
+            mode=self.mode.current,
+            approve_always=settings.approve_commands == "always",
+            unsandboxed_when_approved=settings.approved_commands_unsandboxed,
+            shell_sandboxed=self.shell.sandboxed,
+            grants=self.grants,
+            hook=self.hooked,
+        )
 
 
 BeforeChange = Callable[[list[str] | None], Awaitable[None]]
@@ -199,8 +191,9 @@ class Tool:
     """It changes nothing (no file, no process, nothing outside): offered in the plan mode,
     and the loop may run it at the same time as the turn's other read-only calls."""
     gated: bool = False
-    """Its handler puts the call to the user itself (a command, an edit, an MCP tool); a
-    read-only tool that an ask rule names is asked by `run_tool`."""
+    """Its handler asks the permission gate itself, with what it is about to do (a command,
+    an edit, a fetch's hosts, an MCP tool): `run_tool` only refuses what a deny rule names.
+    Any other tool is asked by `run_tool`."""
     input_schema: dict[str, Any] | None = None
     """The whole JSON schema of its input when it is not agentls's own (an MCP tool's):
     sent as it is, and the arguments checked against it."""

@@ -17,6 +17,7 @@ from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
 from ..images import is_image_name
 from ..interfaces import Change, Landed
 from ..line_endings import CHOICES, converted, follow
+from ..permissions.gate import Request
 from ..redaction import REDACTED, Redacted, redact, secret_spans
 from .base import BeforeChange, Tool, ToolContext, ToolError
 from .editor_tools import new_problems, problems_before
@@ -314,10 +315,8 @@ async def propose(context: ToolContext, change: Change, before_change: BeforeCha
     """Put the change to the user and tell the model exactly what landed."""
     name = relative(context.workspace.root, change.path)
     _check_no_redacted_secret_written_back(context, change, name)
-    verdict = context.verdict(change.tool, {"path": name})
-    said = verdict.verdict if verdict else None
-    # An ask rule reviews even in acceptEdits; an allow rule lands it as acceptEdits does.
-    change.reviewed = said == "ask" or (said != "allow" and context.mode.current != "acceptEdits")
+    asked = Request(source="edit", tool=change.tool, arguments={"path": name})
+    change.reviewed = (await context.gate().ask(asked)).reviewed
     await before_change([name])
     before = await problems_before(context, change.path)
     outcome = await context.workspace.propose(change)

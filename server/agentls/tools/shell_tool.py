@@ -2,50 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from ..interfaces import Command, CommandCancelled, ShellRefused
+from ..permissions.gate import Request
 from .base import BeforeChange, Tool, ToolContext, ToolError
-
-
-async def _approval(context: ToolContext, command: str) -> Literal["auto", "user"]:
-    """ "auto" for a command that runs without asking, "user" for one the user allowed when
-    shown it; raises ToolError for one denied, or that nobody could approve."""
-    settings = context.settings
-    if not context.asks("bash", {"command": command}):
-        return "auto"
-    decided = context.verdict("bash", {"command": command})
-    # Why it was asked, when a rule did it: the model learns what would pass unasked.
-    why = f" It was asked because {decided.why}." if decided and decided.verdict == "ask" else ""
-    unsandboxed = settings.approved_commands_unsandboxed and context.shell.sandboxed
-    try:
-        decision = await context.approver.approve(command, unsandboxed)
-    except ToolError as error:  # nobody could answer (`-p`, an editor that cannot ask)
-        raise ToolError(f"{error}{why}") from None
-    if decision == "allow_task":
-        context.commands_allowed_for_task = True
-    if decision == "deny":
-        raise ToolError(
-            f"The user denied this command.{why} Do not retry it; ask or take another way."
-        )
-    return "user"
 
 
 async def bash(context: ToolContext, arguments: dict[str, Any], before_change: BeforeChange) -> str:
     command = arguments["command"]
     if not command.strip():
         raise ToolError("command is empty")
-    approval = await _approval(context, command)
+    asked = Request(source="command", tool="bash", arguments={"command": command}, shown=command)
+    permit = await context.gate().ask(asked)
     await before_change(None)  # a command may change any file
     settings = context.settings
     timeout = settings.bash_timeout
-    # Only a command the user saw and allowed may leave the sandbox, and only if they said so.
-    sandboxed = approval == "auto" or not settings.approved_commands_unsandboxed
     live = context.progress.output if context.progress else None
     try:
         # Room for the exit code line and the cut note, so the result fits outputLimit whole.
         limit = settings.output_limit - 200
-        result = await context.shell.run(Command(command, timeout, limit, sandboxed, live))
+        result = await context.shell.run(Command(command, timeout, limit, permit.sandboxed, live))
     except ShellRefused as error:
         raise ToolError(str(error)) from None
     except CommandCancelled as cancel:

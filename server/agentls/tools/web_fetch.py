@@ -1,8 +1,8 @@
 """web_fetch: a web page, as markdown, for the model; asked like a command, guarded like
 nothing else agentls does.
 
-Each host a fetch reaches (its redirects' included) goes through the one permission
-decision (`ToolContext.verdict`, `asks`): rules such as `web_fetch(domain:docs.python.org)`
+Each host a fetch reaches (its redirects' included) goes through the permission gate
+(`permissions/gate.py`): rules such as `web_fetch(domain:docs.python.org)`
 allow or deny it, else the user is asked with the host in the question, and a headless run
 without --yes refuses. Which addresses may be reached is the guard's (`web/guard.py`).
 """
@@ -13,6 +13,7 @@ import asyncio
 from typing import Any
 
 from .. import images
+from ..permissions.gate import Request
 from ..redaction import redact
 from ..web.guard import Refused
 from ..web.pages import MAX_TEXT, PageCache, capped, html_to_markdown, untrusted
@@ -32,20 +33,12 @@ _REFUSED_TYPES = {
 
 
 async def permit(context: ToolContext, host: str, url: str) -> None:
-    """The one permission decision for a fetch from `host`: a deny rule refuses, an allow
-    rule (or `approveCommands: always`, or the user's "allow for this task") lets it
-    through, anything else asks the user, showing the host."""
-    arguments = {"url": url}
-    verdict = context.verdict("web_fetch", arguments)
-    if verdict is not None and verdict.verdict == "deny":
-        raise ToolError(f"Denied by {verdict.why}. Do not retry it.")
-    if not context.asks("web_fetch", arguments):
-        return
-    decision = await context.approver.approve(f"web_fetch {host}: {url}")
-    if decision == "allow_task":
-        context.commands_allowed_for_task = True
-    if decision == "deny":
-        raise ToolError(f"The user denied fetching from {host}. Do not retry it.")
+    """A fetch from `host` put to the permission gate, which refuses or lets it through."""
+    shown = f"web_fetch {host}: {url}"
+    asked = Request(
+        source="fetch", tool="web_fetch", arguments={"url": url}, shown=shown, host=host
+    )
+    await context.gate().ask(asked)
 
 
 def _decoded(body: bytes, charset: str | None) -> str:

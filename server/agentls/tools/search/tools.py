@@ -60,7 +60,7 @@ def _hidden(context: ToolContext, path: str) -> Hidden:
     """What a search in `path` leaves out: what the Read rules hold, but for a rule that
     holds `path` itself, which was asked already (a deny rule refused the search)."""
     root = context.workspace.root
-    rules = context.unreadable()
+    rules = context.gate().unreadable()
     return Hidden(
         root, tuple(r for r in rules if not r.matches("read_file", {"path": path}, root, "ask"))
     )

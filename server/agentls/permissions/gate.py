@@ -1,0 +1,188 @@
+"""The permission gate: the one place a tool call is weighed, put to the user, and refused.
+
+Every tool call passes here (`tools.run_tool` for each call; a tool whose question depends
+on what it is about to do asks again from its handler, with that). `Gate.ask` weighs, in
+this order: the rules (`decide.py`, the last word on deny) and the PreToolUse hooks'
+verdict on the call (a value the caller passes, never over a deny rule); then what the call
+is (`Source`) with the session's mode, `approveCommands: always` and what the user allowed
+for this task (`Grants`). What needs the user is asked once, through `Approver.approve`,
+which nothing else calls for a tool call. The answer is a `Permit` saying what the tool may
+do (whether the user reviews it, whether it stays in the sandbox), or a `Refusal`: one
+exception, worded here and nowhere else.
+
+Model: opencode's `PermissionNext.ask`; the launcher (`shell/launch.py`) is its twin for
+the programs agentls starts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ..interfaces import Approver, Unanswered
+from .decide import Decision, decide, unreadable
+from .modes import Mode
+from .rules import Rule, Rules, Verdict
+
+Source = Literal["call", "command", "tool", "fetch", "edit"]
+"""What a call is, which sets what passes without the user:
+`call`: any tool as `run_tool` sees it; it passes unless a rule or a hook says ask.
+`command` (bash), `tool` (a tool from elsewhere: MCP) and `fetch` (web_fetch, per host):
+asked unless allowed by a rule, a hook, `approveCommands: always` or "allow for this task".
+`edit`: never put to the approver: the change is reviewed (a permit `reviewed`) unless an
+allow rule, a hook's allow or the acceptEdits mode lets it land."""
+
+_ASKED_BY_DEFAULT: frozenset[Source] = frozenset({"command", "tool", "fetch"})
+_HOOKED = "a PreToolUse hook said so"
+
+
+@dataclass
+class Grants:
+    """What the user allowed for the rest of the task ("allow for this task"): shared by the
+    task's calls and its subagents'."""
+
+    for_task: bool = False
+    """Commands, fetches and MCP tools pass unasked (an ask rule still asks)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Request:
+    """What a tool is about to do, as the gate weighs it."""
+
+    source: Source
+    tool: str
+    """The tool's name, as the rules name it."""
+    arguments: Mapping[str, Any]
+    """What the rules see: the command, the path relative to the root, the URL."""
+    shown: str = ""
+    """The question the user is shown: the command line, `web_fetch host: url`, ..."""
+    host: str = ""
+    """A fetch's host, which a refusal names."""
+
+
+@dataclass(frozen=True)
+class Permit:
+    """What the tool may do with the call the gate let through."""
+
+    reviewed: bool
+    """The user sees it before it takes effect: they were asked and allowed it, or (an
+    edit) it goes to their review."""
+    sandboxed: bool = True
+    """It stays in the sandbox: only a command the user allowed, with the
+    approvedCommandsUnsandboxed setting, leaves it."""
+
+
+By = Literal["rule", "hook", "user", "nobody"]
+
+
+class Refusal(Exception):
+    """The gate's one refusal: who refused (a deny rule, a PreToolUse hook, the user, or
+    nobody being there to ask), why, and what the model is told."""
+
+    def __init__(self, by: By, request: Request | None, why: str, detail: str = "") -> None:
+        self.by, self.request, self.why, self.detail = by, request, why, detail
+        super().__init__(self.words())
+
+    def words(self) -> str:
+        """For the model, and (its first sentence) the user."""
+        if self.by == "hook":
+            return f"A PreToolUse hook blocked this call: {self.why}"
+        if self.by == "rule":
+            return f"Denied by {self.why}. Do not retry it; take another way."
+        asked = f" It was asked because {self.why}." if self.why else ""
+        if self.by == "nobody":
+            return f"{self.detail}{asked}"
+        subject = _subject(self.request)
+        return f"The user denied {subject}.{asked} Do not retry it; ask or take another way."
+
+
+def _subject(request: Request | None) -> str:
+    if request is None or request.source == "tool":
+        return "this call"
+    if request.source == "command":
+        return "this command"
+    if request.source == "fetch":
+        return f"fetching from {request.host}"
+    return f"this {request.tool} call"
+
+
+def hooked(decision: str | None, reason: str | None) -> Verdict | None:
+    """The PreToolUse hooks' verdict on a call, as the gate weighs it (`Gate.hook`); raises
+    the Refusal of a call they denied, before anything else is weighed."""
+    if decision == "deny":
+        raise Refusal("hook", None, reason or "")
+    return "allow" if decision == "allow" else "ask" if decision == "ask" else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Gate:
+    """One task's permissions, as they stand for one call."""
+
+    rules: Rules
+    root: Path
+    approver: Approver
+    mode: Mode = "default"
+    approve_always: bool = False
+    """The approveCommands setting is "always" (or --yes): commands pass unasked."""
+    unsandboxed_when_approved: bool = False
+    """The approvedCommandsUnsandboxed setting."""
+    shell_sandboxed: bool = False
+    """The task's shell runs commands in a sandbox (so leaving it is worth saying)."""
+    grants: Grants = field(default_factory=Grants)
+    hook: Verdict | None = None
+    """The PreToolUse hooks' verdict on this call (`hooked`)."""
+
+    def decision(self, tool: str, arguments: Any) -> Decision | None:
+        """What the rules say of the call, or the hooks' verdict where no deny rule speaks;
+        None when neither does."""
+        decided = decide(self.rules, tool, arguments, self.root)
+        if self.hook is not None and (decided is None or decided.verdict != "deny"):
+            return Decision(self.hook, reason=_HOOKED)
+        return decided
+
+    def check(self, tool: str, arguments: Any) -> None:
+        """Raises the Refusal of a call a deny rule names: the first half of `ask`, for a
+        tool that asks from its handler once it knows what it is about to do."""
+        decided = self.decision(tool, arguments)
+        if decided is not None and decided.verdict == "deny":
+            raise Refusal("rule", None, decided.why)
+
+    def unreadable(self) -> tuple[Rule, ...]:
+        """The deny and ask rules on reading paths, which a search leaves out."""
+        return unreadable(self.rules)
+
+    async def ask(self, request: Request) -> Permit:
+        """What the tool may do with the call; raises Refusal when it may not."""
+        decided = self.decision(request.tool, request.arguments)
+        said = decided.verdict if decided is not None else None
+        if decided is not None and said == "deny":
+            raise Refusal("rule", request, decided.why)
+        if request.source == "edit":
+            # An ask rule reviews even in acceptEdits; an allow rule lands it as acceptEdits does.
+            return Permit(said == "ask" or (said != "allow" and self.mode != "acceptEdits"))
+        if said == "allow" or (said is None and not self._asks_by_default(request)):
+            return Permit(reviewed=False)
+        why = decided.why if decided is not None else ""
+        return await self._put(request, why)
+
+    def _asks_by_default(self, request: Request) -> bool:
+        if request.source not in _ASKED_BY_DEFAULT:
+            return False
+        return not (self.approve_always or self.grants.for_task)
+
+    async def _put(self, request: Request, why: str) -> Permit:
+        """The call put to the user, once."""
+        command = request.source == "command"
+        unsandboxed = command and self.unsandboxed_when_approved
+        try:
+            answer = await self.approver.approve(
+                request.shown, unsandboxed and self.shell_sandboxed
+            )
+        except Unanswered as nobody:
+            raise Refusal("nobody", request, why, str(nobody)) from None
+        if answer == "deny":
+            raise Refusal("user", request, why)
+        if answer == "allow_task" and request.source in _ASKED_BY_DEFAULT:
+            self.grants.for_task = True
+        return Permit(reviewed=True, sandboxed=not unsandboxed)
