@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from . import __version__, interrupts
 from .permissions.modes import MODES
 
 
@@ -429,10 +429,11 @@ def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.command == "run":
         try:
-            return _run(arguments)
+            with interrupts.deferred():  # noted while starting, acted on once safe
+                return _run(arguments)
         except KeyboardInterrupt:  # Ctrl-C while starting: nothing had begun
             print()
-            return 130
+            return interrupts.EXIT_CODE
     if arguments.command == "batch":
         return _batch(arguments)
     if arguments.command in ("mcp", "hooks"):

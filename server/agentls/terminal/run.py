@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
+from .. import interrupts
 from ..agent.conversation import Conversation
 from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
@@ -156,6 +157,7 @@ class TerminalSession:
                 self.screen.say(image.placeholder or f"(attached {image.size})", "dim")
         agent = self.agent()
         if self.stopped:  # Ctrl-C while starting: the task is not begun
+            self.stopped = False  # in a conversation, the next line is a task again
             result = TaskResult("cancelled", CANCELLED_BY_USER)
         else:
             if self.options.output_format is None:
@@ -293,6 +295,8 @@ async def _run(
     terminal = TerminalSession(setup, root, options, stream, session, clients)
     # Before anything is awaited, so no Ctrl-C is left to asyncio's own (a traceback).
     loop.add_signal_handler(signal.SIGINT, terminal.interrupt)
+    if interrupts.came():  # while starting (interrupts.py): the task is not begun
+        terminal.interrupt()
     if setup.warning and started is None:
         (sys.stderr if options.output_format else stream).write(f"agentls: {setup.warning}\n")
     try:
