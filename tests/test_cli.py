@@ -33,6 +33,16 @@ def test_check_settings_accepts_valid_settings(capsys: pytest.CaptureFixture[str
     assert done == (0, "agentls settings are valid\n")
 
 
+def test_check_settings_reads_the_background_group_and_notes_the_old_names(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    grouped = _check_settings(json.dumps({"background": {"setup": "npm ci"}}), capsys)
+    assert grouped == (0, "agentls settings are valid\n")
+    status, out = _check_settings(json.dumps({"backgroundMaxRunning": 2}), capsys)
+    assert status == 1
+    assert out.startswith("agentls.backgroundMaxRunning is deprecated: write it as maxRunning")
+
+
 def test_check_settings_names_each_problem(capsys: pytest.CaptureFixture[str]) -> None:
     status, out = _check_settings(json.dumps({"maxSteps": 0, "colour": "red"}), capsys)
     assert status == 1
