@@ -111,6 +111,8 @@ class TerminalSession:
         """Ctrl-C came while nothing could be cancelled (starting up): the run ends."""
         self.headless: HeadlessApprover | None = None
         """The approver of the `-p` task, which tells what nobody could approve."""
+        self.questions: HeadlessMcpUser | None = None
+        """Who declines the servers' questions under `-p`, and remembers them."""
         self._shared: dict[str, str] | None = None
 
     def interrupt(self) -> None:
@@ -137,7 +139,8 @@ class TerminalSession:
             workspace: Any = HeadlessWorkspace(self.root, yes, self.events)
             approver = self.headless = HeadlessApprover(yes, self.events)
             progress: Any = EventProgress(self.events)
-            user: Any = HeadlessMcpUser()
+            self.questions = HeadlessMcpUser(self.events, self.options.output_format)
+            user: Any = self.questions
         else:
             workspace = TerminalWorkspace(self.root, self.options.yes, self.screen, self.answers)
             asker = TerminalApprover(self.screen, self.answers)
@@ -190,6 +193,8 @@ class TerminalSession:
         not_approved = self.headless.not_approved if self.headless else []
         if not_approved:
             answer["notApproved"] = not_approved
+        if self.questions and self.questions.declined and output_format == "json":
+            answer["elicitations"] = self.questions.declined
         if output_format == "stream-json":
             self.events.send("usage", **answer["usage"])
             self.events.send("outcome", **answer)
