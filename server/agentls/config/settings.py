@@ -573,9 +573,9 @@ SETTINGS: tuple[Setting, ...] = (
         _flag,
         {"type": "boolean"},
         False,
-        "Offer the model the provider's own web search (Anthropic's `web_search` server tool, "
-        "billed per search by Anthropic); the OpenAI Chat Completions format has none. "
-        "User settings only.",
+        "Offer the model Anthropic's `web_search` server tool (billed per search by "
+        "Anthropic); only Anthropic's own API (the `anthropic` provider) runs it: with another "
+        "provider the tool is not sent and the start says so. User settings only.",
         user_only=True,
     ),
     Setting(
