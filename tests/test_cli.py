@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from agentls import __version__, cli
@@ -31,6 +32,16 @@ def _check_settings(raw: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, 
 def test_check_settings_accepts_valid_settings(capsys: pytest.CaptureFixture[str]) -> None:
     done = _check_settings(json.dumps({"maxSteps": 20, "approveCommands": "always"}), capsys)
     assert done == (0, "agentls settings are valid\n")
+
+
+def test_check_settings_reads_the_background_group_and_notes_the_old_names(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    grouped = _check_settings(json.dumps({"background": {"setup": "npm ci"}}), capsys)
+    assert grouped == (0, "agentls settings are valid\n")
+    status, out = _check_settings(json.dumps({"backgroundMaxRunning": 2}), capsys)
+    assert status == 1
+    assert out.startswith("agentls.backgroundMaxRunning is deprecated: write it as maxRunning")
 
 
 def test_check_settings_names_each_problem(capsys: pytest.CaptureFixture[str]) -> None:
@@ -94,3 +105,19 @@ def test_run_refuses_a_blank_task(blank: str, capsys: pytest.CaptureFixture[str]
         cli.main(["run", blank])
     assert exited.value.code == 2
     assert "task: say what the agent should do" in capsys.readouterr().err
+
+
+def test_check_model_and_check_settings_say_when_the_provider_has_no_search(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 38: webSearch on a provider that has none was taken without a word."""
+    local = json.dumps({"provider": "ollama", "model": "qwen3", "webSearch": True})
+    assert main(["check-model", local]) == 0
+    said = "webSearch is on, but Ollama has no web search of its own"
+    assert said in capsys.readouterr().out
+    status, out = _check_settings(local, capsys)
+    assert status == 0 and out.startswith(f"note: {said}") and out.endswith("are valid\n")
+    anthropic = json.dumps({"webSearch": True, "model": "claude-sonnet-5-5"})
+    with mock.patch.dict(os.environ, {"ANTHROPIC_API_KEY": "k"}):
+        assert main(["check-model", anthropic]) == 0
+    assert capsys.readouterr().out.endswith("web search: Anthropic's web_search\n")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from . import __version__, interrupts
 from .permissions.modes import MODES
 
 
@@ -285,15 +285,19 @@ def _batch(arguments: argparse.Namespace) -> int:
 def check_settings(raw: str) -> int:
     """Print each problem the server would warn about; exit status 1 when there is one."""
     from .config.settings import parse
+    from .models.providers import PROFILES
 
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as error:
         print(f"agentls settings are not JSON: {error}")
         return 1
-    _, problems = parse(value)
+    settings, problems = parse(value)
     for problem in problems:
         print(problem)
+    profile = PROFILES.get(settings.provider or "")
+    if settings.web_search and profile is not None and not profile.web_search:
+        print(f"note: {profile.no_web_search}")  # a fact of the provider, not a problem
     if not problems:
         print("agentls settings are valid")
     return 1 if problems else 0
@@ -320,6 +324,11 @@ def check_model(raw: str) -> int:
         print(
             providers.describe(endpoint, providers.model_id(endpoint.profile, settings.model, env))
         )
+        if settings.web_search:
+            searches = endpoint.profile.web_search
+            print(
+                "web search: Anthropic's web_search" if searches else endpoint.profile.no_web_search
+            )
     except ModelError as error:
         print(f"{error} {error.hint}")
         return 1
@@ -429,10 +438,11 @@ def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.command == "run":
         try:
-            return _run(arguments)
+            with interrupts.deferred():  # noted while starting, acted on once safe
+                return _run(arguments)
         except KeyboardInterrupt:  # Ctrl-C while starting: nothing had begun
             print()
-            return 130
+            return interrupts.EXIT_CODE
     if arguments.command == "batch":
         return _batch(arguments)
     if arguments.command in ("mcp", "hooks"):

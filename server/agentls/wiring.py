@@ -195,12 +195,9 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
         settings = replace(settings, vision=endpoint.profile.vision)
     adapter = ChatModel if wire == "openai" else AnthropicModel
     shell, warning = _shell(root, settings, secrets)
-    if settings.web_search and wire == "openai":
+    if settings.web_search and not endpoint.profile.web_search:
         # Said once per session, as the sandbox's warning is: the setting does nothing here.
-        no_search = (
-            f"webSearch is on, but {endpoint.profile.title} (the Chat Completions format) has no "
-            "web search of its own: the model is not offered one. web_fetch still reads pages."
-        )
+        no_search = endpoint.profile.no_web_search
         warning = f"{warning} {no_search}" if warning else no_search
     model = adapter(
         clients.get(endpoint),
@@ -210,7 +207,7 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
         env,
         settings.request_timeout,
     )
-    model.web_search = settings.web_search and wire == "anthropic"
+    model.web_search = settings.web_search and endpoint.profile.web_search
     return TaskSetup(
         model,
         shell,

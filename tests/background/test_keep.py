@@ -1,4 +1,4 @@
-"""`backgroundKeepDays`: a task that ended longer ago is removed (worktree, branch, record)
+"""`background.keepDays`: a task that ended longer ago is removed (worktree, branch, record)
 when tasks are next listed; one that runs, or ended recently, stays."""
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ async def test_the_setup_command_runs_sandboxed_before_the_agent(
         reply(tool_use("bash", {"command": "cat setup.log"})),
         reply(text("Checked.")),
     )
-    settings = {"backgroundSetup": "echo provisioned > setup.log"}
+    settings = {"background": {"setup": "echo provisioned > setup.log"}}  # the group (issue 38)
     async with editor(root, fake.url, settings=settings) as client:
         started = await client.command("agent.runInBackground", {"task": "Check setup."})
         item = await wait_for_status(lambda: tasks(client), started["id"], {"done", "error"})
@@ -126,7 +126,7 @@ async def test_the_queue_runs_at_most_max_running_and_cancel_ends_a_task(
     fake.script_for("First.", gated(go, reply(text("First done."))))
     fake.script_for("Second.", reply(text("Second done.")))
     fake.script_for("Third.", gated(threading.Event(), reply(text("never"))))
-    async with editor(root, fake.url, settings={"backgroundMaxRunning": 1}) as client:
+    async with editor(root, fake.url, settings={"background": {"maxRunning": 1}}) as client:
         first = await client.command("agent.runInBackground", {"task": "First."})
         await wait_for_status(lambda: tasks(client), first["id"], {"running"})
         second = await client.command("agent.runInBackground", {"task": "Second."})

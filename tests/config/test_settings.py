@@ -70,3 +70,26 @@ def test_plan_tool_is_a_flag() -> None:
     settings, problems = parse({"planTool": "no"})
     assert settings.plan_tool is True
     assert problems == ["agentls.planTool: expected true or false; using the default True"]
+
+
+def test_the_background_settings_are_a_group_and_the_old_flat_names_still_read() -> None:
+    """Issue 38: `"background": {"setup": ...}` was an unknown setting, nothing run."""
+    group = {"background": {"setup": "npm ci", "maxRunning": 5, "keepDays": 2}}
+    settings, problems = parse(group)
+    assert problems == []
+    assert (settings.background_setup, settings.background_max_running) == ("npm ci", 5)
+    assert settings.background_keep_days == 2
+    assert parse({"background.setup": "npm ci"})[0] == parse({"background": {"setup": "npm ci"}})[0]
+    flat, notes = parse({"backgroundSetup": "uv sync", "backgroundKeepDays": 9})
+    assert (flat.background_setup, flat.background_keep_days) == ("uv sync", 9)
+    assert notes == [
+        'agentls.backgroundSetup is deprecated: write it as setup in the background group (`"'
+        'background": {"setup": ...}`, or agentls.background.setup); it is still read',
+        "agentls.backgroundKeepDays is deprecated: write it as keepDays in the background "
+        'group (`"background": {"keepDays": ...}`, or agentls.background.keepDays); it is '
+        "still read",
+    ]
+    both, (note,) = parse({"backgroundSetup": "old", "background": {"setup": "new"}})
+    assert both.background_setup == "new" and note.endswith("is also set and is used")
+    bad, (problem,) = parse({"background": {"maxRunning": 0}})
+    assert bad.background_max_running == 3 and problem.startswith("agentls.background.maxRunning")

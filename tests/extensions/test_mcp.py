@@ -203,3 +203,11 @@ async def test_project_variables_never_expand_a_secret(tmp_path: Path, monkeypat
     programs = Programs(tmp_path, "off", False)
     with pytest.raises(ValueError, match="ANTHROPIC_API_KEY"):
         mcp_servers._transport(spec[0], programs, tmp_path, None)
+
+
+def test_a_servers_cwd_is_an_absolute_folder_or_the_definition_is_refused() -> None:
+    (spec,) = parse_servers({"x": {"command": "echo", "cwd": "/srv/tools"}})
+    assert spec.definition["cwd"] == "/srv/tools" and 'cwd: "/srv/tools"' in spec.described()
+    for cwd in ("tools", "./tools", 3):
+        with pytest.raises(ValueError, match="cwd: the folder it runs in, as an absolute path"):
+            parse_servers({"x": {"command": "echo", "cwd": cwd}})

@@ -185,6 +185,21 @@ def test_under_p_a_question_is_declined_naming_the_server(
     told = json.dumps(fake.requests[1].body["messages"][-1])
     assert '\\"action\\": \\"decline\\"' in told
     assert "the MCP server paged asked a question (Who are you?), but agentls run -p" in told
+    # ...and the run's output says so (issue 38): each format its way.
+    assert (
+        "agentls: the MCP server paged asked a question, declined (nobody can answer under "
+        "agentls run -p): Who are you?\n"
+    ) in done.stderr
+    declined = {"server": "paged", "message": "Who are you?", "action": "decline"}
+    fake.script(reply(tool_use("mcp__paged__ask", {})), reply(text("done")))
+    answer = json.loads(
+        run(tmp_path, fake, "--yes", "-p", "who?", "--output-format", "json").stdout
+    )
+    assert answer["elicitations"] == [declined]
+    fake.script(reply(tool_use("mcp__paged__ask", {})), reply(text("done")))
+    streamed = run(tmp_path, fake, "--yes", "-p", "who?", "--output-format", "stream-json").stdout
+    events = [json.loads(line) for line in streamed.splitlines()]
+    assert {"type": "elicitation", **declined} in events
 
 
 async def test_an_editor_that_declares_it_answers_a_question_by_agent_elicit(

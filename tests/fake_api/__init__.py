@@ -33,6 +33,9 @@ Turns (consumed FIFO, one per ``POST /v1/messages``):
   after N events (no chunked terminator, so clients see a broken body),
   ``end_after=N`` ends the body cleanly after N events, ``omit_message_stop``
   ends it cleanly without ``message_stop``.
+  A search Anthropic's API ran itself: ``reply(*web_search(query, [(url, title), ...]),
+  cited(text, citation, ...))``: its ``server_tool_use`` and ``web_search_tool_result``
+  blocks, then text with ``citations_delta`` events.
 * ``Fault`` / ``fault(status, type, message, headers=None)``, plus shortcuts
   ``rate_limited``, ``overloaded``, ``server_error``, ``auth_error``,
   ``bad_request``. Body: ``{"type":"error","error":{"type":..,"message":..}}``.
@@ -97,11 +100,13 @@ from .script import (
     Fault,
     Hang,
     Reply,
+    ServerToolBlock,
     TextBlock,
     ToolUseBlock,
     Turn,
     auth_error,
     bad_request,
+    cited,
     fault,
     hang,
     malformed_tool_use,
@@ -112,6 +117,7 @@ from .script import (
     text,
     tool_use,
     turn_from_json,
+    web_search,
 )
 from .server import FakeAnthropic, Recorded
 from .validation import validate_request
@@ -129,11 +135,13 @@ __all__ = [
     "InputUsage",
     "Recorded",
     "Reply",
+    "ServerToolBlock",
     "TextBlock",
     "ToolUseBlock",
     "Turn",
     "auth_error",
     "bad_request",
+    "cited",
     "compute_input_usage",
     "estimate_tokens",
     "fault",
@@ -148,4 +156,5 @@ __all__ = [
     "tool_use",
     "turn_from_json",
     "validate_request",
+    "web_search",
 ]

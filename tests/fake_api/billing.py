@@ -15,7 +15,7 @@ from .limits import (
     CHARS_PER_TOKEN,
     DEFAULT_MIN_CACHEABLE_TOKENS,
 )
-from .script import Block, TextBlock
+from .script import Block, ServerToolBlock, TextBlock
 
 
 def estimate_tokens(chars: int) -> int:
@@ -119,6 +119,8 @@ def output_tokens(content: Iterable[Block]) -> int:
     for block in content:
         if isinstance(block, TextBlock):
             chars += len(block.text)
+        elif isinstance(block, ServerToolBlock):
+            chars += len(canonical(block.block))
         else:
             raw = block.raw_json if block.raw_json is not None else canonical(block.input)
             chars += len(block.name) + len(raw)

@@ -12,6 +12,9 @@ from .limits import MALFORMED_JSON
 @dataclass(frozen=True)
 class TextBlock:
     text: str
+    # What the text quotes (web_search_result_location objects), streamed as citations_delta
+    # events after its text, as the real API sends them.
+    citations: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -27,7 +30,15 @@ class ToolUseBlock:
     piece_chars: int | None = None
 
 
-Block = TextBlock | ToolUseBlock
+@dataclass(frozen=True)
+class ServerToolBlock:
+    """A block of a tool the API runs itself (Anthropic's web_search): `server_tool_use`,
+    its input streamed as JSON deltas, or its result (`web_search_tool_result`), whole."""
+
+    block: Mapping[str, Any]
+
+
+Block = TextBlock | ToolUseBlock | ServerToolBlock
 
 
 @dataclass(frozen=True)
@@ -81,6 +92,26 @@ def tool_use(
     piece_chars: int | None = None,
 ) -> ToolUseBlock:
     return ToolUseBlock(name, dict(input or {}), id, raw_json, piece_chars)
+
+
+def cited(value: str, *citations: Mapping[str, Any]) -> TextBlock:
+    return TextBlock(value, tuple(citations))
+
+
+def web_search(
+    query: str, pages: list[tuple[str, str]], id: str = "srvtoolu_fake_1"
+) -> tuple[ServerToolBlock, ServerToolBlock]:
+    """A search the API ran: its query, and the pages (url, title) it found."""
+    found = [
+        {"type": "web_search_result", "url": url, "title": title, "encrypted_content": "e"}
+        for url, title in pages
+    ]
+    return (
+        ServerToolBlock(
+            {"type": "server_tool_use", "id": id, "name": "web_search", "input": {"query": query}}
+        ),
+        ServerToolBlock({"type": "web_search_tool_result", "tool_use_id": id, "content": found}),
+    )
 
 
 def malformed_tool_use(

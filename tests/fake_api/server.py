@@ -24,6 +24,7 @@ from .script import (
     Hang,
     Reply,
     ScriptItem,
+    ServerToolBlock,
     TextBlock,
     Turn,
     as_turn,
@@ -457,7 +458,10 @@ class FakeAnthropic:
         content: list[dict[str, Any]] = []
         for block in turn.content:
             if isinstance(block, TextBlock):
-                content.append({"type": "text", "text": block.text})
+                cites = {"citations": [dict(c) for c in block.citations]} if block.citations else {}
+                content.append({"type": "text", "text": block.text, **cites})
+            elif isinstance(block, ServerToolBlock):
+                content.append(dict(block.block))
             else:
                 content.append(
                     {

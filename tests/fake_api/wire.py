@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from .billing import InputUsage, canonical
-from .script import Block, TextBlock
+from .script import Block, ServerToolBlock, TextBlock
 
 
 def split_text(value: str) -> list[str]:
@@ -54,6 +54,13 @@ def sse_events(
         if isinstance(block, TextBlock):
             opened = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": t} for t in split_text(block.text)]
+            deltas += [{"type": "citations_delta", "citation": dict(c)} for c in block.citations]
+        elif isinstance(block, ServerToolBlock):
+            opened, deltas = dict(wire), []
+            if wire["type"] == "server_tool_use":
+                opened["input"] = {}
+                pieces = split_json(canonical(wire["input"]))
+                deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
         else:
             opened = {**wire, "input": {}}
             raw = block.raw_json if block.raw_json is not None else canonical(block.input)

@@ -13,6 +13,7 @@ import sys
 import termios
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -242,6 +243,63 @@ def test_ctrl_c_as_a_task_starts_exits_130_without_a_traceback(
         assert "Traceback" not in shown and "Error" not in shown, shown
     finally:
         shell.close()
+
+
+_INTERRUPTIBLE = """
+import dataclasses, importlib.abc, os, sys, time
+
+# Where a Ctrl-C at start-up went wrong: a KeyboardInterrupt inside a class body's
+# `__set_name__` (a dataclass field) is a RuntimeError in Python 3.11. Slowed down, so that a
+# Ctrl-C while agentls loads lands in one as often as not, where it did now and then.
+_set_name = dataclasses.Field.__set_name__
+
+def _slow(self, owner, name):
+    time.sleep(0.03)
+    return _set_name(self, owner, name)
+
+dataclasses.Field.__set_name__ = _slow
+
+class Started(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "agentls":  # Python's own start-up is over: agentls's begins
+            sys.meta_path.remove(self)
+            os.write(2, b"<agentls starts>")
+        return None
+
+sys.meta_path.insert(0, Started())
+"""
+
+
+def _interrupted_at(tmp_path: Path, fake: FakeAnthropic, delay: float) -> tuple[int, str]:
+    """`agentls run TASK` sent Ctrl-C `delay` seconds after agentls began to load: its exit
+    status and all it printed."""
+    root = tmp_path / f"at-{delay}"
+    (root / "python").mkdir(parents=True)
+    (root / "python" / "sitecustomize.py").write_text(_INTERRUPTIBLE)
+    env = {**_env(root, fake, "xterm-256color"), "PYTHONPATH": str(root / "python")}
+    shell = Terminal(root, env, "a task")
+    try:
+        shell.expect("<agentls starts>")
+        time.sleep(delay)
+        shell.type("\x03")
+        shown = shell.expect("<the terminal closes>", timeout=60)  # all it prints
+        return shell.process.wait(timeout=60), shown
+    finally:
+        shell.close()
+
+
+def test_ctrl_c_at_any_moment_of_the_start_exits_130_without_a_traceback(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    """Issue 38: Ctrl-C while `agentls run` still imported printed `RuntimeError: Error
+    calling __set_name__ ... 'Subagents'` and exited 1. Several moments, at once."""
+    fake.script(*[reply(text("never seen"), delay=5) for _ in range(6)])
+    delays = (0.05, 0.1, 0.2, 0.3, 0.45, 0.6)
+    with ThreadPoolExecutor(len(delays)) as pool:
+        ends = list(pool.map(lambda delay: _interrupted_at(tmp_path, fake, delay), delays))
+    for delay, (status, shown) in zip(delays, ends, strict=True):
+        assert (status, "Traceback" in shown) == (130, False), f"at {delay} s:\n{shown}"
+    assert fake.requests == []  # no task began
 
 
 def test_two_questions_of_one_turn_are_put_one_at_a_time(

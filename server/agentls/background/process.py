@@ -4,7 +4,7 @@ the editor or restarting the language server does not end it.
 
 It waits in the queue (`slots`), runs the task as a batch runs one (`tasktree.runner.TaskRun`:
 the worktree at the task's base, the ignored files `.worktreeinclude` names, the
-`backgroundSetup` command in the sandbox, the agent with nobody to ask, the result committed
+`background.setup` command in the sandbox, the agent with nobody to ask, the result committed
 on the task's branch), and writes where it stands to `status.json` as it goes. SIGTERM
 cancels it (`agentls tasks cancel`, the editor's Cancel): the loop stops its commands'
 process groups, and the task ends `cancelled`.

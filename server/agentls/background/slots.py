@@ -1,4 +1,4 @@
-"""`backgroundMaxRunning`: at most that many background tasks run at once on this machine (for
+"""`background.maxRunning`: at most that many background tasks run at once on this machine (for
 this user); the others wait in the queue, each in its own process.
 
 A slot is a lock file held with `flock` by the task's process while it runs: the kernel lets

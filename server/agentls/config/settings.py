@@ -573,9 +573,9 @@ SETTINGS: tuple[Setting, ...] = (
         _flag,
         {"type": "boolean"},
         False,
-        "Offer the model the provider's own web search (Anthropic's `web_search` server tool, "
-        "billed per search by Anthropic); the OpenAI Chat Completions format has none. "
-        "User settings only.",
+        "Offer the model Anthropic's `web_search` server tool (billed per search by "
+        "Anthropic); only Anthropic's own API (the `anthropic` provider) runs it: with another "
+        "provider the tool is not sent and the start says so. User settings only.",
         user_only=True,
     ),
     Setting(
@@ -618,7 +618,7 @@ SETTINGS: tuple[Setting, ...] = (
         user_only=True,
     ),
     Setting(
-        "backgroundSetup",
+        "background.setup",
         "background_setup",
         _command,
         {"type": ["string", "null"]},
@@ -628,7 +628,7 @@ SETTINGS: tuple[Setting, ...] = (
         "agent's commands there. `null` (default): none.",
     ),
     Setting(
-        "backgroundMaxRunning",
+        "background.maxRunning",
         "background_max_running",
         _int_in(1, 32),
         {"type": "integer", "minimum": 1, "maximum": 32},
@@ -636,7 +636,7 @@ SETTINGS: tuple[Setting, ...] = (
         "Background tasks that run at once on this machine; the others wait in the queue.",
     ),
     Setting(
-        "backgroundKeepDays",
+        "background.keepDays",
         "background_keep_days",
         _int_in(1, 365),
         {"type": "integer", "minimum": 1, "maximum": 365},
@@ -669,6 +669,14 @@ def checked(key: str, value: Any) -> Any:
     return _BY_KEY[key].check(value)
 
 
+RENAMED = {
+    "backgroundSetup": "background.setup",
+    "backgroundMaxRunning": "background.maxRunning",
+    "backgroundKeepDays": "background.keepDays",
+}
+"""Names a setting had before it joined its group: still read, with a note to move it."""
+
+
 def flattened(raw: Mapping[str, Any]) -> dict[str, Any]:
     """`{"webFetch": {"allowHosts": [...]}}` (a JSON file, a Lua table) as the dotted keys
     `webFetch.allowHosts` that VS Code's settings use: flattened before anything sorts the
@@ -692,9 +700,15 @@ def parse(raw: Any) -> tuple[Settings, list[str]]:
         return settings, ["agentls settings must be an object; using the defaults"]
     problems = []
     values: dict[str, Any] = {}
-    for key, value in flattened(raw).items():
+    given = flattened(raw)
+    for key, value in given.items():
         if key in CLIENT_ONLY:
             continue
+        if key in RENAMED:
+            key, note = _renamed(key, given)
+            problems.append(note)
+            if key in given:  # the group's own value wins
+                continue
         if key not in _BY_KEY:
             problems.append(f"unknown setting agentls.{key} is ignored")
             continue
@@ -705,3 +719,14 @@ def parse(raw: Any) -> tuple[Settings, list[str]]:
             default = getattr(settings, name)
             problems.append(f"agentls.{key}: {error}; using the default {default!r}")
     return replace(settings, **values), problems
+
+
+def _renamed(old: str, given: Mapping[str, Any]) -> tuple[str, str]:
+    """The setting's name now, and the note that says so (deprecated, still read)."""
+    new = RENAMED[old]
+    group, inner = new.split(".")
+    used = f"agentls.{new} is also set and is used" if new in given else "it is still read"
+    return new, (
+        f"agentls.{old} is deprecated: write it as {inner} in the {group} group "
+        f'(`"{group}": {{"{inner}": ...}}`, or agentls.{new}); {used}'
+    )

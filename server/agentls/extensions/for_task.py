@@ -117,7 +117,11 @@ class TaskExtensions:
         for problem in problems:
             notify(problem)
         own_hooks = (*settings.hooks, *(h for p in self.plugins for h in p.hooks()))
-        self.specs = (*servers, *(s for p in self.plugins for s in p.mcp_servers()))
+        for plugin in self.plugins:
+            specs, problems = plugin.mcp_servers()
+            self.specs = (*self.specs, *specs)
+            for problem in problems:
+                notify(problem)
         self.user_hooks = own_hooks
         self.hooks = Hooks(own_hooks, self.programs, session_id, notify)
         self.context: ToolContext | None = None

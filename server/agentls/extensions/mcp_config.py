@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shlex
 from collections.abc import Mapping
@@ -89,6 +90,9 @@ def _checked(name: str, definition: Any) -> Mapping[str, Any]:
     args = definition.get("args", [])
     if not _strings(args) or not _pairs(definition.get("env", {})):
         raise ValueError(f"mcpServers.{name}: args is a list of strings, env an object")
+    cwd = definition.get("cwd")
+    if cwd is not None and not (isinstance(cwd, str) and os.path.isabs(cwd)):
+        raise ValueError(f"mcpServers.{name}.cwd: the folder it runs in, as an absolute path")
     return dict(definition)
 
 

@@ -395,8 +395,9 @@ def _transport(
     own = {k: expand(v, env) for k, v in definition.get("env", {}).items()}
     if spec.source == "project":
         program = programs.projects(argv, own)
-    else:
-        program = programs.users(argv, folder, own)
+    else:  # a plugin's server runs in its folder (plugin_paths.py), the others in `folder`
+        cwd = definition.get("cwd")
+        program = programs.users(argv, Path(cwd) if cwd else folder, own)
     params = StdioServerParameters(
         command=program.argv[0], args=list(program.argv[1:]), env=program.env, cwd=program.cwd
     )

@@ -19,13 +19,14 @@ from typing import Any, Literal
 
 from ..config import user_settings
 from ..disk import files
+from ..disk.state import private_dir, state_base
+from . import plugin_paths
 from .hooks import Hook, parse_hooks
 from .mcp_config import ServerSpec, parse_servers
 
 log = logging.getLogger(__name__)
 
 Layout = Literal["claude-code", "agent-plugins"]
-_ROOT_VARIABLES = ("${CLAUDE_PLUGIN_ROOT}", "${PLUGIN_ROOT}")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
@@ -42,7 +43,7 @@ class Plugin:
         """What its skills' and commands' names start with."""
         return f"{self.name}:"
 
-    def _json(self, relative: str) -> dict[str, Any]:
+    def _json(self, relative: str, expand: bool = True) -> dict[str, Any]:
         path = self.folder / relative
         if not path.is_file():
             return {}
@@ -51,7 +52,9 @@ class Plugin:
         except (OSError, ValueError, files.NotText) as error:
             log.warning("plugin %s: %s is ignored: %s", self.name, relative, error)
             return {}
-        return _with_root(loaded, self.folder) if isinstance(loaded, dict) else {}
+        if not isinstance(loaded, dict):
+            return {}
+        return _with_root(loaded, self.folder) if expand else loaded
 
     def hooks(self) -> tuple[Hook, ...]:
         """Claude Code's `hooks/hooks.json` (`{"hooks": {...}}` or the events at the top)."""
@@ -63,20 +66,37 @@ class Plugin:
             log.warning("plugin %s: its hooks are ignored: %s", self.name, error)
             return ()
 
-    def mcp_servers(self) -> tuple[ServerSpec, ...]:
+    def mcp_servers(self) -> tuple[tuple[ServerSpec, ...], list[str]]:
         """`.mcp.json` (Claude Code) or `mcp.json` (Agent Plugins): `{"mcpServers": {...}}`
         or the servers at the top; each named `plugin:server` would break the tool names,
-        so `plugin_server`."""
-        raw = self._json(".mcp.json" if self.layout == "claude-code" else "mcp.json")
+        so `plugin_server`. A program's `command` and `cwd` in the plugin are placed there
+        (`plugin_paths.place`); a server that does not fit is left out, and said why."""
+        raw = self._json(".mcp.json" if self.layout == "claude-code" else "mcp.json", False)
         servers = raw.get("mcpServers", raw)
         if not isinstance(servers, dict):
-            return ()
-        named = {f"{self.name}_{name}".replace(".", "_"): spec for name, spec in servers.items()}
-        try:
-            return parse_servers(named, "settings")
-        except ValueError as error:
-            log.warning("plugin %s: its MCP servers are ignored: %s", self.name, error)
-            return ()
+            return (), []
+        specs: list[ServerSpec] = []
+        problems: list[str] = []
+        for name, definition in servers.items():
+            if name == "$schema":
+                continue
+            try:
+                if isinstance(definition, dict) and "url" not in definition:
+                    definition = plugin_paths.place(
+                        definition, self.folder, self.data_folder, self.layout
+                    )
+                else:
+                    definition = _with_root(definition, self.folder)
+                named = f"{self.name}_{name}".replace(".", "_")
+                specs.extend(parse_servers({named: definition}))
+            except (ValueError, OSError) as error:
+                problems.append(f"plugin {self.name}: its MCP server {name} is left out: {error}")
+        return tuple(specs), problems
+
+    def data_folder(self) -> Path:
+        """`${PLUGIN_DATA}`: the plugin's own folder for what it keeps (Agent Plugins §9.1),
+        private, kept across its updates; made when first asked for."""
+        return private_dir(state_base() / "plugin-data" / self.name)
 
     def skills_folder(self) -> Path:
         return self.folder / "skills"
@@ -93,7 +113,7 @@ class Plugin:
 def _with_root(value: Any, folder: Path) -> Any:
     """`${CLAUDE_PLUGIN_ROOT}` in every string of a definition replaced by the folder."""
     if isinstance(value, str):
-        for variable in _ROOT_VARIABLES:
+        for variable in plugin_paths.ROOT_VARIABLES:
             value = value.replace(variable, str(folder))
         return value
     if isinstance(value, list):

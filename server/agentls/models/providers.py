@@ -41,6 +41,19 @@ class Profile:
     vision: bool = True
     """Whether its models take images, unless the `vision` setting says: a local server's
     model is often text only, and DeepSeek's API takes no image."""
+    web_search: bool = False
+    """Whether it runs Anthropic's `web_search` server tool (the `webSearch` setting): only
+    Anthropic's own API does; a local server or another provider speaking its format would
+    refuse the tool, or ignore it while the model believes it searched."""
+
+    @property
+    def no_web_search(self) -> str:
+        """What the user is told when `webSearch` is on and this provider has no search."""
+        return (
+            f"webSearch is on, but {self.title} has no web search of its own (Anthropic's "
+            "web_search server tool runs on Anthropic's API only): the model is not offered "
+            "one. web_fetch still reads pages."
+        )
 
     @property
     def key_hint(self) -> str:
@@ -61,6 +74,7 @@ PROFILES: dict[str, Profile] = {
             "https://api.anthropic.com",
             (("ANTHROPIC_API_KEY", "x-api-key"), ("ANTHROPIC_AUTH_TOKEN", "bearer")),
             base_url_variable="ANTHROPIC_BASE_URL",
+            web_search=True,
         ),
         Profile(
             "openai",

@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from prompt_toolkit.application import run_in_terminal
 
+from .. import interrupts
 from .prompt import Prompt
 
 T = TypeVar("T")
@@ -101,7 +102,10 @@ async def first_line(welcome: str, load: Callable[[], Loaded[T]]) -> FirstLine[T
         if line is None:
             return None
         loading.start()  # in case the prompt was never drawn
-        return FirstLine(line, await loading.done)
+        loaded = await loading.done
+        if interrupts.came():  # after Enter, while loading (interrupts.py): the run ends
+            raise KeyboardInterrupt
+        return FirstLine(line, loaded)
     finally:
         prompt.session.app.after_render -= loading.start
         told.cancel()

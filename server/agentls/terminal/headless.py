@@ -24,6 +24,7 @@ from ..disk.landing import land_on_disk
 from ..disk.paths import relative
 from ..extensions.mcp_user import Answer
 from ..interfaces import Change, Decision, Landed, Unanswered
+from ..visible import visible
 from .adapters import DiskWorkspace
 
 OutputFormat = Literal["text", "json", "stream-json"]
@@ -92,15 +93,38 @@ class HeadlessApprover:
 
 class HeadlessMcpUser:
     """A sign-in URL goes to stderr (a script's log; the browser opens too); a server's
-    question is declined, nobody being there to answer it."""
+    question is declined, nobody being there to answer it, and the run's output says which
+    server asked what: a line on stderr (text), an `elicitation` event (stream-json), the
+    answer's `elicitations` (json)."""
+
+    def __init__(self, events: Events, output_format: OutputFormat) -> None:
+        self.events = events
+        self.output_format = output_format
+        self.declined: list[dict[str, str]] = []
+        """Each question declined: `server`, `message`, `action` (`decline`)."""
 
     def open_url(self, server: str, url: str, why: str) -> None:
         sys.stderr.write(f"agentls: {why}: open {url}\n")
         sys.stderr.flush()
 
     async def elicit(self, server: str, message: str, schema: dict[str, Any]) -> Answer:
+        # The server's words, bounded: it could send a page of them, or escapes.
+        shown = message if len(message) <= _QUESTION_SHOWN else message[:_QUESTION_SHOWN] + "..."
+        declined = {"server": server, "message": shown, "action": "decline"}
+        self.declined.append(declined)
+        self.events.send("elicitation", **declined)
+        if self.output_format == "text":
+            sys.stderr.write(
+                f"agentls: the MCP server {server} asked a question, declined (nobody can "
+                f"answer under agentls run -p): {visible(shown, lines=False)}\n"
+            )
+            sys.stderr.flush()
         return Answer(
             "decline",
             reason=f"the MCP server {server} asked a question ({message}), but agentls run -p "
             "has nobody to answer it",
         )
+
+
+_QUESTION_SHOWN = 500
+"""Characters of a server's question that the run's output repeats."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
+from .. import interrupts
 from ..agent.conversation import Conversation
 from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
@@ -110,6 +111,8 @@ class TerminalSession:
         """Ctrl-C came while nothing could be cancelled (starting up): the run ends."""
         self.headless: HeadlessApprover | None = None
         """The approver of the `-p` task, which tells what nobody could approve."""
+        self.questions: HeadlessMcpUser | None = None
+        """Who declines the servers' questions under `-p`, and remembers them."""
         self._shared: dict[str, str] | None = None
 
     def interrupt(self) -> None:
@@ -136,7 +139,8 @@ class TerminalSession:
             workspace: Any = HeadlessWorkspace(self.root, yes, self.events)
             approver = self.headless = HeadlessApprover(yes, self.events)
             progress: Any = EventProgress(self.events)
-            user: Any = HeadlessMcpUser()
+            self.questions = HeadlessMcpUser(self.events, self.options.output_format)
+            user: Any = self.questions
         else:
             workspace = TerminalWorkspace(self.root, self.options.yes, self.screen, self.answers)
             asker = TerminalApprover(self.screen, self.answers)
@@ -156,6 +160,7 @@ class TerminalSession:
                 self.screen.say(image.placeholder or f"(attached {image.size})", "dim")
         agent = self.agent()
         if self.stopped:  # Ctrl-C while starting: the task is not begun
+            self.stopped = False  # in a conversation, the next line is a task again
             result = TaskResult("cancelled", CANCELLED_BY_USER)
         else:
             if self.options.output_format is None:
@@ -188,6 +193,8 @@ class TerminalSession:
         not_approved = self.headless.not_approved if self.headless else []
         if not_approved:
             answer["notApproved"] = not_approved
+        if self.questions and self.questions.declined and output_format == "json":
+            answer["elicitations"] = self.questions.declined
         if output_format == "stream-json":
             self.events.send("usage", **answer["usage"])
             self.events.send("outcome", **answer)
@@ -293,6 +300,8 @@ async def _run(
     terminal = TerminalSession(setup, root, options, stream, session, clients)
     # Before anything is awaited, so no Ctrl-C is left to asyncio's own (a traceback).
     loop.add_signal_handler(signal.SIGINT, terminal.interrupt)
+    if interrupts.came():  # while starting (interrupts.py): the task is not begun
+        terminal.interrupt()
     if setup.warning and started is None:
         (sys.stderr if options.output_format else stream).write(f"agentls: {setup.warning}\n")
     try:

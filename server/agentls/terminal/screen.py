@@ -156,6 +156,9 @@ class Screen:
         took = f" · {_seconds(elapsed)}" if elapsed >= 1 else ""
         shown = Text("  ").append(mark).append(f" {visible(detail, lines=False)}{took}")
         self.console.print(shown)
+        if tool == "web_search":  # every page it found, the ones the answer cites numbered
+            for line in output.splitlines():
+                self.console.print(Text(f"    {visible(line, lines=False)}", "dim"))
         self.thinking()
 
     def text(self, delta: str) -> None:
