@@ -15,10 +15,9 @@ from typing import Any
 
 import pytest
 from acp_wire import AcpError, AcpWire
-from fake_api import FakeAnthropic, reply, text, tool_use
-
 from agentls.models.costs import price_of
 from agentls.models.providers import DEFAULT_MODEL
+from fake_api import FakeAnthropic, reply, text, tool_use
 
 KEY = "sk-ant-test-0123456789"
 OTHER_MODEL = "claude-opus-4-5"
@@ -61,9 +60,7 @@ def start(fake: FakeAnthropic, config: Path, root: Path) -> Iterator[Any]:
 
 def _session(wire: AcpWire, root: Path, capabilities: dict[str, Any] | None = None) -> str:
     wire.initialize(capabilities)
-    session_id: str = wire.request("session/new", {"cwd": str(root), "mcpServers": []})[
-        "sessionId"
-    ]
+    session_id: str = wire.request("session/new", {"cwd": str(root), "mcpServers": []})["sessionId"]
     return session_id
 
 

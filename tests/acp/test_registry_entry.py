@@ -1,6 +1,6 @@
 """The ACP Registry entry (editor-clients/acp-registry/agentls/) against the registry's schema
 (vendored in tests/acp/schema/) and the rules its CI adds (`build_registry.py`): the id is
-the folder's, the version the package's, the uvx package pinned to it, the icon a 16×16
+the folder's, the version the package's, the uvx package pinned to it, the icon a 16 by 16
 square drawn in `currentColor` only."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from agentls import __version__
 
 REPO = Path(__file__).parents[2]
@@ -45,9 +44,7 @@ def test_the_manifest_meets_the_registry_ci_rules() -> None:
     assert agent["id"] == ENTRY.name
     assert agent["version"] == __version__, "bump agent.json with the package"
     # Pinned: the CI refuses @latest, and a version other than the entry's.
-    assert agent["distribution"] == {
-        "uvx": {"package": f"agentls=={__version__}", "args": ["acp"]}
-    }
+    assert agent["distribution"] == {"uvx": {"package": f"agentls=={__version__}", "args": ["acp"]}}
 
 
 def _paints(element: ElementTree.Element) -> list[str]:

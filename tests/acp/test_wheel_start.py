@@ -20,6 +20,9 @@ import pytest
 from acp_wire import AcpWire
 
 REPO = Path(__file__).parents[2]
+PIP = [sys.executable, "-m", "pip"]
+OFFLINE = ["--no-index", "--no-deps", "-q"]
+OFFLINE_BUILD = [*OFFLINE, "--no-build-isolation"]
 REGISTRY_CLIENT = {
     "terminal": True,
     "fs": {"readTextFile": True, "writeTextFile": True},
@@ -36,8 +39,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(REPO / "server", source / "server", ignore=shutil.ignore_patterns("*.pyc"))
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-index"]
-        + ["--no-build-isolation", "-q", "-w", str(out)],
+        [*PIP, "wheel", str(source), *OFFLINE_BUILD, "-w", str(out)],
         check=True,
         timeout=300,
     )
@@ -82,8 +84,7 @@ def test_the_wheel_starts_offline_in_a_fresh_environment(wheel: Path, tmp_path: 
     (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     env = _offline(tmp_path)
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(fresh / "bin" / "python"), "install"]
-        + ["--no-index", "--no-deps", "-q", str(wheel)],
+        [*PIP, "--python", str(fresh / "bin" / "python"), "install", *OFFLINE, str(wheel)],
         check=True,
         env=env,
         timeout=300,

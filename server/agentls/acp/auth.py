@@ -8,7 +8,7 @@ the key there; `logout` removes it from there (the process environment is the us
 
 from __future__ import annotations
 
-from acp.schema import AuthMethodAgent, ClientCapabilities, TerminalAuthMethod
+from acp.schema import AuthMethodAgent, ClientCapabilities, EnvVarAuthMethod, TerminalAuthMethod
 
 from ..config import keys
 from ..config.environment import user_client
@@ -33,9 +33,12 @@ def terminal_auth(capabilities: ClientCapabilities | None) -> bool:
     return meta.get("terminal-auth") is True
 
 
-def methods(capabilities: ClientCapabilities | None) -> list[AuthMethodAgent | TerminalAuthMethod]:
+Method = EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent
+
+
+def methods(capabilities: ClientCapabilities | None) -> list[Method]:
     """Never empty; the terminal method only for a client that declared it can run one."""
-    offered: list[AuthMethodAgent | TerminalAuthMethod] = [
+    offered: list[Method] = [
         AuthMethodAgent(
             id=KEY_METHOD,
             name="API key",

@@ -3,6 +3,8 @@ then the user's `models` setting) and the `mode` picker (the same modes as `mode
 
 from __future__ import annotations
 
+from typing import Final
+
 from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
 
 from ..config.environment import user_client
@@ -11,8 +13,8 @@ from ..interfaces import ModelError
 from ..models.providers import model_id, profile_of
 from . import errors
 
-MODEL = "model"
-MODE = "mode"
+MODEL: Final = "model"
+MODE: Final = "mode"
 UNSET = "unset"
 """The model value when no model is named for a provider without a default."""
 

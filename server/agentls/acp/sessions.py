@@ -67,7 +67,10 @@ log = logging.getLogger(__name__)
 ALWAYS = "always"
 """The ACP mode beside agentls's own (`permissions.modes`): acceptEdits, commands unasked."""
 ALWAYS_WORDS = "Edits land without review (checkpointed); commands run without asking."
-MODE_WORDS = {**modes.MODES, ALWAYS: ALWAYS_WORDS}
+MODE_WORDS: dict[str, str] = {
+    **{mode: words for mode, words in modes.MODES.items()},
+    ALWAYS: ALWAYS_WORDS,
+}
 """The modes offered, as `modes` and as the `mode` config option alike."""
 MODES = SessionModeState(
     current_mode_id="default",
