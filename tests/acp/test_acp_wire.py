@@ -301,6 +301,23 @@ def test_plan_mode_offers_no_edit_tool_and_writes_nothing(
     assert not (root / "new.py").exists()
 
 
+def test_an_approved_plan_moves_both_mode_pickers(
+    start: Any, fake: FakeAnthropic, root: Path
+) -> None:
+    wire = start()
+    session_id = _session(wire, root)
+    wire.request("session/set_mode", {"sessionId": session_id, "modeId": "plan"})
+    fake.script(
+        reply(tool_use("exit_plan_mode", {"plan": "1. Say hello."})),
+        reply(text("Hello.")),
+    )
+    _prompt(wire, session_id, "plan a greeting")
+    (moved,) = wire.updates("current_mode_update", session_id)
+    assert moved["currentModeId"] == "default"
+    (options,) = wire.updates("config_option_update", session_id)
+    assert _options(options)["mode"]["currentValue"] == "default"
+
+
 # The context meter
 
 

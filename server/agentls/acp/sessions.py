@@ -18,6 +18,7 @@ from acp.schema import (
     BlobResourceContents,
     ClientCapabilities,
     CloseSessionResponse,
+    ConfigOptionUpdate,
     Cost,
     CurrentModeUpdate,
     DeleteSessionResponse,
@@ -352,6 +353,12 @@ class AcpSessions:
             updates.send(
                 CurrentModeUpdate(
                     session_update="current_mode_update", current_mode_id=session.mode_id
+                )
+            )
+            # A client that draws the `mode` option rather than `modes` hears it too.
+            updates.send(
+                ConfigOptionUpdate(
+                    session_update="config_option_update", config_options=_options(session)
                 )
             )
         await updates.flush()
