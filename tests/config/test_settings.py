@@ -70,3 +70,12 @@ def test_plan_tool_is_a_flag() -> None:
     settings, problems = parse({"planTool": "no"})
     assert settings.plan_tool is True
     assert problems == ["agentls.planTool: expected true or false; using the default True"]
+
+
+def test_models_is_a_list_of_model_ids_each_once() -> None:
+    settings, problems = parse({"models": [" claude-opus-4-5 ", "gpt-5", "gpt-5"]})
+    assert (settings.models, problems) == (("claude-opus-4-5", "gpt-5"), [])
+    for wrong in ("gpt-5", ["gpt-5", ""], [3]):
+        settings, problems = parse({"models": wrong})
+        assert settings.models == ()
+        assert problems and problems[0].startswith("agentls.models: expected a list")
