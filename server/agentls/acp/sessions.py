@@ -108,6 +108,8 @@ class AcpSession:
     """The model picked in the session (`session/set_config_option`); None: the settings'."""
     cost: float | None = 0.0
     """Dollars the session's prompts cost so far; None once one had no price."""
+    in_context: int = 0
+    """Tokens the context held after the last model request that ended (the meter's `used`)."""
 
     def allow_always(self) -> None:
         self.commands_always = True
@@ -441,11 +443,13 @@ def _usage_update(session: AcpSession, setup: TaskSetup, result: TaskResult) -> 
     """The context meter: what the context holds after the task's last request (its prompt
     and its reply), of the window in force; and what the session's prompts have cost."""
     last = result.last_turn
+    if last.prompt:  # else no request ended (a cancel before the reply): as it was
+        session.in_context = last.prompt + last.output
     cost = result.cost(setup.price, setup.settings.prices)
     session.cost = None if cost is None or session.cost is None else session.cost + cost
     return UsageUpdate(
         session_update="usage_update",
-        used=last.prompt + last.output,
+        used=session.in_context,
         size=setup.settings.context_window or 0,
         cost=None if session.cost is None else Cost(amount=session.cost, currency="USD"),
     )
