@@ -17,7 +17,7 @@ import pytest
 from acp_wire import AcpError, AcpWire
 from agentls.models.costs import price_of
 from agentls.models.providers import DEFAULT_MODEL
-from fake_api import FakeAnthropic, reply, text, tool_use
+from fake_api import FakeAnthropic, hang, reply, text, tool_use
 
 KEY = "sk-ant-test-0123456789"
 OTHER_MODEL = "claude-opus-4-5"
@@ -346,6 +346,26 @@ def test_usage_update_agrees_with_the_outcome(start: Any, fake: FakeAnthropic, r
     meter = wire.updates("usage_update", session_id)[-1]
     assert meter["cost"]["currency"] == "USD"
     assert abs(meter["cost"]["amount"] - sum(costs)) <= 0.01 * sum(costs)
+
+
+def test_a_cancel_before_the_reply_leaves_the_meter_as_it_was(
+    start: Any, fake: FakeAnthropic, root: Path
+) -> None:
+    wire = start()
+    session_id = _session(wire, root)
+    fake.script(reply(text("First.")), hang(60))
+    _prompt(wire, session_id, "one")
+    (before,) = wire.updates("usage_update", session_id)
+    assert before["used"] > 0
+    prompt = wire.send(
+        "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "two"}]}
+    )
+    fake.wait_for_requests(2, timeout=30)
+    wire.notify("session/cancel", {"sessionId": session_id})
+    assert wire.wait(prompt, timeout=30)["stopReason"] == "cancelled"
+    after = wire.updates("usage_update", session_id)[-1]
+    assert after["used"] == before["used"]
+    assert after["cost"] == before["cost"]
 
 
 # Sessions resumed, closed and deleted
