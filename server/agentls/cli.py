@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, interrupts
+from .acp.command import add_arguments as add_acp_arguments
+from .acp.command import login as acp_login
 from .permissions.modes import MODES
 
 
@@ -121,8 +123,11 @@ def _parser() -> argparse.ArgumentParser:
         help="the session's mode: default, acceptEdits (edits land unreviewed) or plan "
         "(read-only until you approve a plan); /mode switches it in a conversation",
     )
-    commands.add_parser(
-        "acp", help="serve the Agent Client Protocol on stdio (Zed, JetBrains, agent-shell, ...)"
+    add_acp_arguments(
+        commands.add_parser(
+            "acp",
+            help="serve the Agent Client Protocol on stdio (Zed, JetBrains, agent-shell, ...)",
+        )
     )
     resume = run.add_mutually_exclusive_group()
     resume.add_argument(
@@ -487,6 +492,8 @@ def main(argv: list[str] | None = None) -> int:
         return check_settings(arguments.settings)
     if arguments.command == "check-model":
         return check_model(arguments.settings)
+    if arguments.command == "acp" and arguments.login:
+        return acp_login()
     # Logs go to a file or stderr, never stdout: stdout is the protocol's channel.
     from .logs import configure
 

@@ -95,7 +95,12 @@ def test_initialize_and_an_edit_written_through_the_client(
     assert init["result"]["agentCapabilities"]["loadSession"] is True
     assert init["result"]["agentCapabilities"]["promptCapabilities"]["embeddedContext"] is True
     # What is implemented is advertised: CodeCompanion offers /resume only then.
-    assert init["result"]["agentCapabilities"]["sessionCapabilities"] == {"list": {}}
+    assert init["result"]["agentCapabilities"]["sessionCapabilities"] == {
+        "list": {},
+        "resume": {},
+        "close": {},
+        "delete": {},
+    }
     (new,) = responses(events, "new")
     assert [m["id"] for m in new["result"]["modes"]["availableModes"]] == [
         "default",

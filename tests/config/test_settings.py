@@ -93,3 +93,12 @@ def test_the_background_settings_are_a_group_and_the_old_flat_names_still_read()
     assert both.background_setup == "new" and note.endswith("is also set and is used")
     bad, (problem,) = parse({"background": {"maxRunning": 0}})
     assert bad.background_max_running == 3 and problem.startswith("agentls.background.maxRunning")
+
+
+def test_models_is_a_list_of_model_ids_each_once() -> None:
+    settings, problems = parse({"models": [" claude-opus-4-5 ", "gpt-5", "gpt-5"]})
+    assert (settings.models, problems) == (("claude-opus-4-5", "gpt-5"), [])
+    for wrong in ("gpt-5", ["gpt-5", ""], [3]):
+        settings, problems = parse({"models": wrong})
+        assert settings.models == ()
+        assert problems and problems[0].startswith("agentls.models: expected a list")

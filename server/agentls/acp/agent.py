@@ -13,27 +13,36 @@ from typing import TYPE_CHECKING, Any
 
 import acp
 from acp.schema import (
+    AgentAuthCapabilities,
     AgentCapabilities,
     AuthenticateResponse,
     ClientCapabilities,
     CloseSessionResponse,
+    DeleteSessionResponse,
     ForkSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    LogoutCapabilities,
+    LogoutResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
     ResumeSessionResponse,
     SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionDeleteCapabilities,
     SessionListCapabilities,
+    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
 
 from .. import __version__
+from . import auth
+from .connection import connect
 
 if TYPE_CHECKING:
     from .sessions import AcpSessions
@@ -72,10 +81,15 @@ class AcpAgent:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(embedded_context=True, image=True),
                 mcp_capabilities=McpCapabilities(http=True),
-                # What the SDK routes without its unstable protocol: session/resume and
-                # session/close are refused there, so they are not advertised.
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
+                    delete=SessionDeleteCapabilities(),
+                ),
+                auth=AgentAuthCapabilities(logout=LogoutCapabilities()),
             ),
+            auth_methods=auth.methods(client_capabilities),
             agent_info=Implementation(name="agentls", title="agentls", version=__version__),
         )
 
@@ -128,14 +142,21 @@ class AcpAgent:
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         return await self.sessions.close_session(session_id)
 
-    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
-        # No methods are offered: the key comes from the user's environment or config.
-        return None
+    async def delete_session(self, session_id: str, **kwargs: Any) -> DeleteSessionResponse:
+        return await self.sessions.delete_session(session_id)
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
+        await asyncio.to_thread(auth.authenticate, method_id)
+        return AuthenticateResponse()
+
+    async def logout(self, **kwargs: Any) -> LogoutResponse:
+        await asyncio.to_thread(auth.logout)
+        return LogoutResponse()
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
-    ) -> SetSessionConfigOptionResponse | None:
-        raise acp.RequestError.method_not_found("session/set_config_option")
+    ) -> SetSessionConfigOptionResponse:
+        return await self.sessions.set_config_option(session_id, config_id, value)
 
     async def fork_session(
         self,
@@ -156,4 +177,4 @@ class AcpAgent:
 
 def serve() -> None:
     """Serve ACP on stdin/stdout until the client closes it."""
-    asyncio.run(acp.run_agent(AcpAgent()))
+    asyncio.run(connect(AcpAgent()))

@@ -12,6 +12,7 @@ from typing import Any
 
 import acp
 
+AUTH_REQUIRED = -32000
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
@@ -34,3 +35,8 @@ def invalid_params(message: str, **data: Any) -> acp.RequestError:
 def failed(message: str, **data: Any) -> acp.RequestError:
     """The request was right but could not be done (no key, the API refused, ...)."""
     return _error(INTERNAL_ERROR, message, data)
+
+
+def auth_required(message: str) -> acp.RequestError:
+    """The provider's key is missing: the client offers the user its sign-in methods."""
+    return _error(AUTH_REQUIRED, message, {})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,10 @@ from acp.schema import (
     BlobResourceContents,
     ClientCapabilities,
     CloseSessionResponse,
+    ConfigOptionUpdate,
+    Cost,
     CurrentModeUpdate,
+    DeleteSessionResponse,
     EmbeddedResourceContentBlock,
     ImageContentBlock,
     ListSessionsResponse,
@@ -30,26 +33,29 @@ from acp.schema import (
     SessionInfo,
     SessionMode,
     SessionModeState,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
     TextContentBlock,
     TextResourceContents,
     UnstructuredCommandInput,
     Usage,
+    UsageUpdate,
 )
 
 from .. import images
 from ..agent.conversation import Conversation
 from ..agent.task_result import TaskResult
+from ..config.settings import Settings
 from ..config.user_settings import load as load_user_settings
 from ..extensions.commands import for_workspace
 from ..extensions.mcp_config import ServerSpec, from_acp
-from ..history.sessions import SessionStore
+from ..history.sessions import SessionStore, delete_anywhere
 from ..interfaces import ModelError
 from ..models.anthropic import ClientCache, load_sdk
 from ..permissions import modes
-from ..wiring import new_conversation, prepare_task, resumed_conversation
-from . import errors
+from ..wiring import TaskSetup, new_conversation, prepare_task, resumed_conversation
+from . import auth, errors, options
 from .approver import AcpApprover
 from .mcp_user import AcpMcpUser
 from .progress import AcpProgress
@@ -62,13 +68,19 @@ log = logging.getLogger(__name__)
 ALWAYS = "always"
 """The ACP mode beside agentls's own (`permissions.modes`): acceptEdits, commands unasked."""
 ALWAYS_WORDS = "Edits land without review (checkpointed); commands run without asking."
+MODE_WORDS: dict[str, str] = {
+    **{mode: words for mode, words in modes.MODES.items()},
+    ALWAYS: ALWAYS_WORDS,
+}
+"""The modes offered, as `modes` and as the `mode` config option alike."""
 MODES = SessionModeState(
     current_mode_id="default",
     available_modes=[
-        *(SessionMode(id=mode, name=mode, description=text) for mode, text in modes.MODES.items()),
-        SessionMode(id=ALWAYS, name="always", description=ALWAYS_WORDS),
+        SessionMode(id=mode, name=mode, description=text) for mode, text in MODE_WORDS.items()
     ],
 )
+CLOSE_WAIT = 8.0
+"""Seconds `session/close` waits for the running prompt to end (its command killed)."""
 STOP_REASONS: dict[str, StopReason] = {
     "done": "end_turn",
     "cancelled": "cancelled",
@@ -92,6 +104,12 @@ class AcpSession:
     """Said once, at the start of the next answer (what the session ignored, say)."""
     commands: list[AvailableCommand] | None = None
     """The `/` commands last sent to the client (`available_commands_update`)."""
+    model: str | None = None
+    """The model picked in the session (`session/set_config_option`); None: the settings'."""
+    cost: float | None = 0.0
+    """Dollars the session's prompts cost so far; None once one had no price."""
+    in_context: int = 0
+    """Tokens the context held after the last model request that ended (the meter's `used`)."""
 
     def allow_always(self) -> None:
         self.commands_always = True
@@ -154,7 +172,9 @@ class AcpSessions:
         root = _root(cwd)
         session = self._open(root, new_conversation(root), mcp_servers)
         self._later(session)
-        return NewSessionResponse(session_id=session.id, modes=_modes(session.mode_id))
+        return NewSessionResponse(
+            session_id=session.id, modes=_modes(session.mode_id), config_options=_options(session)
+        )
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None
@@ -164,14 +184,16 @@ class AcpSessions:
         replay(session.conversation.messages, updates)
         await updates.flush()
         self._later(session)
-        return LoadSessionResponse(modes=_modes(session.mode_id))
+        return LoadSessionResponse(modes=_modes(session.mode_id), config_options=_options(session))
 
     async def resume_session(
         self, session_id: str, cwd: str, mcp_servers: list[Any] | None
     ) -> ResumeSessionResponse:
         session = self._resume(cwd, session_id, mcp_servers)
         self._later(session)
-        return ResumeSessionResponse(modes=_modes(session.mode_id))
+        return ResumeSessionResponse(
+            modes=_modes(session.mode_id), config_options=_options(session)
+        )
 
     async def list_sessions(self, cwd: str | None) -> ListSessionsResponse:
         if cwd is None:
@@ -251,15 +273,23 @@ class AcpSessions:
         return session
 
     async def set_session_mode(self, session_id: str, mode_id: str) -> SetSessionModeResponse:
-        session = self._session(session_id)
-        if session.running is not None and not session.running.done():
-            raise errors.invalid_request("switch modes while idle")
-        try:
-            session.mode.current = "acceptEdits" if mode_id == ALWAYS else modes.mode_of(mode_id)
-        except ValueError as error:
-            raise errors.invalid_params(str(error), modeId=mode_id) from None
-        session.commands_always = mode_id == ALWAYS
+        _set_mode(self._session(session_id), mode_id)
         return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, session_id: str, config_id: str, value: str | bool
+    ) -> SetSessionConfigOptionResponse:
+        session = self._session(session_id)
+        if not isinstance(value, str):
+            raise errors.invalid_params(f"{config_id} takes a value id", configId=config_id)
+        if config_id == options.MODEL:
+            settings, _ = load_user_settings()
+            session.model = options.checked_model(value, settings)
+        elif config_id == options.MODE:
+            _set_mode(session, value)
+        else:
+            raise errors.invalid_params(f"no config option {config_id!r}", configId=config_id)
+        return SetSessionConfigOptionResponse(config_options=_options(session))
 
     async def prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
         session = self._session(session_id)
@@ -278,6 +308,11 @@ class AcpSessions:
         session.notes.clear()
         always = "always" if session.commands_always else None
         settings, problems = load_user_settings(approveCommands=always)
+        if session.model is not None:
+            settings = replace(settings, model=session.model)
+        if (hint := auth.missing_key()) is not None:
+            await updates.flush()
+            raise errors.auth_required(hint)
         for problem in problems:
             updates.send(acp.update_agent_message_text(f"(agentls: {problem})\n\n"))
         await load_sdk(settings.provider)
@@ -313,12 +348,19 @@ class AcpSessions:
         finally:
             session.running = None
         progress.end_open_step(result.status)
+        updates.send(_usage_update(session, setup, result))
         # The project's, once approved in this task; the MCP servers' prompts, once started.
         self._commands(session, updates)
         if session.mode_id != before:  # an approved plan switched to default
             updates.send(
                 CurrentModeUpdate(
                     session_update="current_mode_update", current_mode_id=session.mode_id
+                )
+            )
+            # A client that draws the `mode` option rather than `modes` hears it too.
+            updates.send(
+                ConfigOptionUpdate(
+                    session_update="config_option_update", config_options=_options(session)
                 )
             )
         await updates.flush()
@@ -337,9 +379,26 @@ class AcpSessions:
             session.running.cancel()
 
     async def close_session(self, session_id: str) -> CloseSessionResponse:
-        await self.cancel(session_id)
-        self.sessions.pop(session_id, None)
+        session = self.sessions.pop(session_id, None)
+        running = session.running if session is not None else None
+        if running is not None:
+            running.cancel()
+            # The prompt answers `cancelled` once the loop has ended its step and killed the
+            # step's command: the client hears of the close after that, not before.
+            await asyncio.wait([running], timeout=CLOSE_WAIT)
         return CloseSessionResponse()
+
+    async def delete_session(self, session_id: str) -> DeleteSessionResponse:
+        await self.close_session(session_id)
+        try:
+            delete_anywhere(session_id)
+        except KeyError:
+            raise errors.invalid_params(
+                f"no saved session {session_id}", sessionId=session_id
+            ) from None
+        except OSError as error:
+            raise errors.failed(f"could not delete the session: {error}") from None
+        return DeleteSessionResponse()
 
 
 def _root(cwd: str) -> Path:
@@ -358,6 +417,42 @@ def _store(root: Path) -> SessionStore:
 
 def _modes(current: str) -> SessionModeState:
     return MODES.model_copy(update={"current_mode_id": current})
+
+
+def _set_mode(session: AcpSession, mode_id: str) -> None:
+    if session.running is not None and not session.running.done():
+        raise errors.invalid_request("switch modes while idle")
+    try:
+        session.mode.current = "acceptEdits" if mode_id == ALWAYS else modes.mode_of(mode_id)
+    except ValueError as error:
+        raise errors.invalid_params(str(error), modeId=mode_id) from None
+    session.commands_always = mode_id == ALWAYS
+
+
+def _options(session: AcpSession) -> list[Any]:
+    """The session's config options, with their current values."""
+    settings: Settings = load_user_settings()[0]
+    model = session.model or options.configured_model(settings)
+    return [
+        options.model_option(model, settings),
+        options.mode_option(session.mode_id, MODE_WORDS),
+    ]
+
+
+def _usage_update(session: AcpSession, setup: TaskSetup, result: TaskResult) -> UsageUpdate:
+    """The context meter: what the context holds after the task's last request (its prompt
+    and its reply), of the window in force; and what the session's prompts have cost."""
+    last = result.last_turn
+    if last.prompt:  # else no request ended (a cancel before the reply): as it was
+        session.in_context = last.prompt + last.output
+    cost = result.cost(setup.price, setup.settings.prices)
+    session.cost = None if cost is None or session.cost is None else session.cost + cost
+    return UsageUpdate(
+        session_update="usage_update",
+        used=session.in_context,
+        size=setup.settings.context_window or 0,
+        cost=None if session.cost is None else Cost(amount=session.cost, currency="USD"),
+    )
 
 
 def _usage(result: TaskResult) -> Usage:

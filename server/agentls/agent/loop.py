@@ -161,6 +161,7 @@ class Agent:
 
     async def _run(self, task: str, images: list[Image]) -> TaskResult:
         usage = Usage()
+        last = Usage()
         steps = 0
         conversation = self.conversation
 
@@ -175,6 +176,7 @@ class Agent:
                 total.add(spent)
             done = TaskResult(status, summary, steps, applied, rejected, total, hint, partly)
             done.subagents = list(budget.children)
+            done.last_turn = last
             return done
 
         start = conversation.checkpoint()
@@ -192,6 +194,7 @@ class Agent:
                 budget.spend(steps=1)
                 turn = await self._ask()
                 usage.add(turn.usage)
+                last = turn.usage
                 budget.spend(tokens=turn.usage.prompt + turn.usage.output)
                 # The API refuses an empty assistant turn in the history of a later request.
                 content = turn.content or [{"type": "text", "text": "(empty reply)"}]

@@ -42,6 +42,9 @@ class TaskResult:
     """The model declined the task (a front end that has a word for it says so: ACP)."""
     subagents: list[SubagentFigures] = field(default_factory=list)
     """The subagents the task started, in the order they ended; `usage` includes theirs."""
+    last_turn: Usage = field(default_factory=Usage)
+    """The task's own last model request: its prompt and reply are what the context holds
+    now (a meter of the context, not of the bill)."""
 
     def subagents_usage(self) -> Usage:
         total = Usage()

@@ -114,6 +114,13 @@ class Environment:
     secrets: tuple[str, ...]
 
 
+def user_client() -> dict[str, str]:
+    """The user's own sources (the environment over the config `.env`) merged for the model
+    client: what `load` gives the client, without reading any workspace."""
+    user = DotEnv.read(config_dir() / ".env")
+    return client_settings([{k: v for k, v in os.environ.items() if v}, user.values])
+
+
 def load(root: Path) -> Environment:
     """The environment over the user's config `.env` for the client; the workspace `.env`
     only for its secrets.

@@ -62,6 +62,8 @@ class Settings:
     """None: AGENTLS_PROVIDER, else anthropic (providers.endpoint)."""
     base_url: str | None = None
     model: str | None = None
+    models: tuple[str, ...] = ()
+    """More model ids offered beside `model` by a client's model picker (ACP)."""
     max_steps: int = 50
     max_tokens: int = 16000
     approve_commands: Literal["ask", "always"] = "ask"
@@ -134,6 +136,12 @@ def _model(value: Any) -> str | None:
     if value is None or (isinstance(value, str) and value.strip()):
         return value.strip() if value else None
     raise ValueError("expected a model id such as " + DEFAULT_MODEL)
+
+
+def _models(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError(f'expected a list of model ids such as ["{DEFAULT_MODEL}"]')
+    return tuple(dict.fromkeys(v.strip() for v in value))
 
 
 def _provider(value: Any) -> str | None:
@@ -275,6 +283,17 @@ SETTINGS: tuple[Setting, ...] = (
         None,
         "Model id. `null` (default): the server's environment variable `AGENTLS_MODEL`, "
         f"else `{DEFAULT_MODEL}` for the `anthropic` provider; every other provider needs one."
+        + _BILLED,
+        user_only=True,
+    ),
+    Setting(
+        "models",
+        "models",
+        _models,
+        {"type": "array", "items": {"type": "string"}},
+        [],
+        "More model ids to switch to in a session, beside `model`: an ACP client's model "
+        "picker (Zed, VS Code's Agent Host, JetBrains) offers the model in use, then these."
         + _BILLED,
         user_only=True,
     ),

@@ -31,7 +31,7 @@ from typing import Any
 from .. import redaction
 from ..config import environment
 from ..counts import counted
-from ..disk.state import append_line, private_dir, state_dir
+from ..disk.state import append_line, private_dir, state_base, state_dir
 
 Message = dict[str, Any]
 _MESSAGES = '{"type": "messages"'
@@ -181,11 +181,7 @@ class SessionStore:
         return log, stored
 
     def _path(self, session_id: str) -> Path:
-        path = self.folder / f"{session_id}.jsonl"
-        # An id is a file name we made: nothing that could name another folder.
-        if not session_id or "/" in session_id or session_id.startswith(".") or not path.is_file():
-            raise KeyError(session_id)
-        return path
+        return _saved(self.folder, session_id)
 
     def _read(self, path: Path, messages: bool = True) -> StoredSession:
         """The session in `path`; with `messages` false, its list entry only (the
@@ -211,3 +207,27 @@ class SessionStore:
                     conversation.extend(record.get("append", []))
         info = SessionInfo(path.stem, title, path.stat().st_mtime, tasks)
         return StoredSession(info, conversation, request)
+
+
+def _saved(folder: Path, session_id: str) -> Path:
+    """The file of the session `session_id` in `folder`; raises KeyError when there is none."""
+    path = folder / f"{session_id}.jsonl"
+    # An id is a file name we made: nothing that could name another folder.
+    bad = not session_id or "/" in session_id or "\\" in session_id or session_id.startswith(".")
+    if bad or path.is_symlink() or not path.is_file():
+        raise KeyError(session_id)
+    return path
+
+
+def delete_anywhere(session_id: str) -> None:
+    """Remove the saved session `session_id` from whichever workspace's folder holds it (ACP's
+    `session/delete` names no folder). Raises KeyError for an unknown id."""
+    base = state_base() / "sessions"
+    for folder in sorted(base.iterdir()) if base.is_dir() else ():
+        try:
+            path = _saved(folder, session_id)
+        except KeyError:
+            continue
+        path.unlink()
+        return
+    raise KeyError(session_id)

@@ -190,6 +190,19 @@ def describe(endpoint: Endpoint, model: str) -> str:
     return f"{model} on {profile.title} at {endpoint.shown_url} ({profile.wire} format), {key}"
 
 
+def profile_of(provider: str | None, env: Mapping[str, str]) -> Profile:
+    """The profile the setting `provider` (None when unset) names, else AGENTLS_PROVIDER,
+    else Anthropic; raises ModelError for an unknown name."""
+    name = provider or env.get("AGENTLS_PROVIDER") or DEFAULT_PROVIDER
+    profile = PROFILES.get(name)
+    if profile is None:
+        raise ModelError(
+            f"Unknown provider {name!r}.",
+            f"Set agentls.provider (or AGENTLS_PROVIDER) to one of: {', '.join(PROFILES)}.",
+        )
+    return profile
+
+
 def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str]) -> Endpoint:
     """The profile, endpoint and key for the settings `provider` and `baseUrl` (None when
     unset) and the merged environment `env`.
@@ -199,13 +212,7 @@ def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str])
     SDKs' base-URL variables count for the plain `anthropic` and `openai` profiles alone.
     Raises ModelError for an unknown provider or a missing key.
     """
-    name = provider or env.get("AGENTLS_PROVIDER") or DEFAULT_PROVIDER
-    profile = PROFILES.get(name)
-    if profile is None:
-        raise ModelError(
-            f"Unknown provider {name!r}.",
-            f"Set agentls.provider (or AGENTLS_PROVIDER) to one of: {', '.join(PROFILES)}.",
-        )
+    profile = profile_of(provider, env)
     from_variable = env.get(profile.base_url_variable) if profile.base_url_variable else None
     url, source = (
         (base_url, "the agentls.baseUrl setting")
