@@ -19,9 +19,12 @@ import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .interfaces import Block
+
+if TYPE_CHECKING:  # Pillow is imported on the first image, not at start-up
+    from PIL.Image import Image as Picture
 
 LONG_EDGE = 1568
 """Claude's guidance: a longer edge is scaled down by the API anyway, after paying for it."""
@@ -162,13 +165,12 @@ def _decoded(name: str, data: bytes, kind: str, width: int, height: int) -> Imag
         return _scaled(name, picture, size)
 
 
-def _scaled(name: str, picture: object, size: str) -> Image:
+def _scaled(name: str, picture: Picture, size: str) -> Image:
     """The picture scaled to LONG_EDGE (and smaller until it fits MAX_BYTES), as PNG when it
     has transparency or few colours, else JPEG (a photo as PNG rarely fits). The decoded
     pixels are the only full-size copy: averaged down a band at a time, then let go."""
     from PIL import Image as Pillow
 
-    assert isinstance(picture, Pillow.Image)
     mode = "RGBA" if picture.mode in ("RGBA", "LA", "P", "PA") else "RGB"
     factor = max(picture.size) // LONG_EDGE
     if factor > 1 or picture.mode != mode:
@@ -195,7 +197,7 @@ def _scaled(name: str, picture: object, size: str) -> Image:
     return _refused(name, f"it cannot be made smaller than {MAX_BYTES:,} bytes")
 
 
-def _reduced(picture: Any, mode: str, factor: int) -> Any:
+def _reduced(picture: Picture, mode: str, factor: int) -> Picture:
     """`picture` in `mode`, each `factor` x `factor` square of pixels averaged into one, a
     band of rows at a time: converting or reducing it whole (Pillow premultiplies a whole
     RGBA picture to reduce it) would hold a second full-size copy."""

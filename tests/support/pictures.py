@@ -38,8 +38,11 @@ def huge_png(width: int, height: int) -> bytes:
     packer = zlib.compressobj(9)
     idat = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
     header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", idat) + _chunk(
-        b"IEND", b""
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _chunk(b"IHDR", header)
+        + _chunk(b"IDAT", idat)
+        + _chunk(b"IEND", b"")
     )
 
 

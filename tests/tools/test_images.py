@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from agentls import images
 from agentls.agent.context import IMAGE_DROPPED, ContextBudget, block_chars
 from agentls.tools import run_tool

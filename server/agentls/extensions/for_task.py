@@ -128,7 +128,8 @@ class TaskExtensions:
         """Ask about each project server and the project's hooks not approved yet, once per
         session for a "not now"; the approved are remembered by their exact definition."""
         declined = _DECLINED.setdefault(asyncio.get_running_loop(), set())
-        for waiting in project_waiting(self.project, self.trust):
+        # Read in a thread: the repository's files are parsed here, before any approval.
+        for waiting in await asyncio.to_thread(project_waiting, self.project, self.trust):
             key = f"{waiting.kind}:{waiting.name}:{waiting.shown}"
             if key in declined:
                 continue
@@ -184,12 +185,13 @@ class TaskExtensions:
                 self.notify(f"the MCP server {server.spec.name} planted a git setting: {line}")
         # Their prompts join the workspace's commands (commands.SOURCES), this task's too.
         mcp_prompts.serving(self.root, self.servers, settings.mcp_call_timeout)
-        self.share()
+        await self.share()
 
-    def share(self) -> None:
+    async def share(self) -> None:
         """Find the skills and commands this task may use (the project's once approved):
-        the catalog for the system prompt, the skill tool over it."""
-        self.shared = available(self.root, self.plugins, self.trust)
+        the catalog for the system prompt, the skill tool over it. Read in a thread: a
+        repository's files are parsed to find them, and a task waits for none of it."""
+        self.shared = await asyncio.to_thread(available, self.root, self.plugins, self.trust)
         if self.context is not None:
             skills = self.shared.catalog()
             self.context.skill_catalog = skill_tool.catalog(
@@ -245,18 +247,10 @@ class TaskExtensions:
     async def submitted(self, task: str, first: bool) -> tuple[str, str | None]:
         if self.user is not None:
             set_current(self.user)
-        if (
-            self.project.mcp_servers
-            or self.project.hooks
-            or self.project.agents
-            or self.shared.waiting
-        ):
-            await self._approve_project()
+        await self._approve_project()
         if self.project.hooks and self.trust.approved("hooks", "project", self.project.hooks):
             self.hooks.hooks = (*self.user_hooks, *_project_hooks(self.project))
-        if self.shared.waiting:  # what the user approved joins this very task
-            self.share()
-        await self._start_servers()
+        await self._start_servers()  # and what the user just approved joins this very task
         try:
             task = await self._expanded(task)
         except (ValueError, ToolError) as error:
