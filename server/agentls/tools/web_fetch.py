@@ -70,7 +70,12 @@ async def web_fetch(context: ToolContext, arguments: dict[str, Any], _: BeforeCh
         return cached.result + "\n(from web_fetch's 15-minute cache)"
     allow_hosts = context.settings.web_fetch_allow_hosts
     try:
-        page = await fetch(url, allow_hosts, lambda h, u: permit(context, h, u))
+        page = await fetch(
+            url,
+            allow_hosts,
+            lambda h, u: permit(context, h, u),
+            deadline=context.settings.web_fetch_timeout,
+        )
     except Refused as refused:
         raise ToolError(f"Refused: {refused}. Do not retry it.") from None
     except (OSError, ValueError) as error:
@@ -84,7 +89,13 @@ async def web_fetch(context: ToolContext, arguments: dict[str, Any], _: BeforeCh
     if page.status >= 400:
         raise ToolError(f"{page.url} answered {page.status}")
     media = page.content_type
+    late = (
+        f"[web_fetch stopped reading this page at its {context.settings.web_fetch_timeout:g}-"
+        "second deadline (the webFetch.timeout setting): the rest is not shown]"
+    )
     if media.startswith("image/"):
+        if page.late:
+            raise ToolError(f"{page.url} is an image not read whole: {late.strip('[]')}")
         image = await asyncio.to_thread(images.prepare, page.url, page.body)
         return attach(image, context.settings.vision is not False)
     if media in _REFUSED_TYPES or not (
@@ -99,6 +110,8 @@ async def web_fetch(context: ToolContext, arguments: dict[str, Any], _: BeforeCh
         text = await asyncio.to_thread(html_to_markdown, text)
     if page.truncated:
         text += "\n\n[web_fetch read only the first 10 MB of this page]"
+    if page.late:
+        text += f"\n\n{late}"
     limit = min(MAX_TEXT, context.settings.output_limit - 1000)
     result = untrusted(page.url, capped(redact(text, context.secrets), limit), prompt)
     CACHE.put(url, result)
