@@ -324,7 +324,7 @@ async def test_a_page_trickling_a_byte_at_a_time_is_cut_at_the_deadline(
     started = time.monotonic()
     context = allowed(tmp_path, web_fetch_timeout=1.0)
     text, is_error = await run_tool(context, "web_fetch", {"url": site.url("/drip")})
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 6  # 10 s, the whole trickle, without a deadline
     assert not is_error, text
     _, page = fenced(text, site.url("/drip"))
     assert page.startswith("xx")
@@ -341,7 +341,7 @@ async def test_the_deadline_counts_every_redirect_but_not_the_users_answer(
     started = time.monotonic()
     context = allowed(tmp_path, web_fetch_timeout=1.0)
     text, is_error = await run_tool(context, "web_fetch", {"url": site.url("/hop0")})
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 5
     assert is_error and "within web_fetch's 1-second deadline" in text
     assert "redirects included" in text and site.hits[:2] == ["/hop0", "/hop1"]
 
@@ -362,3 +362,22 @@ def test_the_deadline_is_a_setting_of_the_webfetch_group() -> None:
     assert Settings().web_fetch_timeout == 30.0
     _, problems = parse({"webFetch.timeout": 0})
     assert problems and "webFetch.timeout" in problems[0]
+
+
+async def test_html_is_parsed_only_so_far_and_however_deeply_nested(
+    tmp_path: Path, site: Site
+) -> None:
+    # Parsing costs per element: a 10 MB page of them took minutes after its fetch.
+    long = b"<p>start</p><p>" + b"words " * 400_000 + b"</p><p>END</p>"
+    site.routes["/long"] = (200, "text/html", long, {})
+    site.routes["/deep"] = (200, "text/html", b"<div>" * 5000 + b"deep text", {})
+    started = time.monotonic()
+    text, is_error = await run_tool(allowed(tmp_path), "web_fetch", {"url": site.url("/long")})
+    assert not is_error and "start" in text
+    _, page = fenced(text, site.url("/long"))
+    assert page.endswith(
+        "characters shown]\n\n[web_fetch read only the first 2,097,152 characters of its HTML]"
+    )
+    text, is_error = await run_tool(allowed(tmp_path), "web_fetch", {"url": site.url("/deep")})
+    assert not is_error and "deep text" in text, text
+    assert time.monotonic() - started < 60

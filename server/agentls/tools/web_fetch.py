@@ -15,7 +15,7 @@ from typing import Any
 from .. import images
 from ..redaction import redact
 from ..web.guard import Refused
-from ..web.pages import MAX_TEXT, PageCache, capped, html_to_markdown, untrusted
+from ..web.pages import MAX_HTML, MAX_TEXT, PageCache, capped, html_to_markdown, untrusted
 from .base import BeforeChange, Tool, ToolContext, ToolError
 from .image_results import attach
 
@@ -106,14 +106,16 @@ async def web_fetch(context: ToolContext, arguments: dict[str, Any], _: BeforeCh
             f"{page.url} is {kind}, which web_fetch does not read (pages, text, images)"
         )
     text = _decoded(page.body, page.charset)
-    if media in ("text/html", "application/xhtml+xml", "") and "<" in text:
-        text = await asyncio.to_thread(html_to_markdown, text)
+    notes = [late] if page.late else []  # after the cut of the text, so always seen
     if page.truncated:
-        text += "\n\n[web_fetch read only the first 10 MB of this page]"
-    if page.late:
-        text += f"\n\n{late}"
+        notes.append("[web_fetch read only the first 10 MB of this page]")
+    if media in ("text/html", "application/xhtml+xml", "") and "<" in text:
+        if len(text) > MAX_HTML:
+            notes.append(f"[web_fetch read only the first {MAX_HTML:,} characters of its HTML]")
+        text = await asyncio.to_thread(html_to_markdown, text)
     limit = min(MAX_TEXT, context.settings.output_limit - 1000)
-    result = untrusted(page.url, capped(redact(text, context.secrets), limit), prompt)
+    shown = capped(redact(text, context.secrets), limit) + "".join(f"\n\n{n}" for n in notes)
+    result = untrusted(page.url, shown, prompt)
     CACHE.put(url, result)
     return result
 

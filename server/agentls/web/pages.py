@@ -18,6 +18,10 @@ CACHE_SECONDS = 15 * 60
 CACHE_ENTRIES = 64
 MAX_TEXT = 100_000
 """Characters of a page's text the model gets at most (the outputLimit setting may be less)."""
+MAX_HTML = 2 * 1024 * 1024
+"""Characters of a page's HTML parsed at most: parsing costs per element (8 MB of `<b>x</b>`
+took minutes of CPU, after the fetch's deadline), and the model gets MAX_TEXT at most of
+what comes out."""
 
 _NOT_CONTENT = ("script", "style", "noscript", "template", "svg", "iframe", "object", "head")
 
@@ -30,15 +34,19 @@ UNTRUSTED = (
 
 
 def html_to_markdown(html: str) -> str:
-    """The page's content as markdown: scripts, styles and the like dropped, links kept."""
+    """The page's content as markdown: scripts, styles and the like dropped, links kept.
+    At most MAX_HTML characters of it are parsed."""
     import markdownify
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(html, "html.parser")
+    soup = BeautifulSoup(html[:MAX_HTML], "html.parser")
     for tag in soup(_NOT_CONTENT):
         tag.decompose()
     converter = markdownify.MarkdownConverter(heading_style="ATX", bullets="-")
-    markdown = str(converter.convert_soup(soup))
+    try:
+        markdown = str(converter.convert_soup(soup))
+    except RecursionError:  # nested deeper than markdownify recurses: the text alone
+        markdown = soup.get_text("\n")
     lines = [line.rstrip() for line in markdown.splitlines()]
     # The blank lines of removed blocks, collapsed: they cost tokens and say nothing.
     kept: list[str] = []
