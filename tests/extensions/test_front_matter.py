@@ -13,7 +13,9 @@ import pytest
 from agentls.config import project_settings
 from agentls.config.settings import Settings
 from agentls.extensions import for_task
+from agentls.extensions import front_matter as front_matter_module
 from agentls.extensions.agent_definitions import parse
+from agentls.extensions.commands import available
 from agentls.extensions.for_task import TaskExtensions
 from agentls.extensions.front_matter import MAX_CHARS, MAX_FILE_BYTES, front_matter
 from doubles import Approver
@@ -155,3 +157,27 @@ async def test_a_task_start_reads_the_projects_files_off_the_event_loop(
 def test_a_subagent_definition_with_aliases_says_why() -> None:
     with pytest.raises(ValueError, match=REFUSED):
         parse(laughs(3), ".claude/agents/x.md")
+
+
+def test_a_repositorys_front_matter_is_parsed_up_to_a_total_and_the_users_still_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Thousands of skills of 32 kB each would take minutes at every task start.
+    monkeypatch.setattr(front_matter_module, "SCAN_CHARS", 12_000)
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    padding = "\n".join(f"k{n}: value" for n in range(300))  # about 3,000 characters
+    for name in ("a", "b", "c", "d", "e"):
+        folder = project / ".agents" / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\ndescription: {name}\n{padding}\n---\nBody\n")
+    (home / ".agents" / "skills" / "mine").mkdir(parents=True)
+    (home / ".agents" / "skills" / "mine" / "SKILL.md").write_text(
+        f"---\ndescription: mine\n{padding}\n---\nBody\n"
+    )
+    shared = available(project, (), None)
+    assert sorted(shared.found.skills) == ["a", "b", "c", "mine"]
+    assert {s.path.parent.name for s in shared.found.skipped} == {"d", "e"}
+    assert all("more than 12,000 characters of front matter" in s.why for s in shared.found.skipped)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..disk import files
-from .front_matter import front_matter, read_markdown
+from .front_matter import front_matter, read_markdown, scan
 from .plugins import Plugin
 from .skills import (
     Found,
@@ -187,6 +187,11 @@ def _order(skill: Skill) -> tuple[int, str]:
 
 
 def project_commands(root: Path) -> tuple[list[Command], list[Skipped]]:
+    with scan():
+        return _project_commands(root)
+
+
+def _project_commands(root: Path) -> tuple[list[Command], list[Skipped]]:
     root = root.absolute()
     top = git_top(root)
     commands: list[Command] = []

@@ -17,6 +17,7 @@ from ..interfaces import Approver
 from ..tools.base import ToolContext, ToolError
 from . import agent_definitions, mcp_prompts, mcp_resources, mcp_servers, plugins, skill_tool
 from .commands import Shared, approve_waiting, available, described, invoked
+from .front_matter import scan
 from .hooks import Hooks, parse_hooks
 from .mcp_config import ServerSpec, parse_servers
 from .mcp_servers import Server
@@ -50,11 +51,12 @@ def project_waiting(project: ProjectSettings, trust: Trust) -> list[Waiting]:
     if project.hooks and not trust.approved("hooks", "project", project.hooks):
         commands = sorted({hook.command for hook in _project_hooks(project)})
         waiting.append(Waiting("hooks", "project", project.hooks, "; ".join(commands)))
-    waiting += [
-        Waiting("agent", path, text, _shown(path, text))
-        for path, text in project.agents.items()
-        if not trust.approved("agent", path, text)
-    ]
+    with scan():
+        waiting += [
+            Waiting("agent", path, text, _shown(path, text))
+            for path, text in project.agents.items()
+            if not trust.approved("agent", path, text)
+        ]
     shared = available(trust.root, (), trust).waiting
     if shared:
         waiting.append(Waiting("shared", "project", shared, described(shared)))

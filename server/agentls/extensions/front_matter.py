@@ -12,7 +12,10 @@ bigger than the text itself can come out.
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +29,41 @@ MAX_FILE_BYTES = 256 * 1024
 and a repository may bring hundreds."""
 MAX_CHARS = 32 * 1024
 """Characters of front matter parsed at most: names, a description, a few lists."""
+SCAN_CHARS = 256 * 1024
+"""Characters of front matter parsed at most in one search of a repository's files of one
+kind (`scan`): parsing runs at tens of kilobytes a second, and a repository may bring
+thousands of files; past it, the rest are skipped, said."""
 MAX_DEPTH = 4
 """Levels of nesting composed at most: the fields' mapping, a list, its items, one more."""
 
 Scalar = str | int | float | bool | None
 Field = Scalar | list[Scalar]
+
+
+_LEFT: ContextVar[list[int] | None] = ContextVar("front_matter_left", default=None)
+"""What is left of the current scan's characters (a list, to be counted down in place)."""
+
+
+@contextlib.contextmanager
+def scan() -> Iterator[None]:
+    """A search of a repository's files, whose front matter counts against SCAN_CHARS."""
+    token = _LEFT.set([SCAN_CHARS])
+    try:
+        yield
+    finally:
+        _LEFT.reset(token)
+
+
+def _charge(chars: int) -> None:
+    left = _LEFT.get()
+    if left is None:
+        return
+    if chars > left[0]:
+        raise ValueError(
+            f"the repository's files of this kind have more than {SCAN_CHARS:,} characters of "
+            "front matter in all: the rest are not read"
+        )
+    left[0] -= chars
 
 
 def read_markdown(base: Path, path: Path, follow: bool) -> str:
@@ -96,6 +129,7 @@ def front_matter(text: str) -> tuple[dict[str, Field], str]:
         raise ValueError(
             f"its front matter is {len(written):,} characters, more than the {MAX_CHARS:,} read"
         )
+    _charge(len(written))
     try:
         fields = _fields(written)
     except _Refused as refused:

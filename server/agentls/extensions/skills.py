@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from ..config.environment import config_dir
 from ..disk import files
-from .front_matter import front_matter
+from .front_matter import front_matter, scan
 
 log = logging.getLogger(__name__)
 
@@ -246,8 +246,9 @@ def search(
 
 def project_skills(root: Path) -> Found:
     found = Found()
-    for base, start, label in project_bases(root):
-        search(found, base, "project", label, start)
+    with scan():
+        for base, start, label in project_bases(root):
+            search(found, base, "project", label, start)
     return found
 
 
