@@ -124,8 +124,8 @@ def prepare(name: str, data: bytes) -> Image:
         # would start Ghostscript) ever sees a repository's or a page's bytes.
         with Pillow.open(io.BytesIO(data), formats=FORMATS) as probe:
             kind, (width, height) = probe.format or "", probe.size
-            if width * height > MAX_PIXELS:
-                return _refused(name, _too_many(width, height))
+            if width * height > _limit(kind):
+                return _refused(name, _too_many(width, height, _limit(kind)))
             probe.verify()  # a truncated or corrupt file fails here, not in the API
         with _DECODING:
             return _decoded(name, data, kind, width, height)
@@ -135,9 +135,15 @@ def prepare(name: str, data: bytes) -> Image:
         return _refused(name, f"the file is corrupt ({error})")
 
 
-def _too_many(width: int, height: int) -> str:
+def _limit(kind: str) -> int:
+    """Pixels decoded at most of a `kind` of image: Pillow reads WebP through libwebp's
+    animation decoder, which holds two canvases of its own beside Pillow's picture."""
+    return MAX_PIXELS // 3 if kind == "WEBP" else MAX_PIXELS
+
+
+def _too_many(width: int, height: int, limit: int) -> str:
     return (
-        f"{width}x{height} px is {width * height:,} pixels, more than the {MAX_PIXELS:,} "
+        f"{width}x{height} px is {width * height:,} pixels, more than the {limit:,} "
         "agentls decodes; scale it down first (e.g. to 1568 px on its long edge)"
     )
 

@@ -194,3 +194,17 @@ def test_a_palette_picture_is_averaged_down_with_its_transparency(
     assert {pixel[:3] for pixel in column[:100]} == {(255, 0, 0)}
     assert {pixel[3] for pixel in column[:100]} == {255}
     assert {pixel[3] for pixel in column[-100:]} == {0}
+
+
+def test_a_webp_counts_the_canvases_its_decoder_keeps(loads: list[tuple[int, int]]) -> None:
+    # libwebp's animation decoder, Pillow's way in, keeps two canvases beside Pillow's
+    # picture: a 24-megapixel WebP took 370 MB. Its header is patched to say 5000x5000.
+    frames = [Image.new("RGB", (16, 16), colour) for colour in ("red", "blue")]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, "WEBP", save_all=True, append_images=frames[1:], lossless=True)
+    data = bytearray(buffer.getvalue())
+    at = data.index(b"VP8X") + 12  # the canvas's width - 1 and height - 1, 24 bits each
+    data[at : at + 6] = (4999).to_bytes(3, "little") * 2
+    image = images.prepare("anim.webp", bytes(data))
+    assert "5000x5000 px is 25,000,000 pixels, more than the 8,333,333" in image.placeholder
+    assert loads == []
