@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .interfaces import Block
+
+if TYPE_CHECKING:  # Pillow is imported on the first image, not at start-up
+    from PIL.Image import Image as Picture
 
 LONG_EDGE = 1568
 """Claude's guidance: a longer edge is scaled down by the API anyway, after paying for it."""
@@ -26,17 +32,28 @@ MAX_BYTES = 5 * 1024 * 1024
 """The Messages API's limit for one image, encoded (base64 adds a third: kept under it)."""
 MAX_INPUT_BYTES = 50 * 1024 * 1024
 """A file larger than this is not opened at all: decoding it could take the server's memory."""
-MAX_PIXELS = 100_000_000
-"""Pillow's own guard against decompression bombs, made explicit."""
+MAX_PIXELS = 25_000_000
+"""Pixels an image may have (width x height, read from its header before anything is
+decoded), a 6000x4000 photo's: decoded, up to 100 MB. Pillow's own guard only warns below
+179 million, and a few hundred bytes of PNG can claim that many."""
 
 MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 """The formats both providers take, by Pillow's name."""
+FORMATS = tuple(MEDIA_TYPES)
+"""Pillow's decoders ever tried on an image's bytes."""
 SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 """File names read_file treats as images (what is inside is checked, not the name)."""
 
 IMAGE_CHARS = 5_000
 """What one image weighs in the context budget, in characters of text: about 1,600 tokens,
 what Claude charges for an image of LONG_EDGE pixels (width * height / 750)."""
+
+_DECODING = threading.Lock()
+"""One image decoded at a time in this process: the reads of one turn run together, in
+threads, and each may hold up to MAX_PIXELS decoded."""
+
+_BAND_ROWS = 256
+"""Rows of the full-size picture converted and averaged at once (`_reduced`)."""
 
 NO_VISION = (
     "[image {name} not shown: this model does not take images (the `vision` setting is false); "
@@ -90,48 +107,86 @@ def _refused(name: str, why: str) -> Image:
 
 
 def prepare(name: str, data: bytes) -> Image:
-    """`data` as an image the providers take: checked by decoding it, scaled so its long edge
-    is at most LONG_EDGE and its encoding at most MAX_BYTES. CPU work: run it in a thread."""
+    """`data` as an image the providers take: its header checked first (the format, the
+    pixels: nothing is decoded past MAX_PIXELS), then checked by decoding it, scaled so its
+    long edge is at most LONG_EDGE and its encoding at most MAX_BYTES. CPU work: run it in
+    a thread."""
     if len(data) > MAX_INPUT_BYTES:
         return _refused(name, f"{len(data):,} bytes, more than {MAX_INPUT_BYTES:,} are read")
     from PIL import Image as Pillow
     from PIL import UnidentifiedImageError
 
-    Pillow.MAX_IMAGE_PIXELS = MAX_PIXELS
+    # Pillow's own guard (a warning, then a refusal that does not say the size) would stand
+    # in front of ours, which is stricter and comes before any pixel is decoded.
+    Pillow.MAX_IMAGE_PIXELS = None
     try:
-        with Pillow.open(io.BytesIO(data)) as probe:
+        # Only the formats the model takes are tried: no other of Pillow's decoders (EPS
+        # would start Ghostscript) ever sees a repository's or a page's bytes.
+        with Pillow.open(io.BytesIO(data), formats=FORMATS) as probe:
+            kind, (width, height) = probe.format or "", probe.size
+            if width * height > _limit(kind):
+                return _refused(name, _too_many(width, height, _limit(kind)))
             probe.verify()  # a truncated or corrupt file fails here, not in the API
-        picture = Pillow.open(io.BytesIO(data))
-        picture.load()
-    except (UnidentifiedImageError, Pillow.DecompressionBombError) as error:
-        return _refused(name, f"not a readable image ({error})")
+        with _DECODING:
+            return _decoded(name, data, kind, width, height)
+    except UnidentifiedImageError:
+        return _refused(name, "not an image the model takes (PNG, JPEG, GIF, WebP)")
     except (OSError, SyntaxError, ValueError) as error:
         return _refused(name, f"the file is corrupt ({error})")
-    kind = picture.format or ""
-    if kind not in MEDIA_TYPES:
+
+
+def _limit(kind: str) -> int:
+    """Pixels decoded at most of a `kind` of image: Pillow reads WebP through libwebp's
+    animation decoder, which holds two canvases of its own beside Pillow's picture."""
+    return MAX_PIXELS // 3 if kind == "WEBP" else MAX_PIXELS
+
+
+def _too_many(width: int, height: int, limit: int) -> str:
+    return (
+        f"{width}x{height} px is {width * height:,} pixels, more than the {limit:,} "
+        "agentls decodes; scale it down first (e.g. to 1568 px on its long edge)"
+    )
+
+
+def _decoded(name: str, data: bytes, kind: str, width: int, height: int) -> Image:
+    """The image decoded once, the bytes as they are when they fit, else scaled."""
+    from PIL import Image as Pillow
+
+    if kind not in MEDIA_TYPES:  # MPO, a JPEG plugin's other answer
         return _refused(
             name, f"{kind or 'this'} format is not one the model takes (PNG, JPEG, GIF, WebP)"
         )
-    width, height = picture.size
     size = f"{name}: {kind}, {width}x{height} px"
-    if max(width, height) <= LONG_EDGE and len(data) * 4 // 3 <= MAX_BYTES:
-        encoded = base64.b64encode(data).decode("ascii")
-        return Image(name, MEDIA_TYPES[kind], encoded, f"{size}, {len(data):,} bytes")
-    return _scaled(name, picture, size)
+    fits = max(width, height) <= LONG_EDGE and len(data) * 4 // 3 <= MAX_BYTES
+    with Pillow.open(io.BytesIO(data), formats=FORMATS) as picture:
+        if not fits:
+            # A JPEG decodes straight at 1/2, 1/4 or 1/8 of its size, still at least the
+            # size it is scaled to (other formats ignore this).
+            scale = LONG_EDGE / max(width, height)
+            picture.draft(None, (math.ceil(width * scale), math.ceil(height * scale)))
+        picture.load()
+        if fits:
+            encoded = base64.b64encode(data).decode("ascii")
+            return Image(name, MEDIA_TYPES[kind], encoded, f"{size}, {len(data):,} bytes")
+        return _scaled(name, picture, size)
 
 
-def _scaled(name: str, picture: object, size: str) -> Image:
+def _scaled(name: str, picture: Picture, size: str) -> Image:
     """The picture scaled to LONG_EDGE (and smaller until it fits MAX_BYTES), as PNG when it
-    has transparency or few colours, else JPEG (a photo as PNG rarely fits)."""
+    has transparency or few colours, else JPEG (a photo as PNG rarely fits). The decoded
+    pixels are the only full-size copy: averaged down a band at a time, then let go."""
     from PIL import Image as Pillow
 
-    assert isinstance(picture, Pillow.Image)
-    if getattr(picture, "is_animated", False):
-        picture.seek(0)  # the first frame: the providers take a GIF's first frame too
-    source = picture.convert("RGBA" if picture.mode in ("RGBA", "LA", "P") else "RGB")
+    mode = "RGBA" if picture.mode in ("RGBA", "LA", "P", "PA") else "RGB"
+    factor = max(picture.size) // LONG_EDGE
+    if factor > 1 or picture.mode != mode:
+        reduced = _reduced(picture, mode, max(factor, 1))
+        picture.close()
+        picture = reduced
+    picture.thumbnail((LONG_EDGE, LONG_EDGE), Pillow.Resampling.LANCZOS)
     edge = LONG_EDGE
     while edge >= 200:
-        copy = source.copy()
+        copy = picture.copy()
         copy.thumbnail((edge, edge), Pillow.Resampling.LANCZOS)
         buffer = io.BytesIO()
         if copy.mode == "RGBA":
@@ -146,6 +201,21 @@ def _scaled(name: str, picture: object, size: str) -> Image:
             return Image(name, media_type, encoded, shown)
         edge = edge * 3 // 4
     return _refused(name, f"it cannot be made smaller than {MAX_BYTES:,} bytes")
+
+
+def _reduced(picture: Picture, mode: str, factor: int) -> Picture:
+    """`picture` in `mode`, each `factor` x `factor` square of pixels averaged into one, a
+    band of rows at a time: converting or reducing it whole (Pillow premultiplies a whole
+    RGBA picture to reduce it) would hold a second full-size copy."""
+    from PIL import Image as Pillow
+
+    width, height = picture.size
+    reduced = Pillow.new(mode, (-(-width // factor), -(-height // factor)))
+    rows = factor * max(1, _BAND_ROWS // factor)
+    for top in range(0, height, rows):
+        band = picture.crop((0, top, width, min(top + rows, height))).convert(mode)
+        reduced.paste(band.reduce(factor) if factor > 1 else band, (0, top // factor))
+    return reduced
 
 
 def from_base64(name: str, data: str, media_type: str | None = None) -> Image:

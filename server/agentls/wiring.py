@@ -98,8 +98,7 @@ class TaskSetup:
             notify or (lambda message: progress.text(f"\n(agentls: {message})\n")),
             mcp_user,
         )
-        extensions.context = tools
-        extensions.share()  # the skills' catalog, in the system prompt from the first request
+        extensions.context = tools  # the skills' catalog joins once the task starts (submitted)
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
         checkpoints = checkpoints_for(workspace.root)
         limits = loop_limits(self.settings)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from agentls.extensions import skill_tool
 from agentls.extensions.commands import available, substituted
-from agentls.extensions.skills import Found, front_matter, project_skills, search, tool_list
+from agentls.extensions.front_matter import front_matter
+from agentls.extensions.skills import Found, project_skills, search, tool_list
 from agentls.extensions.trust import Trust
 from fake_api import FakeAnthropic, reply, text, tool_use
 from terminal.test_terminal import agentls, run

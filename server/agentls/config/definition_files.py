@@ -15,6 +15,9 @@ PROJECT_FOLDER = Path(".claude") / "agents"
 """A workspace's definitions: the repository's files, used once the user approved each."""
 MAX_DEFINITIONS = 50
 """Definitions read from one folder: the `agent` tool's description names each."""
+MAX_FILE_BYTES = 256 * 1024
+"""Bytes of a command's or a subagent definition's file read at most: each is kept whole,
+and a repository may bring hundreds."""
 
 
 def read_folder(folder: Path, follow: bool = True) -> dict[str, str]:
@@ -26,7 +29,7 @@ def read_folder(folder: Path, follow: bool = True) -> dict[str, str]:
     found = {}
     for path in paths:
         try:
-            found[str(path)] = files.read_text(folder, path, follow=follow)
+            found[str(path)] = files.read_bounded(folder, path, MAX_FILE_BYTES, follow=follow)
         except (OSError, files.NotText) as error:
             log.warning("the subagent definition %s is ignored: %s", path, error)
     return found

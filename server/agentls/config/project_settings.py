@@ -31,11 +31,21 @@ class ProjectSettings:
     """Subagent definitions (`.claude/agents/*.md`), by path, with their text as found."""
 
 
+MAX_BYTES = 1024 * 1024
+"""Bytes of a repository's settings file read at most: it is parsed before any approval."""
+
+
 def _object(root: Path, name: Path, problems: list[str]) -> dict[str, Any]:
     try:
         # Only a regular file inside the root, not through a symlink.
-        loaded = json.loads(files.read_text(root, root / name))
+        text, size = files.read_head(root, root / name, MAX_BYTES)
+        if size > MAX_BYTES:
+            raise ValueError(f"it is {size:,} bytes, more than the {MAX_BYTES:,} read")
+        loaded = json.loads(text)
     except FileNotFoundError:
+        return {}
+    except RecursionError:  # json's own bound on nesting, reached
+        problems.append(f"{name} is ignored: it nests too deeply")
         return {}
     except (OSError, ValueError) as error:
         problems.append(f"{name} is ignored: {error}")

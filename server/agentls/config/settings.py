@@ -93,6 +93,7 @@ class Settings:
     """None: the provider profile's (providers.Profile.vision), resolved by prepare_task."""
     web_search: bool = False
     web_fetch_allow_hosts: tuple[str, ...] = ()
+    web_fetch_timeout: float = 30.0
     skills: SkillOptions = field(default_factory=SkillOptions)
     plugins: tuple[str, ...] = ()
     background_setup: str | None = None
@@ -606,6 +607,17 @@ SETTINGS: tuple[Setting, ...] = (
         "Hosts `web_fetch` may reach although they resolve to a loopback, private or "
         'link-local address, e.g. `["localhost", "wiki.intranet"]`; every other such address '
         "is refused. User settings only.",
+        user_only=True,
+    ),
+    Setting(
+        "webFetch.timeout",
+        "web_fetch_timeout",
+        _seconds,
+        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        30,
+        "Seconds one `web_fetch` may take in all: looking the host up, connecting, redirects "
+        "and reading the page (not the time you take to answer its question); a page still "
+        "arriving then is cut there, said in the result. User settings only.",
         user_only=True,
     ),
     Setting(

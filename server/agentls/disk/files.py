@@ -151,6 +151,15 @@ def read_head(root: Path, path: Path, limit: int, follow: bool = False) -> tuple
     return _decoded(data, path, size, final=False), size
 
 
+def read_bounded(root: Path, path: Path, limit: int, follow: bool = False) -> str:
+    """The text of `path` (read_text's rules), NotText when it is larger than `limit`: no
+    more than that is read, whatever the file's size."""
+    text, size = read_head(root, path, limit, follow=follow)
+    if size > limit:
+        raise NotText(f"{path.name} is {size:,} bytes, more than the {limit:,} read")
+    return text
+
+
 def read_bytes(root: Path, path: Path, limit: int) -> bytes:
     """A regular file's bytes (under `root`, reached as read_text reaches it: no symlink on
     the way, no FIFO); NotText when it is larger than `limit`."""

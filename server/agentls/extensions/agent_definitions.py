@@ -12,11 +12,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from ..config.definition_files import MAX_DEFINITIONS
 from ..disk import files
 from ..permissions.rules import ALIASES
+from .front_matter import front_matter, read_markdown
 
 if TYPE_CHECKING:
     from .plugins import Plugin
@@ -74,19 +73,8 @@ BUILT_IN: tuple[Definition, ...] = (
 
 def parse(text: str, source: str) -> Definition:
     """A definition from a file's text; raises ValueError saying what is wrong."""
-    lines = text.lstrip("\ufeff").splitlines(keepends=True)
-    if not lines or lines[0].strip() != "---":
-        raise ValueError("no front matter (a --- line, YAML fields, a --- line, the prompt)")
-    end = next((i for i, line in enumerate(lines) if i and line.strip() == "---"), None)
-    if end is None:
-        raise ValueError("its front matter is not closed by a --- line")
-    front, prompt = "".join(lines[1:end]), "".join(lines[end + 1 :]).strip()
-    try:
-        fields = yaml.safe_load(front)
-    except yaml.YAMLError as error:
-        raise ValueError(f"its front matter is not YAML: {error}") from None
-    if not isinstance(fields, dict):
-        raise ValueError("its front matter must be YAML fields (name: ..., description: ...)")
+    fields, body = front_matter(text)
+    prompt = body.strip()
     return Definition(
         _text(fields, "name"),
         " ".join(_text(fields, "description").split()),
@@ -140,7 +128,7 @@ def plugin_definitions(plugins: Iterable[Plugin]) -> tuple[list[Definition], lis
         texts: dict[str, str] = {}
         for path in plugin.agent_files()[:MAX_DEFINITIONS]:
             try:
-                texts[str(path)] = files.read_text(plugin.folder, path, follow=True)
+                texts[str(path)] = read_markdown(plugin.folder, path, follow=True)
             except (OSError, files.NotText) as error:
                 problems.append(f"the subagent definition {path} is ignored: {error}")
         found, wrong = parsed(texts)

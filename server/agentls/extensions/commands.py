@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from ..disk import files
+from .front_matter import front_matter, read_markdown, scan
 from .plugins import Plugin
 from .skills import (
     Found,
     Kind,
     Skill,
     Skipped,
-    front_matter,
     git_top,
     project_skills,
     search,
@@ -136,7 +136,7 @@ def command_files(
     commands, skipped = [], []
     for path in sorted(folder.glob("*.md"))[:500]:
         try:
-            text = files.read_text(start, path, follow=kind != "project")
+            text = read_markdown(start, path, follow=kind != "project")
         except (OSError, files.NotText) as error:
             skipped.append(Skipped(path, f"cannot be read: {error}"))
             continue
@@ -187,6 +187,11 @@ def _order(skill: Skill) -> tuple[int, str]:
 
 
 def project_commands(root: Path) -> tuple[list[Command], list[Skipped]]:
+    with scan():
+        return _project_commands(root)
+
+
+def _project_commands(root: Path) -> tuple[list[Command], list[Skipped]]:
     root = root.absolute()
     top = git_top(root)
     commands: list[Command] = []

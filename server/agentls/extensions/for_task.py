@@ -17,6 +17,7 @@ from ..interfaces import Approver
 from ..tools.base import ToolContext, ToolError
 from . import agent_definitions, mcp_prompts, mcp_resources, mcp_servers, plugins, skill_tool
 from .commands import Shared, approve_waiting, available, described, invoked
+from .front_matter import scan
 from .hooks import Hooks, parse_hooks
 from .mcp_config import ServerSpec, parse_servers
 from .mcp_servers import Server
@@ -50,11 +51,12 @@ def project_waiting(project: ProjectSettings, trust: Trust) -> list[Waiting]:
     if project.hooks and not trust.approved("hooks", "project", project.hooks):
         commands = sorted({hook.command for hook in _project_hooks(project)})
         waiting.append(Waiting("hooks", "project", project.hooks, "; ".join(commands)))
-    waiting += [
-        Waiting("agent", path, text, _shown(path, text))
-        for path, text in project.agents.items()
-        if not trust.approved("agent", path, text)
-    ]
+    with scan():
+        waiting += [
+            Waiting("agent", path, text, _shown(path, text))
+            for path, text in project.agents.items()
+            if not trust.approved("agent", path, text)
+        ]
     shared = available(trust.root, (), trust).waiting
     if shared:
         waiting.append(Waiting("shared", "project", shared, described(shared)))
@@ -132,7 +134,8 @@ class TaskExtensions:
         """Ask about each project server and the project's hooks not approved yet, once per
         session for a "not now"; the approved are remembered by their exact definition."""
         declined = _DECLINED.setdefault(asyncio.get_running_loop(), set())
-        for waiting in project_waiting(self.project, self.trust):
+        # Read in a thread: the repository's files are parsed here, before any approval.
+        for waiting in await asyncio.to_thread(project_waiting, self.project, self.trust):
             key = f"{waiting.kind}:{waiting.name}:{waiting.shown}"
             if key in declined:
                 continue
@@ -188,12 +191,13 @@ class TaskExtensions:
                 self.notify(f"the MCP server {server.spec.name} planted a git setting: {line}")
         # Their prompts join the workspace's commands (commands.SOURCES), this task's too.
         mcp_prompts.serving(self.root, self.servers, settings.mcp_call_timeout)
-        self.share()
+        await self.share()
 
-    def share(self) -> None:
+    async def share(self) -> None:
         """Find the skills and commands this task may use (the project's once approved):
-        the catalog for the system prompt, the skill tool over it."""
-        self.shared = available(self.root, self.plugins, self.trust)
+        the catalog for the system prompt, the skill tool over it. Read in a thread: a
+        repository's files are parsed to find them, and a task waits for none of it."""
+        self.shared = await asyncio.to_thread(available, self.root, self.plugins, self.trust)
         if self.context is not None:
             skills = self.shared.catalog()
             self.context.skill_catalog = skill_tool.catalog(
@@ -249,18 +253,10 @@ class TaskExtensions:
     async def submitted(self, task: str, first: bool) -> tuple[str, str | None]:
         if self.user is not None:
             set_current(self.user)
-        if (
-            self.project.mcp_servers
-            or self.project.hooks
-            or self.project.agents
-            or self.shared.waiting
-        ):
-            await self._approve_project()
+        await self._approve_project()
         if self.project.hooks and self.trust.approved("hooks", "project", self.project.hooks):
             self.hooks.hooks = (*self.user_hooks, *_project_hooks(self.project))
-        if self.shared.waiting:  # what the user approved joins this very task
-            self.share()
-        await self._start_servers()
+        await self._start_servers()  # and what the user just approved joins this very task
         try:
             task = await self._expanded(task)
         except (ValueError, ToolError) as error:

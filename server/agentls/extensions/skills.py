@@ -22,10 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from ..config.environment import config_dir
 from ..disk import files
+from .front_matter import front_matter, scan
 
 log = logging.getLogger(__name__)
 
@@ -90,40 +89,6 @@ def _say_once(path: Path, why: str) -> None:
     if (str(path), why) not in _SAID:
         _SAID.add((str(path), why))
         log.warning("skill %s: %s", path, why)
-
-
-_COLON_VALUE = re.compile(r"^([\w-]+):[ \t]+([^\s\"'\[{|>&*!].*: .*)$", re.MULTILINE)
-
-
-def _quoted(match: re.Match[str]) -> str:
-    value = match[2].rstrip().replace("\\", "\\\\").replace('"', '\\"')
-    return f'{match[1]}: "{value}"'
-
-
-def front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """The YAML front matter and the body of a Markdown file; raises ValueError when the
-    front matter is missing or is not a YAML mapping."""
-    lines = text.lstrip("\ufeff").splitlines(keepends=True)
-    if not lines or lines[0].strip() != "---":
-        raise ValueError("no YAML front matter (a first line ---)")
-    for end in range(1, len(lines)):
-        if lines[end].strip() == "---":
-            break
-    else:
-        raise ValueError("the front matter has no closing ---")
-    written = "".join(lines[1:end])
-    try:
-        loaded = yaml.safe_load(written)
-    except yaml.YAMLError as error:
-        try:  # `description: Use when: ...`, unquoted, as other agents accept it
-            loaded = yaml.safe_load(_COLON_VALUE.sub(_quoted, written))
-        except yaml.YAMLError:
-            mark = getattr(error, "problem_mark", None)
-            where = f" (line {mark.line + 1})" if mark is not None else ""
-            raise ValueError(f"the front matter is not YAML{where}") from None
-    if not isinstance(loaded, dict):
-        raise ValueError("the front matter is not a mapping of fields")
-    return loaded, "".join(lines[end + 1 :]).strip("\n")
 
 
 def tool_list(value: Any) -> tuple[str, ...]:
@@ -281,8 +246,9 @@ def search(
 
 def project_skills(root: Path) -> Found:
     found = Found()
-    for base, start, label in project_bases(root):
-        search(found, base, "project", label, start)
+    with scan():
+        for base, start, label in project_bases(root):
+            search(found, base, "project", label, start)
     return found
 
 

@@ -231,7 +231,10 @@ async def mcp_server_list(ls: AgentServer, *arguments: Any) -> list[dict[str, An
     """The MCP servers of this session: each one started, and the project's waiting for
     the user's approval (never started)."""
     root = ls.root()
-    waiting = project_waiting(project_settings.load(root), Trust(root))
+    # In a thread: the repository's files are read and parsed to list what waits.
+    waiting = await asyncio.to_thread(
+        lambda: project_waiting(project_settings.load(root), Trust(root))
+    )
     return [
         *(
             {"name": w.name, "source": "project", "state": "waiting for approval", "tools": [],

@@ -16,7 +16,7 @@ from .. import images
 from ..permissions.gate import Request
 from ..redaction import redact
 from ..web.guard import Refused
-from ..web.pages import MAX_TEXT, PageCache, capped, html_to_markdown, untrusted
+from ..web.pages import MAX_HTML, MAX_TEXT, PageCache, capped, html_to_markdown, untrusted
 from .base import BeforeChange, Tool, ToolContext, ToolError
 from .image_results import attach
 
@@ -63,7 +63,12 @@ async def web_fetch(context: ToolContext, arguments: dict[str, Any], _: BeforeCh
         return cached.result + "\n(from web_fetch's 15-minute cache)"
     allow_hosts = context.settings.web_fetch_allow_hosts
     try:
-        page = await fetch(url, allow_hosts, lambda h, u: permit(context, h, u))
+        page = await fetch(
+            url,
+            allow_hosts,
+            lambda h, u: permit(context, h, u),
+            deadline=context.settings.web_fetch_timeout,
+        )
     except Refused as refused:
         raise ToolError(f"Refused: {refused}. Do not retry it.") from None
     except (OSError, ValueError) as error:
@@ -77,7 +82,13 @@ async def web_fetch(context: ToolContext, arguments: dict[str, Any], _: BeforeCh
     if page.status >= 400:
         raise ToolError(f"{page.url} answered {page.status}")
     media = page.content_type
+    late = (
+        f"[web_fetch stopped reading this page at its {context.settings.web_fetch_timeout:g}-"
+        "second deadline (the webFetch.timeout setting): the rest is not shown]"
+    )
     if media.startswith("image/"):
+        if page.late:
+            raise ToolError(f"{page.url} is an image not read whole: {late.strip('[]')}")
         image = await asyncio.to_thread(images.prepare, page.url, page.body)
         return attach(image, context.settings.vision is not False)
     if media in _REFUSED_TYPES or not (
@@ -88,12 +99,16 @@ async def web_fetch(context: ToolContext, arguments: dict[str, Any], _: BeforeCh
             f"{page.url} is {kind}, which web_fetch does not read (pages, text, images)"
         )
     text = _decoded(page.body, page.charset)
-    if media in ("text/html", "application/xhtml+xml", "") and "<" in text:
-        text = await asyncio.to_thread(html_to_markdown, text)
+    notes = [late] if page.late else []  # after the cut of the text, so always seen
     if page.truncated:
-        text += "\n\n[web_fetch read only the first 10 MB of this page]"
+        notes.append("[web_fetch read only the first 10 MB of this page]")
+    if media in ("text/html", "application/xhtml+xml", "") and "<" in text:
+        if len(text) > MAX_HTML:
+            notes.append(f"[web_fetch read only the first {MAX_HTML:,} characters of its HTML]")
+        text = await asyncio.to_thread(html_to_markdown, text)
     limit = min(MAX_TEXT, context.settings.output_limit - 1000)
-    result = untrusted(page.url, capped(redact(text, context.secrets), limit), prompt)
+    shown = capped(redact(text, context.secrets), limit) + "".join(f"\n\n{n}" for n in notes)
+    result = untrusted(page.url, shown, prompt)
     CACHE.put(url, result)
     return result
 
