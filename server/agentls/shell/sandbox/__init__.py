@@ -11,7 +11,7 @@ import functools
 import re
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ...config import environment
@@ -24,10 +24,12 @@ __all__ = [
     "Sandbox",
     "Unavailable",
     "blocked_note",
+    "cache_variables",
     "confine",
     "confinement",
     "find",
     "probe_in_background",
+    "refused_write",
 ]
 
 
@@ -99,16 +101,25 @@ def confinement(root: Path, network: bool) -> Confinement:
     return Confinement(root, network, tuple(protected), tuple(mount_points))
 
 
-def confine(argv: list[str], root: Path, setting: str, network: bool) -> list[str]:
+def confine(
+    argv: list[str], root: Path, setting: str, network: bool, cache: Path | None = None
+) -> list[str]:
     """A program the repository defines (a project's hook or MCP server), confined as bash
-    is. Without a sandbox it does not run, unless the user turned the sandbox off (then it
-    runs as their bash commands do). Raises RuntimeError."""
+    is, with `cache` writable too. Without a sandbox it does not run, unless the user turned
+    the sandbox off (then it runs as their bash commands do). Raises RuntimeError."""
     if setting == "off":
         return argv
     found = find()
     if isinstance(found, Unavailable):
         raise RuntimeError(f"the project's programs run only in the sandbox, and {found.reason}")
-    return found.command(argv, confinement(root, network))
+    return found.command(argv, replace(confinement(root, network), cache=cache))
+
+
+def cache_variables(cache: Path) -> dict[str, str]:
+    """The variables that send a confined program's caches to `cache`: where uv (`uvx`), npm
+    (`npx`), pip and most others keep their downloads, which the read-only home cannot."""
+    own = {"UV_CACHE_DIR": "uv", "npm_config_cache": "npm", "PIP_CACHE_DIR": "pip"}
+    return {"XDG_CACHE_HOME": str(cache), **{k: str(cache / v) for k, v in own.items()}}
 
 
 def _inside(root: Path, paths: list[Path]) -> list[Path]:
@@ -129,6 +140,11 @@ _OFFLINE = re.compile(
 )
 
 
+def refused_write(output: str) -> bool:
+    """Whether a confined program's output shows the sandbox refused it a write."""
+    return _READ_ONLY.search(output) is not None
+
+
 def blocked_note(output: str, network: bool, planted: list[str] | None = None) -> str | None:
     """One line for the model when a command's output shows the sandbox stopped it, so that
     it asks the user instead of trying other ways around; or when the command left a git
@@ -139,7 +155,7 @@ def blocked_note(output: str, network: bool, planted: list[str] | None = None) -
             f"sandbox; agentls disarmed them: {'; '.join(planted)}. Tell the user; do not "
             "retry or work around it."
         )
-    if _READ_ONLY.search(output):
+    if refused_write(output):
         return (
             "[sandbox] The sandbox refused a write: only the workspace is writable (and not "
             ".git/hooks, .git/config, nor agentls's own config and state). Do not retry or "
