@@ -170,9 +170,7 @@ async def test_a_project_server_run_the_readmes_way_with_uvx_connects(
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    project = ProjectSettings(
-        mcp_servers={"time": {"command": "uvx", "args": ["mcp-server-time"]}}
-    )
+    project = ProjectSettings(mcp_servers={"time": {"command": "uvx", "args": ["mcp-server-time"]}})
     model = ScriptedModel(call("mcp__time__get_current_time", timezone="Etc/UTC"), say("done"))
     agent, _ = make_agent(workspace, model)
     agent.tools.approver = Approver("allow")

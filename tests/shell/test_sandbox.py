@@ -97,7 +97,6 @@ async def test_a_home_under_tmp_is_there_and_read_only(
     assert text.rstrip().endswith(str(home))
 
 
-
 async def test_the_users_programs_under_tmp_run_there_read_only(
     root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -364,4 +364,3 @@ def test_a_project_skill_waiting_is_listed_and_its_name_offers_the_approval(
     terminal.type("/help\n")
     listed = terminal.expect("agentls> ")
     assert "waiting" not in listed and "/changelog" in listed
-
