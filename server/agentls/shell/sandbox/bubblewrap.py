@@ -124,6 +124,7 @@ class Bubblewrap:
 
 _PRIVATE = (Path("/tmp"), Path("/run"))
 """Folders the sandbox replaces by empty ones of its own."""
+_TMP = (Path("/tmp"),)
 
 
 def hidden_folders(root: Path) -> tuple[str, ...]:
@@ -132,18 +133,21 @@ def hidden_folders(root: Path) -> tuple[str, ...]:
     wherever it lives; agentls's own installation (a checkout under /tmp with its venv), so
     a program it names (`sys.executable`) runs; and the PATH's folders, so a program the
     user installed there (`uvx`) is found. Read-only, as they are elsewhere; none of the rest
-    of /tmp, nor /tmp itself. Those inside the workspace are bound writable anyway."""
+    of /tmp, nor /tmp itself. Those inside the workspace are bound writable anyway. Not a
+    program folder under /run, where the session's sockets live (D-Bus, the keyring):
+    a socket is reachable through a read-only bind."""
     paths = os.environ.get("PATH", "").split(os.pathsep)
-    folders = [sys.prefix, *(entry for entry in paths if os.path.isabs(entry))]
+    programs = [sys.prefix, *(entry for entry in paths if os.path.isabs(entry))]
+    homes: list[str] = []
     with contextlib.suppress(RuntimeError, KeyError):  # no home to find
-        folders.insert(0, str(Path.home()))
+        homes.append(str(Path.home()))
     shown: dict[str, None] = {}
-    for folder in folders:
+    for folder, private in [*((h, _PRIVATE) for h in homes), *((p, _TMP) for p in programs)]:
         try:
             path = Path(folder).resolve()
         except (RuntimeError, OSError):  # a link loop
             continue
-        under_private = any(path.is_relative_to(p) and path != p for p in _PRIVATE)
+        under_private = any(path.is_relative_to(p) and path != p for p in private)
         if under_private and path.is_dir() and not path.is_relative_to(root):
             shown[str(path)] = None
     return tuple(shown)
