@@ -204,6 +204,14 @@ def test_ctrl_c_records_cancelled(folder: Path, fake: FakeAnthropic) -> None:
         assert driver.wait(60) == 130
     finally:
         driver.kill()
+    assert driver.stderr is not None
+    # The last line, as rich wrapped it at the pipe's 80 columns.
+    last = " ".join(driver.stderr.read().split()).rpartition("agentls batch: ")[2]
+    # Issue 40, row 9: the cancelled task counted, and the way to go on said.
+    assert "0 done · 0 failed · 1 cancelled · 0 running · 1 left" in last, last
+    assert last.endswith(
+        "; run the same command again to resume (1 cancelled and 1 not started)"
+    ), last
     (line,) = journal(folder)
     assert (line["id"], line["status"]) == ("stopped", "cancelled")
     assert asked(fake, "never") == 0

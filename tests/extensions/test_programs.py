@@ -139,3 +139,69 @@ def test_a_project_definition_expands_no_key_and_the_question_shows_every_value(
     assert mcp_servers.variables_for(spec) == {
         name: os.environ[name] for name in ("HOME", "USER") if name in os.environ
     }
+
+
+def _fake_uvx(folder: Path) -> None:
+    """A `uvx` that does what uv does first (write its cache: `UV_CACHE_DIR`, else
+    `$XDG_CACHE_HOME/uv`, else `~/.cache/uv`), then serves the time; no network."""
+    folder.mkdir()
+    uvx = folder / "uvx"
+    uvx.write_text(
+        "#!/bin/sh\n"
+        'cache="${UV_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/uv}"\n'
+        'mkdir -p "$cache/archive" && echo fetched > "$cache/archive/$1" || exit 2\n'
+        f"exec {sys.executable} -m mcp_server_time\n"
+    )
+    uvx.chmod(0o755)
+
+
+@needs_sandbox
+@pytest.mark.skipif(HAS_TIME_SERVER is None, reason="pip install mcp-server-time")
+async def test_a_project_server_run_the_readmes_way_with_uvx_connects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 40, row 4: the sandbox's read-only home held uv's cache; it has one of its own,
+    in agentls's state for the project, and the home stays untouched."""
+    _fake_uvx(tmp_path / "bin")
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    project = ProjectSettings(mcp_servers={"time": {"command": "uvx", "args": ["mcp-server-time"]}})
+    model = ScriptedModel(call("mcp__time__get_current_time", timezone="Etc/UTC"), say("done"))
+    agent, _ = make_agent(workspace, model)
+    agent.tools.approver = Approver("allow")
+    notes = _with_servers(agent, {}, project, mcp_startup_timeout=60.0)
+    assert (await agent.run("what time is it?")).status == "done", notes
+    assert not any("failed" in note for note in notes), notes
+    assert '"timezone": "Etc/UTC"' in str(results(model.requests[1])[0]["content"])
+    assert not (home / ".cache").exists()
+    assert not (workspace / ".cache").exists()
+
+
+@needs_sandbox
+async def test_a_project_server_the_sandbox_stops_is_named_once_with_the_way_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    # It tries twice, as a downloader retries; both refused.
+    script = 'touch "$HOME/.npmrc"; touch "$HOME/.npmrc"; exit 1'
+    project = ProjectSettings(mcp_servers={"npm": {"command": "sh", "args": ["-c", script]}})
+    agent, _ = make_agent(workspace, ScriptedModel(say("done")))
+    agent.tools.approver = Approver("allow")
+    notes = _with_servers(agent, {}, project, mcp_startup_timeout=30.0)
+    with caplog.at_level("WARNING", logger="agentls"):
+        assert (await agent.run("hello")).status == "done", notes
+    (note,) = notes
+    assert note.count("Read-only file system") == 1, note
+    assert "the sandbox: a project's server may write only the workspace" in note
+    assert "mcpServers" in note and "sandbox to off" in note
+    assert not [r for r in caplog.records if r.levelname == "WARNING"], caplog.text
+    assert not (home / ".npmrc").exists()

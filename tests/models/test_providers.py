@@ -170,8 +170,8 @@ async def test_a_bearer_profile_sends_its_key_as_a_bearer_token(fake: FakeAnthro
 def test_a_workspace_env_file_chooses_no_provider_endpoint_or_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Under environment.load's rules: the repository's .env configures nothing, and a key
-    goes only to the endpoint set beside it (or its provider's own)."""
+    """Under environment.load's rules: the repository's .env configures nothing, and the
+    endpoint the shell exports wins over the provider's own, wherever the key lies."""
     for name in ("AGENTLS_PROVIDER", "AGENTLS_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     config = tmp_path / "config"
@@ -188,7 +188,7 @@ def test_a_workspace_env_file_chooses_no_provider_endpoint_or_key(
     setup = prepare_task(root, Settings(provider="openai", model="gpt-4o"), ClientCache())
     endpoint = setup.model.endpoint
     assert (endpoint.profile.name, endpoint.key) == ("openai", "sk-users-own-key-123")
-    assert endpoint.base_url == "https://api.openai.com/v1"
+    assert endpoint.base_url == "http://set-without-a-key.example/v1"
     with pytest.raises(ModelError, match="No model is set"):
         prepare_task(root, Settings(provider="ollama"), ClientCache())
 

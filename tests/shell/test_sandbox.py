@@ -97,6 +97,31 @@ async def test_a_home_under_tmp_is_there_and_read_only(
     assert text.rstrip().endswith(str(home))
 
 
+async def test_the_users_programs_under_tmp_run_there_read_only(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 40, row 2: a checkout under /tmp, its venv with it (agentls's own `sys.prefix`),
+    and a folder of the user's PATH under /tmp were hidden by the private /tmp: `bwrap:
+    execvp .venv/bin/python`. They are bound back read-only; the rest of /tmp stays hidden."""
+    prefix, tools = tmp_path / "checkout" / ".venv", tmp_path / "bin"
+    for folder, name in ((prefix / "bin", "python-ish"), (tools, "uvx-ish")):
+        folder.mkdir(parents=True)
+        (folder / name).write_text(f"#!/bin/sh\necho {name} ran\n")
+        (folder / name).chmod(0o755)
+    (tmp_path / "beside.txt").write_text("not for the sandbox\n")
+    monkeypatch.setattr(sys, "prefix", str(prefix))
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    command = (
+        f"{prefix}/bin/python-ish; uvx-ish; touch {prefix}/new {tools}/new; "
+        f"cat {tmp_path}/beside.txt"
+    )
+    text = await bash(context(root), command)
+    assert "python-ish ran" in text and "uvx-ish ran" in text
+    assert text.count("Read-only file system") == 2, text
+    assert not (prefix / "new").exists() and not (tools / "new").exists()
+    assert "not for the sandbox" not in text
+
+
 async def test_git_hooks_git_config_and_agentls_settings_and_state_stay_read_only(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import re
@@ -380,3 +381,44 @@ def test_no_key_ends_the_first_prompt_with_the_reason(tmp_path: Path, fake: Fake
         assert shell.process.wait(timeout=60) == 1
     finally:
         shell.close()
+
+
+def _project_skill(root: Path) -> None:
+    folder = root / ".agents" / "skills" / "changelog"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: changelog\ndescription: Write the changelog entry\n---\nList the commits.\n"
+    )
+
+
+def test_a_project_skill_waiting_is_listed_and_its_name_offers_the_approval(
+    tmp_path: Path, fake: FakeAnthropic, terminal: Terminal
+) -> None:
+    """Issue 40, row 3: not "No command /changelog", nor left out of /help."""
+    _project_skill(tmp_path)
+    fake.script(reply(text("Changelog written.")))
+    terminal.expect("agentls> ")
+    terminal.type("/help\n")
+    listed = terminal.expect("agentls> ")
+    assert re.search(r"/changelog\s+\[waiting for your approval: type it to be asked\]", listed)
+    assert "Write the changelog entry" in listed
+    terminal.type("/changelog\n")
+    asked = terminal.expect("(remembered)? [y/N] ")
+    assert "No command" not in asked
+    assert "/changelog is the project's own, not approved yet" in asked
+    assert "skills changelog" in asked
+    terminal.type("n\n")
+    refused = terminal.expect("agentls> ")
+    assert "Not approved: /changelog does not run" in refused
+    assert "agentls skills approve" in refused
+    assert not fake.requests
+    terminal.type("/changelog v2\n")
+    terminal.expect("(remembered)? [y/N] ")
+    terminal.type("y\n")
+    assert "Changelog written." in terminal.expect("agentls> ")
+    (request,) = fake.requests
+    sent = json.dumps(request.body["messages"])
+    assert 'skill_content name=\\"changelog\\"' in sent and "ARGUMENTS: v2" in sent
+    terminal.type("/help\n")
+    listed = terminal.expect("agentls> ")
+    assert "waiting" not in listed and "/changelog" in listed

@@ -30,8 +30,13 @@ import { TaskEvents } from './taskEvents';
 import type { StepParams, Transcript } from './transcript';
 import { type EditorApi, realFormApi } from './vscodeApi';
 
+/** What the user set (in any scope), never the manifest's default: a key left unset here
+ * comes from ~/.config/agentls/settings.json, else from the server's own default. */
 function setting(name: string): unknown {
-  return vscode.workspace.getConfiguration(SECTION).get(name);
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const set = config.inspect(name);
+  const scopes = [set?.globalValue, set?.workspaceValue, set?.workspaceFolderValue];
+  return scopes.some((value) => value !== undefined) ? config.get(name) : undefined;
 }
 
 /** Tells the server, in `capabilities.experimental`, which agentls requests we answer. */

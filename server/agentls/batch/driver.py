@@ -137,7 +137,7 @@ class Driver:
         spec = self.spec(task)
         number = self.journal.attempts(task.id) + 1
         retries = 0
-        self.progress.started()
+        self.progress.started(task.id)
         while True:
             try:
                 outcome = await self.engine.run(spec, self.live)
@@ -192,7 +192,7 @@ class Driver:
             for task in pending:
                 error = f"the budget of ${self.budget.limit:g} was spent"
                 outcome = TaskOutcome(task.id, "budget", error=error, node="")
-                self.progress.started()
+                self.progress.started(task.id)
                 self.record(outcome, self.journal.attempts(task.id) + 1, 0)
 
 
@@ -236,9 +236,11 @@ async def run_batch(options: BatchOptions) -> int:
         journal.close()
     predictions = driver.outputs.predictions(tasks, journal)
     driver.outputs.summary(tasks, journal)
+    resume = progress.counts.to_resume() if driver.stopping else ""
     progress.say(
         f"agentls batch: {progress.counts.words()} in {time.monotonic() - started:.1f} s; "
         f"{predictions} predictions; {options.out / 'summary.md'}"
+        + (f"; {resume}" if resume else "")
     )
     if driver.stopping:
         return EXIT_CANCELLED

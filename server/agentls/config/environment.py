@@ -4,7 +4,7 @@ the model.
 Three sources, and what each may do:
 - the process environment and the user's config file (`~/.config/agentls/.env`) are the
   user's: they configure the model client (the environment wins, name by name, except that a
-  service's key and endpoint always come from the same source);
+  service's key and endpoint come from the same source unless the shell exports the endpoint);
 - the workspace's `.env` belongs to the repository, which may be hostile: it configures
   nothing; its secret values are only read so that they are redacted.
 """
@@ -22,7 +22,8 @@ from ..disk.files import NotText, read_text
 from ..redaction import forms_of, in_redaction_order, is_secret, secret_values
 
 _CREDENTIAL_SUFFIXES = ("_API_KEY", "_AUTH_TOKEN")
-_CONNECTION_SUFFIXES = (*_CREDENTIAL_SUFFIXES, "_BASE_URL", "_API_BASE")
+_ENDPOINT_SUFFIXES = ("_BASE_URL", "_API_BASE")
+_CONNECTION_SUFFIXES = (*_CREDENTIAL_SUFFIXES, *_ENDPOINT_SUFFIXES)
 """A service's connection: `X_API_KEY` or `X_AUTH_TOKEN` and `X_BASE_URL` (or `X_API_BASE`)
 for any X (ANTHROPIC, OPENAI, DEEPSEEK, OPENROUTER, AGENTLS, ...)."""
 
@@ -83,12 +84,19 @@ def _is_credential(name: str) -> bool:
     return name.upper().endswith(_CREDENTIAL_SUFFIXES)
 
 
+def _is_endpoint(name: str) -> bool:
+    return name.upper().endswith(_ENDPOINT_SUFFIXES)
+
+
 def client_settings(sources: Sequence[Mapping[str, str]]) -> dict[str, str]:
-    """The user's sources (the first wins) merged for the model client.
+    """The user's sources merged for the model client; the first is the shell's environment
+    and wins.
 
     Name by name, except a service's connection: its key and its endpoint come together from
     the first source that holds a key for it (else from the first that names the service), so
-    a key is only ever sent to the endpoint set beside it, or to the service's own.
+    a file's key goes to the endpoint set beside it or to the service's own, and a file's
+    endpoint never receives a key from elsewhere. An endpoint the shell exports wins all the
+    same, wherever the key lies: a gateway or proxy the user exported is where requests go.
     """
     values: dict[str, str] = {}
     for source in reversed(sources):
@@ -99,11 +107,20 @@ def client_settings(sources: Sequence[Mapping[str, str]]) -> dict[str, str]:
         ]
         with_key = (n for n in of_service if any(_is_credential(k) for k in n))
         chosen = next(with_key, next(names for names in of_service if names))
+        exported = {k: v for k, v in of_service[0].items() if _is_endpoint(k)}
+        if exported:
+            chosen = {k: v for k, v in chosen.items() if not _is_endpoint(k)} | exported
         for names in of_service:
             for name in names:
                 values.pop(name, None)
         values.update(chosen)
     return values
+
+
+def origin(name: str) -> str:
+    """Where the model client's variable `name` comes from, for messages: the shell's
+    environment wins, else the user's config file (only sensible for a name it holds)."""
+    return "the environment" if os.environ.get(name) else str(config_dir() / ".env")
 
 
 @dataclass(frozen=True)

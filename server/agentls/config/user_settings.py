@@ -1,5 +1,6 @@
-"""The user's own settings file, for the front ends that no editor configures (the terminal,
-ACP): `$XDG_CONFIG_HOME/agentls/settings.json`, the same object an editor sends."""
+"""The user's own settings file, `$XDG_CONFIG_HOME/agentls/settings.json`, the same object an
+editor sends: the whole configuration of the doors no editor configures (the terminal, ACP),
+and under the editor's own settings in the LSP door (the editor's win, key by key)."""
 
 from __future__ import annotations
 
@@ -20,19 +21,22 @@ def load(**overrides: Any) -> tuple[Settings, list[str]]:
 
     Never the workspace's: a cloned repository must not configure the agent that reads it.
     """
-    raw: dict[str, Any] = {}
-    problems: list[str] = []
-    path = settings_path()
-    if path.is_file():
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            problems.append(f"{path} cannot be read ({error}); using the defaults")
-        else:
-            if isinstance(loaded, dict):
-                raw.update(loaded)
-            else:
-                problems.append(f"{path} must hold a settings object; using the defaults")
+    raw, problems = read()
     raw.update({k: v for k, v in overrides.items() if v is not None})
     settings, invalid = parse(raw)
     return settings, problems + invalid
+
+
+def read() -> tuple[dict[str, Any], list[str]]:
+    """The file's settings object as written (empty when there is none), and what was wrong
+    with the file: for a door that puts the editor's settings on top (the LSP server)."""
+    path = settings_path()
+    if not path.is_file():
+        return {}, []
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        return {}, [f"{path} cannot be read ({error}); using the defaults"]
+    if not isinstance(loaded, dict):
+        return {}, [f"{path} must hold a settings object; using the defaults"]
+    return loaded, []

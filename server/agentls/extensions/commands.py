@@ -173,6 +173,9 @@ class Shared:
     `command:NAME` to the digest an approval would pin."""
     found: Found = field(default_factory=Found)
     """Every skill found (approved or not), for `agentls skills`."""
+    held: dict[str, Command] = field(default_factory=dict)
+    """The `/name`s of those waiting, as they would run once approved (a door lists them,
+    marked, and offers the approval): none that an approved command of the name hides."""
 
     def catalog(self) -> list[Skill]:
         """The skills the model is told of: approved, and invocable by the model."""
@@ -223,10 +226,12 @@ def available(root: Path, plugins: Iterable[Plugin], trust: Trust | None = None)
             shared.skills[skill.name] = skill
         else:
             shared.waiting[key] = skill.digest
+            shared.held[skill.name] = _skill_command(skill)
     for command in own_commands:
         key = f"command:{command.name}"
         if trust is not None and not trust.approved("shared", key, command.digest):
             shared.waiting.setdefault(key, command.digest)
+            shared.held.setdefault(command.name, command)
         elif command.name not in shared.commands:
             shared.commands[command.name] = command
     # Every skill found, the project's first: so a user's own of the same name is shadowed
@@ -246,15 +251,18 @@ def available(root: Path, plugins: Iterable[Plugin], trust: Trust | None = None)
     for plugin in plugins:
         _add_plugin(shared, plugin)
     for skill in shared.skills.values():
-        shared.commands.setdefault(
-            skill.name,
-            Command(skill.name, skill.description, skill.kind, skill.origin, skill.argument_hint,
-                    skill=skill),
-        )  # fmt: skip
+        shared.commands.setdefault(skill.name, _skill_command(skill))
     for source in SOURCES:
         for command in source(root):
             shared.commands.setdefault(command.name, command)
+    shared.held = {n: c for n, c in shared.held.items() if n not in shared.commands}
     return shared
+
+
+def _skill_command(skill: Skill) -> Command:
+    return Command(
+        skill.name, skill.description, skill.kind, skill.origin, skill.argument_hint, skill=skill
+    )
 
 
 def _add_plugin(shared: Shared, plugin: Plugin) -> None:

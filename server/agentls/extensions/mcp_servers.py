@@ -234,7 +234,9 @@ async def _serve(server: Server, programs: Programs) -> None:
         except BaseException as error:  # the SDK raises exception groups
             errlog.flush()
             errlog.seek(0)
-            tail = "\n".join(errlog.read().splitlines()[-STDERR_LINES:])
+            # Each line once: a program that retries says the same thing again.
+            lines = dict.fromkeys(errlog.read().splitlines()[-STDERR_LINES:])
+            tail = "\n".join(lines) + _sandbox_hint(spec, programs, "\n".join(lines))
             first = _first(error)
             if isinstance(first, mcp_auth.NeedsSignIn):
                 server.state, server.error = "needs sign-in", str(first)
@@ -334,7 +336,23 @@ def _failed(server: Server, error: str) -> None:
         return
     server.state, server.error, server.tools = "failed", error, []
     server.started.set()
-    log.warning("MCP server %s failed: %s", server.spec.name, error)
+    # For the log file: the door tells the user, once (a warning would print it again).
+    log.info("MCP server %s failed: %s", server.spec.name, error)
+
+
+def _sandbox_hint(spec: ServerSpec, programs: Programs, stderr: str) -> str:
+    """The way out when the sandbox refused a project's server a write."""
+    if spec.source != "project" or programs.sandbox_setting == "off":
+        return ""
+    if not sandbox.refused_write(stderr):
+        return ""
+    from ..config.user_settings import settings_path
+
+    return (
+        "\n(the sandbox: a project's server may write only the workspace and its own cache. "
+        "To run it on the host, add it to your own mcpServers in "
+        f"{settings_path()} instead, or set sandbox to off)"
+    )
 
 
 def _first(error: BaseException) -> BaseException:

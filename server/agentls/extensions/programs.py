@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..disk.state import state_dir
 from ..shell import launch, sandbox
 from ..shell.launch import Launch
 from ..shell.sandbox.git_audit import GitAudit
@@ -43,8 +44,15 @@ class Programs:
         return launch.on_host(argv, folder, self.root, launch.environment(self.passed), own)
 
     def projects(self, argv: Sequence[str], own: Mapping[str, str]) -> Launch:
-        """One of the repository's programs, confined (RuntimeError where it cannot be)."""
+        """One of the repository's programs, confined (RuntimeError where it cannot be).
+
+        In the sandbox the home is read-only, so `uvx server` or `npx -y server` could not
+        fill their caches: the project's programs share a writable cache of their own, in
+        agentls's state for this project (never the user's, which a repository's program
+        could otherwise poison for the user's own runs)."""
         box = sandbox.for_projects(self.sandbox_setting)
+        cache = state_dir("cache", self.root) if box is not None else None
         project = dict.fromkeys(launch.PROJECT_VARIABLES, str(self.root))
-        env = {**launch.environment(self.passed), **own, **project}
-        return launch.in_workspace(argv, self.root, env, box, self.network)
+        caches = sandbox.cache_variables(cache) if cache is not None else {}
+        env = {**launch.environment(self.passed), **own, **caches, **project}
+        return launch.in_workspace(argv, self.root, env, box, self.network, cache)

@@ -159,15 +159,16 @@ class AgentServer(LanguageServer):
         return {**raw, **trusted}, ignored
 
     async def settings(self) -> Settings:
-        """Settings from initializationOptions, overridden by workspace/configuration; the
-        user-only ones (docs/security.md, "Settings from a client") only from the editor's
-        initializationOptions on stdio, and on TCP from the user's settings file."""
+        """The user's settings file, under initializationOptions, under workspace/configuration
+        (the editor's win, key by key); the user-only ones (docs/security.md, "Settings from a
+        client") only from the file and the editor's initializationOptions on stdio, and on
+        TCP from the user's settings file."""
         raw, ignored = await self.raw_settings()
-        settings, problems = parse(raw)
+        own_raw, problems = user_settings.read()
+        settings, invalid = parse({**flattened(own_raw), **raw})
+        problems += invalid
         if self.token is not None:
-            own, invalid = user_settings.load()
-            settings = with_user_only(settings, own)
-            problems += invalid
+            settings = with_user_only(settings, parse(own_raw)[0])
             where = f"on TCP they come from {user_settings.settings_path()} only"
         else:
             where = "they come from the editor's own settings (initializationOptions) only"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from ..config.environment import config_dir
+from ..config.environment import config_dir, origin
 from ..interfaces import ModelError
 
 Wire = Literal["anthropic", "openai"]
@@ -187,7 +187,10 @@ def describe(endpoint: Endpoint, model: str) -> str:
     """One line for a health check: the model, where it runs, where its key comes from."""
     profile = endpoint.profile
     key = f"key from {endpoint.key_variable}" if endpoint.key_variable else "no key"
-    return f"{model} on {profile.title} at {endpoint.shown_url} ({profile.wire} format), {key}"
+    url = endpoint.shown_url
+    if endpoint.url_source == profile.base_url_variable:  # which source won says what to edit
+        url += f" ({endpoint.url_source} from {origin(endpoint.url_source)})"
+    return f"{model} on {profile.title} at {url} ({profile.wire} format), {key}"
 
 
 def profile_of(provider: str | None, env: Mapping[str, str]) -> Profile:

@@ -33,7 +33,7 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -137,16 +137,17 @@ def in_workspace(
     env: Mapping[str, str],
     box: Sandbox | None,
     network: bool = False,
+    cache: Path | None = None,
 ) -> Launch:
     """The model's command or the repository's program at `root`, confined here by `box`
-    (writing under `root` only; the network only if `network`). `box` is None only where
-    the user turned the sandbox off or allowed this command to run outside it: the caller
-    must say which, it cannot forget."""
+    (writing under `root` only, and `cache` where given; the network only if `network`).
+    `box` is None only where the user turned the sandbox off or allowed this command to run
+    outside it: the caller must say which, it cannot forget."""
     if box is not None:
         # Imported here: the sandbox's own probe starts through this module.
         from .sandbox import confinement
 
-        argv = box.command(argv, confinement(root, network))
+        argv = box.command(argv, replace(confinement(root, network), cache=cache))
     return Launch(_resolved(argv, env, root), root, dict(env))
 
 

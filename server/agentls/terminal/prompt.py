@@ -34,6 +34,9 @@ COMMANDS = {
 }
 """The slash commands and what each does, as /help and the completion show them."""
 
+WAITING = "[waiting for your approval: type it to be asked]"
+"""How /help and the completion mark a project's skill or command not approved yet."""
+
 
 class _Commands(Completer):
     def __init__(self, shared: Callable[[], dict[str, str]]) -> None:

@@ -26,7 +26,7 @@ from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..config import user_settings
 from ..config.settings import Settings
 from ..event_progress import EventProgress
-from ..extensions.commands import for_workspace
+from ..extensions.commands import Command, for_workspace
 from ..interfaces import Approver, ModelError
 from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
@@ -43,9 +43,9 @@ from .headless import (
     HeadlessWorkspace,
     OutputFormat,
 )
-from .prompt import COMMANDS, PROMPT, WELCOME, Prompt
+from .prompt import COMMANDS, PROMPT, WAITING, WELCOME, Prompt
 from .screen import Screen
-from .slash import run_command
+from .slash import offer_approval, run_command
 
 EXIT_CODES = {"done": 0, "failed": 1, "step_limit": 2, "cancelled": 130}
 
@@ -114,6 +114,7 @@ class TerminalSession:
         self.questions: HeadlessMcpUser | None = None
         """Who declines the servers' questions under `-p`, and remembers them."""
         self._shared: dict[str, str] | None = None
+        self._held: set[str] = set()
 
     def interrupt(self) -> None:
         """Ctrl-C: stop what runs now (a task, or the wait for a line), nothing more."""
@@ -247,7 +248,12 @@ class TerminalSession:
         while (line := first or await self._next_line(prompt)) is not None:
             first = None
             name = line.split(maxsplit=1)[0]
-            if name in COMMANDS or (name.startswith("/") and name not in self.shared_commands()):
+            if name in self.held_commands():  # the project's, waiting: approval, then the task
+                approved = await self._stoppable(offer_approval(self, name))
+                self._shared = None
+                if approved:
+                    await self.task(line)
+            elif name in COMMANDS or (name.startswith("/") and name not in self.shared_commands()):
                 await self._stoppable(run_command(self, line))
             else:  # a task, or a skill's or command's `/name arguments`, which the task expands
                 await self.task(line)
@@ -255,14 +261,21 @@ class TerminalSession:
         return 0
 
     def shared_commands(self) -> dict[str, str]:
-        """The skills' and commands' `/name`s (the project's once approved), described."""
+        """The skills' and commands' `/name`s, described: the project's waiting for approval
+        marked so (typing one offers the approval)."""
         if self._shared is None:
             shared = for_workspace(self.root, self.setup.settings.plugins)
+            self._held = {f"/{name}" for name in shared.held}
             self._shared = {
-                f"/{c.name}": c.description + (f" ({c.hint})" if c.hint else "")
-                for c in shared.listing()
+                **{f"/{c.name}": _described(c) for c in shared.listing()},
+                **{f"/{n}": f"{WAITING} {_described(c)}" for n, c in sorted(shared.held.items())},
             }
         return self._shared
+
+    def held_commands(self) -> set[str]:
+        """The project's `/name`s waiting for approval."""
+        self.shared_commands()
+        return self._held
 
     def switch_mode(self, words: list[str]) -> None:
         """`/mode`: the mode now and the others; `/mode MODE`: switch (between tasks)."""
@@ -341,6 +354,10 @@ def go_on(started: Started, options: RunOptions, session: Conversation) -> int:
     """The conversation begun at the first prompt (`first_prompt.py`), from its first line."""
     settings = started.prepared.settings
     return _in_loop(_run(None, settings, options, session, started))
+
+
+def _described(command: Command) -> str:
+    return command.description + (f" ({command.hint})" if command.hint else "")
 
 
 def _in_loop(run: Coroutine[Any, Any, int]) -> int:

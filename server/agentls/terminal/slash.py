@@ -6,8 +6,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..extensions.commands import approve_waiting, available, described
+from ..extensions.trust import Trust
 from ..history.sessions import SessionStore
 from ..interfaces import ModelError
+from ..visible import visible
 from ..wiring import prepare_task
 from .history_commands import list_sessions, saved_session, undo_last_task
 from .prompt import COMMANDS
@@ -46,6 +49,25 @@ async def run_command(terminal: TerminalSession, line: str) -> None:
     else:
         known = [*COMMANDS, *terminal.shared_commands()]
         say(f"No command {name}; the commands are: {', '.join(known)}")
+
+
+async def offer_approval(terminal: TerminalSession, name: str) -> bool:
+    """`name` is the project's and waits for approval: ask for it (all the project's waiting
+    skills and commands, as a task would), remembered; saying how to approve it later."""
+    trust = Trust(terminal.root)
+    waiting = available(terminal.root, (), trust).waiting
+    question = (
+        f"{name} is the project's own, not approved yet. Give the model the project's "
+        f"{visible(described(waiting))} (remembered)? [y/N] "
+    )
+    if (await terminal.screen.ask(question, terminal.answers))[:1] == "y":
+        approve_waiting(trust, waiting)
+        return True
+    terminal.screen.say(
+        f"Not approved: {name} does not run. Type it again to be asked, or approve the "
+        f"project's skills and commands with `agentls skills approve` in {terminal.root}."
+    )
+    return False
 
 
 def _switch(terminal: TerminalSession, name: str, argument: str) -> None:

@@ -24,10 +24,12 @@ __all__ = [
     "Sandbox",
     "Unavailable",
     "blocked_note",
+    "cache_variables",
     "confinement",
     "find",
     "for_projects",
     "probe_in_background",
+    "refused_write",
 ]
 
 
@@ -112,6 +114,13 @@ def for_projects(setting: str) -> Sandbox | None:
     return found
 
 
+def cache_variables(cache: Path) -> dict[str, str]:
+    """The variables that send a confined program's caches to `cache`: where uv (`uvx`), npm
+    (`npx`), pip and most others keep their downloads, which the read-only home cannot."""
+    own = {"UV_CACHE_DIR": "uv", "npm_config_cache": "npm", "PIP_CACHE_DIR": "pip"}
+    return {"XDG_CACHE_HOME": str(cache), **{k: str(cache / v) for k, v in own.items()}}
+
+
 def _inside(root: Path, paths: list[Path]) -> list[Path]:
     resolved = dict.fromkeys(path.resolve() for path in paths)
     return [path for path in resolved if path.is_relative_to(root) and path.exists()]
@@ -130,6 +139,11 @@ _OFFLINE = re.compile(
 )
 
 
+def refused_write(output: str) -> bool:
+    """Whether a confined program's output shows the sandbox refused it a write."""
+    return _READ_ONLY.search(output) is not None
+
+
 def blocked_note(output: str, network: bool, planted: list[str] | None = None) -> str | None:
     """One line for the model when a command's output shows the sandbox stopped it, so that
     it asks the user instead of trying other ways around; or when the command left a git
@@ -140,7 +154,7 @@ def blocked_note(output: str, network: bool, planted: list[str] | None = None) -
             f"sandbox; agentls disarmed them: {'; '.join(planted)}. Tell the user; do not "
             "retry or work around it."
         )
-    if _READ_ONLY.search(output):
+    if refused_write(output):
         return (
             "[sandbox] The sandbox refused a write: only the workspace is writable (and not "
             ".git/hooks, .git/config, nor agentls's own config and state). Do not retry or "

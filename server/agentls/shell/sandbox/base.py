@@ -18,6 +18,8 @@ class Confinement:
     network: bool
     read_only: tuple[Path, ...]
     mount_points: tuple[Path, ...] = ()
+    cache: Path | None = None
+    """A folder outside `root`, writable too: a project's program's own cache (uv, npm)."""
 
 
 class Sandbox(Protocol):

@@ -6,9 +6,12 @@ The program is the system's `bwrap` where one is installed and works, else the o
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import re
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -67,18 +70,19 @@ class Bubblewrap:
 
     def command(self, argv: Sequence[str], confinement: Confinement) -> list[str]:
         assert self.path is not None, "probe() first"
-        return [*self._options(confinement, hidden_home(confinement.root)), "--", *argv]
+        shown = hidden_folders(confinement.root)
+        return [*self._options(confinement, shown), "--", *argv]
 
     @functools.lru_cache(maxsize=16)  # noqa: B019 (a backend lives as long as the process)
-    def _options(self, confinement: Confinement, home: str | None) -> tuple[str, ...]:
+    def _options(self, confinement: Confinement, shown: tuple[str, ...]) -> tuple[str, ...]:
         """The argument list for a confinement, kept: a task's commands share one."""
         root = str(confinement.root)
         options = [self.path or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         # The tmpfs mounts come first: the root may lie under /tmp, and a later bind inside
         # them would be hidden by them.
         options += ["--tmpfs", "/tmp", "--tmpfs", "/run"]
-        if home is not None:
-            options += ["--ro-bind", home, home]
+        for folder in shown:
+            options += ["--ro-bind", folder, folder]
         options += ["--bind", root, root]
         # Each folder between the root and a protected path is a mount point of its own, so
         # that it cannot be renamed away with the read-only binds inside it (EBUSY).
@@ -86,6 +90,8 @@ class Bubblewrap:
             options += ["--bind", str(path), str(path)]
         for path in confinement.read_only:
             options += ["--ro-bind", str(path), str(path)]
+        if confinement.cache is not None:  # last: it may lie in a read-only folder
+            options += ["--bind", str(confinement.cache), str(confinement.cache)]
         options += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
         options += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--chdir", root]
         if not confinement.network:
@@ -118,21 +124,33 @@ class Bubblewrap:
 
 _PRIVATE = (Path("/tmp"), Path("/run"))
 """Folders the sandbox replaces by empty ones of its own."""
+_TMP = (Path("/tmp"),)
 
 
-def hidden_home(root: Path) -> str | None:
-    """The user's home when the sandbox's private /tmp or /run would hide it (a container's
-    or a CI's HOME=/tmp/...), to be bound back read-only: a command sees `~` wherever it lives,
-    read-only as any home is in the sandbox, and no more of /tmp than that. None when the
-    home is elsewhere, missing, or inside the workspace (which is bound writable anyway)."""
-    try:
-        home = Path.home().resolve()
-    except (RuntimeError, KeyError, OSError):
-        return None
-    under_private = any(home.is_relative_to(folder) and home != folder for folder in _PRIVATE)
-    if not under_private or not home.is_dir() or home.is_relative_to(root):
-        return None
-    return str(home)
+def hidden_folders(root: Path) -> tuple[str, ...]:
+    """The user's folders that the sandbox's private /tmp or /run would hide, to be bound
+    back read-only: the home (a container's or a CI's HOME=/tmp/...), so a command sees `~`
+    wherever it lives; agentls's own installation (a checkout under /tmp with its venv), so
+    a program it names (`sys.executable`) runs; and the PATH's folders, so a program the
+    user installed there (`uvx`) is found. Read-only, as they are elsewhere; none of the rest
+    of /tmp, nor /tmp itself. Those inside the workspace are bound writable anyway. Not a
+    program folder under /run, where the session's sockets live (D-Bus, the keyring):
+    a socket is reachable through a read-only bind."""
+    paths = os.environ.get("PATH", "").split(os.pathsep)
+    programs = [sys.prefix, *(entry for entry in paths if os.path.isabs(entry))]
+    homes: list[str] = []
+    with contextlib.suppress(RuntimeError, KeyError):  # no home to find
+        homes.append(str(Path.home()))
+    shown: dict[str, None] = {}
+    for folder, private in [*((h, _PRIVATE) for h in homes), *((p, _TMP) for p in programs)]:
+        try:
+            path = Path(folder).resolve()
+        except (RuntimeError, OSError):  # a link loop
+            continue
+        under_private = any(path.is_relative_to(p) and path != p for p in private)
+        if under_private and path.is_dir() and not path.is_relative_to(root):
+            shown[str(path)] = None
+    return tuple(shown)
 
 
 def _sysctl(name: str) -> str | None:
