@@ -24,13 +24,12 @@ from ..agent.prompt import task_message
 from ..background import control, records, review
 from ..background.control import BackgroundError, Options
 from ..background.landing import carry_out
-from ..config.settings import Settings
 from ..disk import files
 from ..disk.paths import relative
 from ..edits import landed
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
-from .file_context import file_context
+from .file_context import task_arguments
 from .workspace import LspWorkspace, uri_of
 
 RUN_IN_BACKGROUND = "agent.runInBackground"
@@ -61,20 +60,6 @@ def _watch(ls: AgentServer) -> Watch:
     return _watches.setdefault(ls, Watch())
 
 
-def options(settings: Settings, raw: dict[str, Any] | None = None) -> Options:
-    return Options(
-        setup=settings.background_setup,
-        max_running=settings.background_max_running,
-        keep_days=settings.background_keep_days,
-        max_steps=settings.max_steps,
-        provider=settings.provider,
-        model=settings.model,
-        sandbox_network=settings.sandbox_network,
-        # The editor's rules (a deny, an ask) and the rest hold in the task too.
-        settings=raw,
-    )
-
-
 def _failed(error: Exception) -> JsonRpcException:
     return JsonRpcException(f"agentls: {error}", REQUEST_FAILED)
 
@@ -90,26 +75,15 @@ def _task_id(name: str, arguments: tuple[Any, ...]) -> str:
 
 
 async def run_in_background(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
-    if (
-        len(arguments) != 1
-        or not isinstance(arguments[0], dict)
-        or not isinstance(arguments[0].get("task"), str)
-        or not arguments[0]["task"].strip()
-    ):
-        raise JsonRpcInvalidParams(
-            'agent.runInBackground takes one argument: {"task": "...", "uri"?: ..., '
-            '"selection"?: ...}'
-        )
-    task, uri = arguments[0]["task"], arguments[0].get("uri")
-    if uri is not None and not isinstance(uri, str):
-        raise JsonRpcInvalidParams("uri must be a document URI string")
+    given = task_arguments(RUN_IN_BACKGROUND, arguments)
+    task = given.task
     root = ls.root()
-    file = file_context(ls.workspace, root, uri, arguments[0].get("selection")) if uri else None
+    file = given.file(ls.workspace, root)
     settings = await ls.settings()
     raw, _ = await ls.raw_settings()
     try:
         entry = await asyncio.to_thread(
-            control.start, root, task, task_message(task, file), options(settings, raw)
+            control.start, root, task, task_message(task, file), Options.of(settings, raw)
         )
     except (BackgroundError, OSError) as error:
         raise _failed(error) from None

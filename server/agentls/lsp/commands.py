@@ -29,7 +29,7 @@ from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
 from .background import COMMANDS as BACKGROUND_COMMANDS
 from .chat import CHAT, MODEL, chat, model
-from .file_context import file_context
+from .file_context import task_arguments
 from .supervision import supervise
 from .workspace import LspWorkspace
 
@@ -58,21 +58,11 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     refuse_while_running(
         ls, "A task is already running; wait for it or cancel it with agent.cancel."
     )
-    if (
-        len(arguments) != 1
-        or not isinstance(arguments[0], dict)
-        or not isinstance(arguments[0].get("task"), str)
-        or not arguments[0]["task"].strip()
-    ):
-        raise JsonRpcInvalidParams(
-            'agent.runTask takes one argument: {"task": "...", "uri"?: ..., "selection"?: ...}'
-        )
-    task, uri = arguments[0]["task"], arguments[0].get("uri")
-    if uri is not None and not isinstance(uri, str):
-        raise JsonRpcInvalidParams("uri must be a document URI string")
-    images = await asyncio.to_thread(task_images, arguments[0].get("images", []))
+    given = task_arguments(RUN_TASK, arguments)
+    task = given.task
+    images = await asyncio.to_thread(task_images, given.images)
     root = ls.root()
-    file = file_context(ls.workspace, root, uri, arguments[0].get("selection")) if uri else None
+    file = given.file(ls.workspace, root)
     title = task.strip().splitlines()[0][:80]
     if ls.session.journal is None:  # saved from its first task on
         ls.session.journal = new_conversation(root).journal
