@@ -29,14 +29,10 @@ from ..disk.paths import relative
 from ..edits import landed
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
+from .command_table import CANCEL_BACKGROUND, DISCARD, REVIEW, RUN_IN_BACKGROUND
 from .file_context import task_arguments
 from .workspace import LspWorkspace, uri_of
 
-RUN_IN_BACKGROUND = "agent.runInBackground"
-BACKGROUND_TASKS = "agent.backgroundTasks"
-REVIEW = "agent.reviewBackgroundTask"
-CANCEL_BACKGROUND = "agent.cancelBackgroundTask"
-DISCARD = "agent.discardBackgroundTask"
 CHANGED = "agent/backgroundTask"
 
 POLL = 0.5
@@ -278,12 +274,3 @@ async def _delete(
     except JsonRpcException as error:
         return False, error.message or "the editor refused it"
     return bool(answer.applied), "" if answer.applied else (answer.failure_reason or "rejected")
-
-
-COMMANDS = {
-    RUN_IN_BACKGROUND: run_in_background,
-    BACKGROUND_TASKS: background_tasks,
-    REVIEW: review_task,
-    CANCEL_BACKGROUND: cancel_background,
-    DISCARD: discard,
-}

@@ -27,26 +27,12 @@ from ..permissions.modes import MODES, SessionMode, mode_of
 from ..wiring import new_conversation, resumed_conversation, undo_and_tell
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
-from .background import COMMANDS as BACKGROUND_COMMANDS
-from .chat import CHAT, MODEL, chat, model
+from .command_table import RESUME_SESSION, RUN_TASK, SET_MODE, UNDO
 from .file_context import task_arguments
 from .supervision import supervise
 from .workspace import LspWorkspace
 
 log = logging.getLogger(__name__)
-
-RUN_TASK = "agent.runTask"
-CANCEL = "agent.cancel"
-NEW_SESSION = "agent.newSession"
-COMPACT = "agent.compact"
-STEER = "agent.steer"
-CHECKPOINTS = "agent.checkpoints"
-UNDO = "agent.undo"
-SESSIONS = "agent.sessions"
-RESUME_SESSION = "agent.resumeSession"
-SET_MODE = "agent.setMode"
-MCP_SERVERS = "agent.mcpServers"
-SLASH_COMMANDS = "agent.commands"
 
 
 def refuse_while_running(ls: AgentServer, message: str) -> None:
@@ -239,22 +225,3 @@ async def slash_commands(ls: AgentServer, *arguments: Any) -> list[dict[str, Any
     settings = await ls.settings()
     shared = await asyncio.to_thread(for_workspace, ls.root(), settings.plugins)
     return [command.as_json() for command in shared.listing()]
-
-
-COMMANDS = {
-    RUN_TASK: run_task,
-    CANCEL: cancel,
-    NEW_SESSION: new_session,
-    COMPACT: compact,
-    CHECKPOINTS: checkpoints,
-    UNDO: undo_to,
-    SESSIONS: sessions,
-    RESUME_SESSION: resume_session,
-    STEER: steer,
-    CHAT: chat,
-    MODEL: model,
-    SET_MODE: set_mode,
-    MCP_SERVERS: mcp_server_list,
-    SLASH_COMMANDS: slash_commands,
-    **BACKGROUND_COMMANDS,
-}
