@@ -16,12 +16,12 @@ from ..disk.paths import refuse_git_metadata, relative, resolve
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
 from ..images import is_image_name
 from ..interfaces import Change, Landed
-from ..line_endings import CHOICES, converted, follow
 from ..permissions.gate import Request
 from ..redaction import REDACTED, Redacted, redact, secret_spans
 from .base import BeforeChange, Tool, ToolContext, ToolError
 from .editor_tools import new_problems, problems_before
 from .image_results import read_image
+from .line_endings import CHOICES, converted, follow
 from .review_outcome import describe, not_applied
 
 READ_LINES = 2000
