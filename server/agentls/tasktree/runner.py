@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.conversation import Conversation
+from ..agent.event_progress import EventProgress
 from ..agent.task_json import task_json
 from ..config import user_settings
-from ..event_progress import EventProgress
 from ..interfaces import Command, ModelError, ShellRefused
 from ..models.anthropic import ClientCache
 from ..permissions.modes import SessionMode

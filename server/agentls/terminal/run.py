@@ -21,11 +21,11 @@ from typing import Any, Literal, TextIO, TypeVar
 
 from .. import interrupts
 from ..agent.conversation import Conversation
+from ..agent.event_progress import EventProgress
 from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..config import user_settings
 from ..config.settings import Settings
-from ..event_progress import EventProgress
 from ..extensions.commands import for_workspace
 from ..interfaces import Approver, ModelError
 from ..models.anthropic import ClientCache
