@@ -23,7 +23,7 @@ def add_command(commands: Any) -> argparse.ArgumentParser:
 
 
 def main(arguments: argparse.Namespace) -> int:
-    from ..lifetime import exit_now, loading_front_end, start_serving
+    from ..serving.lifetime import exit_now, loading_front_end, start_serving
 
     start_serving(arguments.log_file)
     with loading_front_end():

@@ -16,7 +16,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from ..lifetime import exit_now
+from ..serving.lifetime import exit_now
 from . import tcp_token
 from .protocol import AgentProtocol
 

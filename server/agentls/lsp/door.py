@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(arguments: argparse.Namespace) -> int:
-    from ..lifetime import exit_now, loading_front_end, start_serving
+    from ..serving.lifetime import exit_now, loading_front_end, start_serving
 
     start_serving(arguments.log_file)
     if arguments.tcp:
@@ -42,7 +42,7 @@ def main(arguments: argparse.Namespace) -> int:
 def serve_tcp(host: str, port: int) -> int:
     import asyncio
 
-    from ..lifetime import loading_front_end
+    from ..serving.lifetime import loading_front_end
 
     with loading_front_end():
         from .tcp import can_check_peers, serve

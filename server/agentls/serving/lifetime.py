@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import NoReturn
 
-from .shell.process_groups import kill_all_groups
+from ..shell.process_groups import kill_all_groups
 
 
 def exit_now(code: int) -> NoReturn:
