@@ -8,9 +8,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .agent.budget import LoopLimits
 from .agent.conversation import Conversation
 from .agent.conversation import note as agentls_note
-from .agent.loop import Agent, LoopLimits
+from .agent.loop import Agent
 from .agent.memory import ProjectMemory
 from .agent.subagents import delegate
 from .agent.task_result import TaskResult
