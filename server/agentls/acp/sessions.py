@@ -76,7 +76,7 @@ STOP_REASONS: dict[str, StopReason] = {
 }
 
 
-@dataclass
+@dataclass(kw_only=True)
 class AcpSession:
     id: str
     root: Path
@@ -205,7 +205,7 @@ class AcpSessions:
     def _open(
         self, root: Path, conversation: Conversation, mcp_servers: list[Any] | None
     ) -> AcpSession:
-        session = AcpSession(conversation.id, root, conversation=conversation)
+        session = AcpSession(id=conversation.id, root=root, conversation=conversation)
         session.mcp_servers = from_acp(mcp_servers or [])
         self.sessions[session.id] = session
         return session

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from .task_result import SubagentFigures
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Budget:
     max_steps: int
     max_tokens: int | None = None
@@ -48,7 +48,13 @@ class Budget:
         return self.max_tokens is not None and self.tokens >= self.max_tokens
 
     def child(self, max_steps: int, max_tokens: int) -> Budget:
-        return Budget(max_steps, max_tokens, self, "subagents.maxSteps", "subagents.maxTokens")
+        return Budget(
+            max_steps=max_steps,
+            max_tokens=max_tokens,
+            parent=self,
+            steps_setting="subagents.maxSteps",
+            tokens_setting="subagents.maxTokens",
+        )
 
     def reached(self, own: bool) -> str:
         """Why the loop stopped at this spent budget: its own limit (`own`), or that of an

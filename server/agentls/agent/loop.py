@@ -68,7 +68,7 @@ class Agent:
         self._given_system = system
         self.system = self._system()
         self.checkpoints = checkpoints
-        self.budget = budget or Budget(limits.max_steps)
+        self.budget = budget or Budget(max_steps=limits.max_steps)
         self.record = record
         self._recording: asyncio.Future[None] | None = None
         self._attached: dict[str, list[Block]] = {}
@@ -93,7 +93,7 @@ class Agent:
         words = redact(request if request is not None else task, self.tools.secrets)
         task, blocked = await self.tools.hooks.submitted(task, not self.conversation.messages)
         if blocked is not None:  # a UserPromptSubmit hook's block: nothing reaches the model
-            return TaskResult("failed", blocked)
+            return TaskResult(status="failed", summary=blocked)
         # Again, the same unless the user just approved the project's skills (before any
         # request of the task, so the prefix stays byte-stable within it).
         self.system = self._system()

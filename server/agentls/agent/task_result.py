@@ -95,7 +95,7 @@ class LimitReached(Ended):
         self.status = "token_limit" if tokens else "step_limit"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class SubagentFigures:
     """What one subagent did and cost (its own subagents' share included)."""
 
@@ -108,7 +108,7 @@ class SubagentFigures:
     model: str
 
 
-@dataclass
+@dataclass(kw_only=True)
 class TaskResult:
     status: Status
     summary: str

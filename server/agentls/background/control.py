@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 DAY = 86400.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Options:
     """What the settings say of background tasks (and of any task: its bounds, its model)."""
 
@@ -109,7 +109,7 @@ def start(root: Path, task: str, message: str, options: Options) -> Entry:
                 stderr=log,
             )
     except OSError as error:
-        entry.status = Status("error", error=f"its process could not start: {error}")
+        entry.status = Status(status="error", error=f"its process could not start: {error}")
         entry.save()
         raise BackgroundError(f"the task's process could not start: {error}") from None
     # Reaped by a thread of ours while we live; once we are gone, by init. The process

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Counts:
     total: int
     done: int = 0
@@ -36,7 +36,7 @@ class Counts:
 
 class BatchProgress:
     def __init__(self, total: int, stream: TextIO | None = None) -> None:
-        self.counts = Counts(total)
+        self.counts = Counts(total=total)
         self.console = Console(file=stream or sys.stderr, highlight=False)
         self.bar: Progress | None = None
         self._task: TaskID | None = None

@@ -36,7 +36,7 @@ COMMANDS_FOLDER = Path(".claude") / "commands"
 _INVOKED = re.compile(r"(<editor>\n.*?\n</editor>\n\n)?/([\w.:-]+)(?:[ \t]+(.*))?\Z", re.DOTALL)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Command:
     name: str
     description: str
@@ -243,9 +243,15 @@ def available(root: Path, plugins: Iterable[Plugin], trust: Trust | None = None)
     for skill in shared.skills.values():
         shared.commands.setdefault(
             skill.name,
-            Command(skill.name, skill.description, skill.kind, skill.origin, skill.argument_hint,
-                    skill=skill),
-        )  # fmt: skip
+            Command(
+                name=skill.name,
+                description=skill.description,
+                kind=skill.kind,
+                origin=skill.origin,
+                hint=skill.argument_hint,
+                skill=skill,
+            ),
+        )
     for source in SOURCES:
         for command in source(root):
             shared.commands.setdefault(command.name, command)

@@ -161,7 +161,7 @@ class TerminalSession:
         agent = self.agent()
         if self.stopped:  # Ctrl-C while starting: the task is not begun
             self.stopped = False  # in a conversation, the next line is a task again
-            result = TaskResult("cancelled", CANCELLED_BY_USER)
+            result = TaskResult(status="cancelled", summary=CANCELLED_BY_USER)
         else:
             if self.options.output_format is None:
                 self.screen.thinking()
@@ -172,7 +172,7 @@ class TerminalSession:
                 if not self._interrupted:  # the program is stopping, not the user's Ctrl-C
                     raise
                 # Ctrl-C before the task's first step: the loop never saw it.
-                result = TaskResult("cancelled", CANCELLED_BY_USER)
+                result = TaskResult(status="cancelled", summary=CANCELLED_BY_USER)
         self.report(result)
         return result
 
@@ -330,7 +330,15 @@ def run_in_terminal(
     """Run `task`, or with None a conversation, in the current directory. `session` is the
     conversation to go on with (a saved one, to continue it), None for a new one. The
     settings are the user's file's (`~/.config/agentls/settings.json`), the flags given on top."""
-    flags = Flags(options.yes, provider, model, max_steps, sandbox, sandbox_network, mode)
+    flags = Flags(
+        yes=options.yes,
+        provider=provider,
+        model=model,
+        max_steps=max_steps,
+        sandbox=sandbox,
+        sandbox_network=sandbox_network,
+        mode=mode,
+    )
     settings, problems = flags.settings()
     for problem in problems:
         sys.stderr.write(f"agentls: {problem}\n")
@@ -351,7 +359,7 @@ def _in_loop(run: Coroutine[Any, Any, int]) -> int:
         return EXIT_CODES["cancelled"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Flags:
     """What `agentls run`'s flags set on top of the user's settings file."""
 

@@ -47,13 +47,13 @@ def _converse(arguments: argparse.Namespace) -> int:
 
         return prepare_conversation(
             Flags(
-                arguments.yes,
-                arguments.provider,
-                arguments.model,
-                arguments.max_steps,
-                arguments.sandbox,
-                arguments.sandbox_network,
-                arguments.mode,
+                yes=arguments.yes,
+                provider=arguments.provider,
+                model=arguments.model,
+                max_steps=arguments.max_steps,
+                sandbox=arguments.sandbox,
+                sandbox_network=arguments.sandbox_network,
+                mode=arguments.mode,
             )
         )
 

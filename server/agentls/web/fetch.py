@@ -29,7 +29,7 @@ Permit = Callable[[str, str], Awaitable[None]]
 """Awaited with (host, url) before the first connection to each host; raises to refuse."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Fetched:
     url: str
     """Where the page was found, after redirects."""
@@ -112,12 +112,12 @@ async def fetch(
                 body, truncated = await _read(response)
                 media = response.headers.get("content-type", "").partition(";")[0]
                 return Fetched(
-                    str(response.url),
-                    response.status_code,
-                    media.strip().lower(),
-                    response.charset_encoding,
-                    body,
-                    truncated,
+                    url=str(response.url),
+                    status=response.status_code,
+                    content_type=media.strip().lower(),
+                    charset=response.charset_encoding,
+                    body=body,
+                    truncated=truncated,
                 )
     raise Refused(f"more than {MAX_REDIRECTS} redirects; the last went to {url}")
 
