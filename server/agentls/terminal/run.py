@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
-from .. import interrupts
 from ..agent.conversation import Conversation
 from ..agent.event_progress import EventProgress
 from ..agent.task_json import task_json
@@ -32,6 +31,7 @@ from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
 from ..visible import visible
 from ..wiring import TaskSetup, prepare_task
+from . import interrupts
 from .adapters import TerminalApprover, TerminalMcpUser, TerminalWorkspace
 from .answers import Answers
 from .attachments import task_images

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import interrupts
+from . import interrupts
 
 
 def main(arguments: argparse.Namespace) -> int:
