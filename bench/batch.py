@@ -79,7 +79,7 @@ async def _batch(
     (folder / "tasks.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     _script(fake, ids, latency)
     started = time.monotonic()
-    options = BatchOptions(folder / "tasks.jsonl", folder / "out", workers=workers)
+    options = BatchOptions(tasks=folder / "tasks.jsonl", out=folder / "out", workers=workers)
     status = await run_batch(options)
     seconds = time.monotonic() - started
     if status != 0:
@@ -146,7 +146,14 @@ async def task_overhead(
         def spec(repo: Path, name: str, base: str | None = None) -> TaskSpec:
             tree = str(home / "trees" / name)
             prompt = f"task {name}: set x."
-            return TaskSpec(name, str(repo), prompt, f"agentls/b/{name}", tree, base)
+            return TaskSpec(
+                id=name,
+                repo=str(repo),
+                prompt=prompt,
+                branch=f"agentls/b/{name}",
+                tree=tree,
+                base=base,
+            )
 
         try:
             await _first_request(spec(small, "warm"), fake, spares, latency)

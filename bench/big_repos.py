@@ -86,7 +86,7 @@ def first_checkpoint(home: Path, files: int) -> FirstCheckpoint:
     make_workspace(root, files)
     plain = _timed(
         lambda: ShadowRepository(root, home / f"shadow-plain-{files}").record(
-            CheckpointMark("task", "bench", 1, None, "first")
+            CheckpointMark(kind="task", session="bench", task=1, step=None, label="first")
         )
     )
     identity = ["-c", "user.name=bench", "-c", "user.email=bench@localhost"]
@@ -98,7 +98,7 @@ def first_checkpoint(home: Path, files: int) -> FirstCheckpoint:
     git_seconds = _timed(commit)
     seeded = _timed(
         lambda: ShadowRepository(root, home / f"shadow-git-{files}").record(
-            CheckpointMark("task", "bench", 1, None, "first")
+            CheckpointMark(kind="task", session="bench", task=1, step=None, label="first")
         )
     )
     shutil.rmtree(root)
@@ -121,11 +121,19 @@ async def undo_on(root: Path, shadow: Path, files: int) -> BigUndo:
     target = root / "edited.py"
     before = b"VALUE = 1\n" * 40
     target.write_bytes(before)
-    first = _timed(lambda: repository.record(CheckpointMark("task", "bench", 1, None, "first")))
+    first = _timed(
+        lambda: repository.record(
+            CheckpointMark(kind="task", session="bench", task=1, step=None, label="first")
+        )
+    )
     relative = target.relative_to(root).as_posix()
-    repository.record(CheckpointMark("step", "bench", 1, 1, "edit_file", touches=[relative]))
+    repository.record(
+        CheckpointMark(
+            kind="step", session="bench", task=1, step=1, label="edit_file", touches=[relative]
+        )
+    )
     target.write_bytes(before + b"# edited\n")
-    repository.record(CheckpointMark("end", "bench", 1, None, "first"))
+    repository.record(CheckpointMark(kind="end", session="bench", task=1, step=None, label="first"))
     started = time.perf_counter()
     result = await undo(repository, DiskEditor(root), None, (), "bench", 2)
     seconds = time.perf_counter() - started

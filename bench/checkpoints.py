@@ -51,13 +51,17 @@ def checkpoint_cost(home: Path, files: int, rounds: int) -> CheckpointCost:
     make_workspace(root, files)
     repository = ShadowRepository(root, home / "shadow")
     started = time.perf_counter()
-    repository.record(CheckpointMark("task", "bench", 1, None, "first"))
+    repository.record(
+        CheckpointMark(kind="task", session="bench", task=1, step=None, label="first")
+    )
     first = time.perf_counter() - started
     seconds, cpu_seconds = [], []
     for step in range(rounds):
         (root / f"package{step % 50}" / f"module{step}.py").write_text(f"VALUE = -{step}\n")
         started, cpu = time.perf_counter(), _cpu()
-        repository.record(CheckpointMark("step", "bench", 1, step, "edit_file"))
+        repository.record(
+            CheckpointMark(kind="step", session="bench", task=1, step=step, label="edit_file")
+        )
         seconds.append(time.perf_counter() - started)
         cpu_seconds.append(_cpu() - cpu)
     return CheckpointCost(files, first, seconds, cpu_seconds)

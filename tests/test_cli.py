@@ -13,7 +13,9 @@ from unittest import mock
 
 import pytest
 from agentls import __version__, cli
-from agentls.cli import WAITING, WAITING_ACP, main
+from agentls.acp.door import WAITING_ACP
+from agentls.cli import main
+from agentls.lsp.door import WAITING
 
 
 def test_version() -> None:

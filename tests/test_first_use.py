@@ -37,10 +37,10 @@ def test_the_neovim_help_gives_the_readme_install_line() -> None:
 
 def test_the_codecompanion_snippet_is_an_adapter_of_its_own() -> None:
     """Extending `gemini_cli` kept its other commands (`gemini --yolo`) and its auth method:
-    the snippet defines an ACP adapter whose only command is `agentls acp`."""
-    readme = (REPO / "README.md").read_text()
-    start = readme.index("Neovim with [CodeCompanion]")
-    snippet = re.search(r"```lua\n(.*?)```", readme[start:], re.DOTALL)
+    the snippet (docs/acp.md) defines an ACP adapter whose only command is `agentls acp`."""
+    acp = (REPO / "docs" / "acp.md").read_text()
+    start = acp.index("Neovim with [CodeCompanion]")
+    snippet = re.search(r"```lua\n(.*?)```", acp[start:], re.DOTALL)
     assert snippet is not None
     lua = snippet.group(1)
     assert "extend(" not in lua and "gemini" not in lua

@@ -13,8 +13,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from agentls.agent.budget import LoopLimits
 from agentls.agent.conversation import Conversation
-from agentls.agent.loop import Agent, LoopLimits
+from agentls.agent.loop import Agent
 from agentls.interfaces import Change, Landed, Turn, Usage
 from agentls.lsp.workspace import LspWorkspace
 from agentls.tools import TOOLS, ToolContext, run_tool

@@ -1,9 +1,9 @@
 import sys
 
-from . import interrupts
+from .terminal import interrupts
 
 try:
-    with interrupts.deferred():  # a Ctrl-C while Python loads agentls: see interrupts.py
+    with interrupts.deferred():  # Ctrl-C while Python loads agentls: terminal/interrupts.py
         from .cli import main
     sys.exit(main())
 except KeyboardInterrupt:  # Ctrl-C while Python was still loading agentls: nothing began

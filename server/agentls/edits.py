@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Hunk:
     """Replace `old_text[start:end]` with `text`; `line` is the 1-based first line it touches."""
 

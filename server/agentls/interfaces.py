@@ -93,7 +93,7 @@ class Model(Protocol):
         ...
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Change:
     """A proposed change of one file: `old_text` is None for a new file."""
 
@@ -356,7 +356,7 @@ class Memory(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CheckpointMark:
     """Where in a session a checkpoint stands, and what it may have to cover."""
 

@@ -8,9 +8,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .agent.budget import LoopLimits
 from .agent.conversation import Conversation
 from .agent.conversation import note as agentls_note
-from .agent.loop import Agent, LoopLimits
+from .agent.loop import Agent
 from .agent.memory import ProjectMemory
 from .agent.subagents import delegate
 from .agent.task_result import TaskResult
@@ -40,7 +41,7 @@ from .tools import ToolContext
 log = logging.getLogger(__name__)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class TaskSetup:
     """The model and the shell for one task, and the secrets neither may show.
 
@@ -77,11 +78,11 @@ class TaskSetup:
         `language`), in the session's `mode` (default: the `mode` setting). The project
         memory is read now, so each task sees its changes."""
         tools = ToolContext(
-            workspace,
-            self.shell,
-            approver,
-            self.settings,
-            self.secrets,
+            workspace=workspace,
+            shell=self.shell,
+            approver=approver,
+            settings=self.settings,
+            secrets=self.secrets,
             extra_tools=extra_tools,
             progress=progress,
             language=language,
@@ -208,14 +209,14 @@ def prepare_task(root: Path, settings: Settings, clients: ClientCache) -> TaskSe
     )
     model.web_search = settings.web_search and endpoint.profile.web_search
     return TaskSetup(
-        model,
-        shell,
-        settings,
-        secrets,
-        warning,
-        project_settings.load(root),
-        env,
-        clients,
+        model=model,
+        shell=shell,
+        settings=settings,
+        secrets=secrets,
+        warning=warning,
+        project=project_settings.load(root),
+        env=env,
+        clients=clients,
     )
 
 

@@ -71,7 +71,7 @@ def setup_for(root: Path, model: Routed) -> TaskSetup:
     shell = SubprocessShell(root, redaction.scrubbed(os.environ))
     settings = Settings(approve_commands="always")
     project = project_settings.load(root)
-    return TaskSetup(model, shell, settings, (), project=project)  # type: ignore[arg-type]
+    return TaskSetup(model=model, shell=shell, settings=settings, secrets=(), project=project)  # type: ignore[arg-type]
 
 
 async def run(root: Path, model: Routed, approver: Approver, task: str = "review") -> Any:
@@ -172,7 +172,9 @@ async def test_a_plugins_agents_are_the_users_own_named_plugin_colon_name(
     )
     shell = SubprocessShell(root, redaction.scrubbed(os.environ))
     settings = Settings(approve_commands="always", plugins=(str(plugin),))
-    setup = TaskSetup(model, shell, settings, (), project=project_settings.load(root))  # type: ignore[arg-type]
+    setup = TaskSetup(
+        model=model, shell=shell, settings=settings, secrets=(), project=project_settings.load(root)
+    )  # type: ignore[arg-type]
     approver, progress = Approver(), Recorder()
     agent = setup.agent(MemoryEditor(root), approver, progress, Conversation())
     result = await asyncio.wait_for(agent.run("review"), 30)

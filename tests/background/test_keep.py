@@ -15,10 +15,16 @@ def _task(root: Path, task_id: str, status: str, ended: float | None) -> records
     folder = records.tasks_folder(root) / task_id
     git(root, "branch", f"agentls/background/{task_id}")
     record = TaskRecord(
-        task_id, "t", "t", str(root), f"agentls/background/{task_id}", "HEAD",
-        str(folder / "tree"), created=time.time() - 30 * 86400,
-    )  # fmt: skip
-    entry = records.create(root, record, Status(status, ended=ended, pid=None))
+        id=task_id,
+        task="t",
+        message="t",
+        root=str(root),
+        branch=f"agentls/background/{task_id}",
+        base="HEAD",
+        tree=str(folder / "tree"),
+        created=time.time() - 30 * 86400,
+    )
+    entry = records.create(root, record, Status(status=status, ended=ended, pid=None))
     (folder / "tree").mkdir()
     return entry
 

@@ -4,12 +4,14 @@ was accepted, which `agentls undo --yes` takes back."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
 from background_tasks import make_repository
 from fake_api import FakeAnthropic, reply, text, tool_use
 
@@ -64,3 +66,20 @@ def test_run_background_then_tasks_review_and_undo(fake: FakeAnthropic, root: Pa
     assert (root / "app.py").read_text() == SOURCE
     agentls(root, env, "tasks", "discard", task_id)
     assert "No background tasks" in agentls(root, env, "tasks")
+
+
+def test_a_terminal_task_in_the_background_gets_the_users_network_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/background.md: a background task's sandbox has the network off unless
+    `sandboxNetwork`; from the terminal, that is the user's own settings file's, as for the
+    editor's tasks (the terminal once built its options apart and left it off)."""
+    from agentls.terminal.background_commands import user_options
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    (tmp_path / "agentls").mkdir()
+    settings = {"sandboxNetwork": True, "backgroundMaxRunning": 2, "maxSteps": 9}
+    (tmp_path / "agentls" / "settings.json").write_text(json.dumps(settings))
+    options = user_options(model="m")
+    assert (options.sandbox_network, options.max_running) == (True, 2)
+    assert (options.max_steps, options.model) == (9, "m")

@@ -216,7 +216,7 @@ def test_ctrl_c_records_cancelled(folder: Path, fake: FakeAnthropic) -> None:
     assert (line["id"], line["status"]) == ("stopped", "cancelled")
     assert asked(fake, "never") == 0
     latest = Journal(folder / "out/results.jsonl")
-    tasks = [Task(i, "repo", prompt(i)) for i in ("stopped", "never")]
+    tasks = [Task(id=i, repo="repo", prompt=prompt(i)) for i in ("stopped", "never")]
     assert [t.id for t in latest.to_run(tasks, retry_failed=False)] == ["stopped", "never"]
 
 
@@ -241,7 +241,7 @@ def test_retry_failed_runs_failed_tasks_again(tmp_path: Path) -> None:
     with open(path, "a") as torn:
         torn.write('{"id": "e", "attem')  # a driver killed mid-write
     again = Journal(path)
-    tasks = [Task(i, "r", "p") for i in "abcde"]
+    tasks = [Task(id=i, repo="r", prompt="p") for i in "abcde"]
     assert [t.id for t in again.to_run(tasks, retry_failed=False)] == ["c", "e"]
     assert [t.id for t in again.to_run(tasks, retry_failed=True)] == ["b", "c", "d", "e"]
     assert again.skipped == [5]

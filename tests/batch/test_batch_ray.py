@@ -103,7 +103,9 @@ def test_a_node_removed_while_its_task_runs(
 
         remover = threading.Thread(target=remove_a_busy_node, daemon=True)
         remover.start()
-        options = BatchOptions(tmp_path / "tasks.jsonl", tmp_path / "out", ray=cluster.address)
+        options = BatchOptions(
+            tasks=tmp_path / "tasks.jsonl", out=tmp_path / "out", ray=cluster.address
+        )
         status = asyncio.run(run_batch(options))
         remover.join(10)
     finally:

@@ -56,11 +56,20 @@ async def test_a_folder_swapped_for_a_symlink_during_the_review_is_not_written_t
     answers = SwappingAnswers(lambda: _swap_for_symlink(root / "sub", outside))
     workspace = TerminalWorkspace(root, False, Screen(io.StringIO()), answers)
     change = Change(
-        root / "sub" / "f.txt",
-        "old\n" if existing else None,
-        "pwned\n",
-        [Hunk(0, 4 if existing else 0, "pwned\n", 1, int(existing), 1)],
-        "write_file",
+        path=root / "sub" / "f.txt",
+        old_text="old\n" if existing else None,
+        new_text="pwned\n",
+        hunks=[
+            Hunk(
+                start=0,
+                end=4 if existing else 0,
+                text="pwned\n",
+                line=1,
+                old_line_count=int(existing),
+                new_line_count=1,
+            )
+        ],
+        tool="write_file",
     )
     landed = await workspace.propose(change)
     assert not landed.applied and "no longer a folder inside the root" in landed.rejected_reason

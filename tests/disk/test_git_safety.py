@@ -119,7 +119,7 @@ def test_the_checkpoints_git_reads_only_settings_agentls_wrote(
     (root / ".gitattributes").write_text("* filter=x\n")
     (root / "a.txt").write_text("one\n")
     repository = ShadowRepository(root, tmp_path / "shadow")
-    repository.record(CheckpointMark("task", "s", 1, None, "first"))
+    repository.record(CheckpointMark(kind="task", session="s", task=1, step=None, label="first"))
     planted = {
         "config": hostile,
         "commondir": str(elsewhere),
@@ -129,7 +129,7 @@ def test_the_checkpoints_git_reads_only_settings_agentls_wrote(
     with open(repository.git_dir / "config", "a") as config:
         config.write(hostile)  # the filter, for attributes that turn it on
     (root / "a.txt").write_text("two\n")
-    repository.record(CheckpointMark("step", "s", 1, 1, "second"))
+    repository.record(CheckpointMark(kind="step", session="s", task=1, step=1, label="second"))
     assert not mark.exists()
 
 

@@ -119,7 +119,13 @@ def test_three_hundred_skills_stay_within_the_budget() -> None:
     for number in range(300):
         found.add(
             skill_tool.Skill(
-                f"skill-{number:03}", "Does a thing well. " * 12, base, "user", "~/x", "", ""
+                name=f"skill-{number:03}",
+                description="Does a thing well. " * 12,
+                folder=base,
+                kind="user",
+                origin="~/x",
+                body="",
+                digest="",
             )
         )
     skills = list(found.skills.values())

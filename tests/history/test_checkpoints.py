@@ -32,15 +32,21 @@ def repository(root: Path, tmp_path: Path) -> ShadowRepository:
 
 
 def task(repository: ShadowRepository, number: int, title: str = "a task") -> int:
-    return repository.record(CheckpointMark("task", "s1", number, None, title)).id
+    return repository.record(
+        CheckpointMark(kind="task", session="s1", task=number, step=None, label=title)
+    ).id
 
 
 def step(repository: ShadowRepository, number: int, at: int) -> None:
-    repository.record(CheckpointMark("step", "s1", number, at, "bash: x"))
+    repository.record(
+        CheckpointMark(kind="step", session="s1", task=number, step=at, label="bash: x")
+    )
 
 
 def end(repository: ShadowRepository, number: int) -> None:
-    repository.record(CheckpointMark("end", "s1", number, None, "a task"))
+    repository.record(
+        CheckpointMark(kind="end", session="s1", task=number, step=None, label="a task")
+    )
 
 
 async def test_undo_puts_back_an_edit_and_removes_a_file_a_command_created(
@@ -304,8 +310,8 @@ def test_state_kept_inside_the_workspace_is_not_recorded(
     monkeypatch.setenv("XDG_STATE_HOME", str(root / ".local" / "state"))
     (root / "a.py").write_text("a\n")
     repository = ShadowRepository(root)
-    repository.record(CheckpointMark("task", "s1", 1, None, "t"))
-    repository.record(CheckpointMark("step", "s1", 1, 1, "t"))
+    repository.record(CheckpointMark(kind="task", session="s1", task=1, step=None, label="t"))
+    repository.record(CheckpointMark(kind="step", session="s1", task=1, step=1, label="t"))
     assert repository.git("ls-files").decode().split() == ["a.py"]
 
 
@@ -315,7 +321,7 @@ def test_a_file_half_written_by_an_edit_is_never_recorded(repository: ShadowRepo
     (repository.root / "app.py").write_text("x = 1\n")
     temporary = TEMPORARY_NAME.format(name="app.py", token="41580c01516e")
     (repository.root / temporary).write_text("x = 2\n")
-    repository.record(CheckpointMark("task", "s1", 1, None, "t"))
+    repository.record(CheckpointMark(kind="task", session="s1", task=1, step=None, label="t"))
     assert repository.git("ls-files").decode().split() == ["app.py"]
 
 
@@ -327,17 +333,22 @@ def test_a_git_that_hangs_costs_the_checkpoint_not_the_task(
         safe_git, "safe_git_command", lambda arguments: ["sleep", "5", *arguments[:0]]
     )
     with pytest.raises(CheckpointError, match=r"took over 0\.2 s"):
-        repository.record(CheckpointMark("task", "s1", 1, None, "t"))
+        repository.record(CheckpointMark(kind="task", session="s1", task=1, step=None, label="t"))
 
 
 def test_ids_follow_the_newest_checkpoint_however_long_its_line(
     repository: ShadowRepository,
 ) -> None:
-    repository.record(CheckpointMark("task", "s1", 1, None, "t"))
-    repository.record(CheckpointMark("step", "s1", 1, 1, "bash: " + "x" * 200_000))
+    repository.record(CheckpointMark(kind="task", session="s1", task=1, step=None, label="t"))
+    repository.record(
+        CheckpointMark(kind="step", session="s1", task=1, step=1, label="bash: " + "x" * 200_000)
+    )
     with open(repository.log_path, "a") as log:
         log.write('{"id": 99, "cut by a cra')
-    assert repository.record(CheckpointMark("end", "s1", 1, None, "t")).id == 3
+    assert (
+        repository.record(CheckpointMark(kind="end", session="s1", task=1, step=None, label="t")).id
+        == 3
+    )
     assert [c.id for c in repository.checkpoints()] == [1, 2, 3]
 
 
@@ -348,7 +359,14 @@ async def test_what_the_user_changed_during_an_edit_review_stays_theirs(
     (root / "typed.py").write_text("mine\n")
     task(repository, 1)
     repository.record(
-        CheckpointMark("step", "s1", 1, 1, "edit_file: edited.py", touches=["edited.py"])
+        CheckpointMark(
+            kind="step",
+            session="s1",
+            task=1,
+            step=1,
+            label="edit_file: edited.py",
+            touches=["edited.py"],
+        )
     )
     (root / "edited.py").write_text("after\n")
     (root / "typed.py").write_text("mine, saved during the review\n")

@@ -117,7 +117,9 @@ async def test_a_git_workspace_starts_from_its_index_and_trusts_no_more_than_git
     git(root, "update-index", "--assume-unchanged", "f2.txt")
     (root / "new.txt").write_text("untracked\n")
     repository = ShadowRepository(root, tmp_path / "shadow")
-    first = repository.record(CheckpointMark("task", "s", 1, None, "first"))
+    first = repository.record(
+        CheckpointMark(kind="task", session="s", task=1, step=None, label="first")
+    )
 
     listed = subprocess.run(
         ["git", f"--git-dir={repository.git_dir}", "ls-tree", "-r", first.tree],
@@ -135,9 +137,9 @@ async def test_a_git_workspace_starts_from_its_index_and_trusts_no_more_than_git
 
     # A command changes a tracked file nobody edited: undo brings it back from the
     # repository's own store.
-    repository.record(CheckpointMark("step", "s", 1, 1, "bash: x"))
+    repository.record(CheckpointMark(kind="step", session="s", task=1, step=1, label="bash: x"))
     (root / "f150.txt").write_text("overwritten\n")
-    repository.record(CheckpointMark("end", "s", 1, None, "first"))
+    repository.record(CheckpointMark(kind="end", session="s", task=1, step=None, label="first"))
     undone = await undo(repository, MemoryEditor(root), None, (), "s", 2)
     assert undone.restored == ["f150.txt"]
     assert (root / "f150.txt").read_text() == "file 150\n"

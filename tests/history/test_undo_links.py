@@ -23,7 +23,7 @@ USERS = "the user's own\n"
 
 def record(repository: ShadowRepository, kind: CheckpointKind, step: int | None = None) -> None:
     label = "bash: x" if kind == "step" else "a task"
-    repository.record(CheckpointMark(kind, "s1", 1, step, label))
+    repository.record(CheckpointMark(kind=kind, session="s1", task=1, step=step, label=label))
 
 
 def swap_for_link(folder: Path, target: str) -> None:

@@ -88,7 +88,7 @@ STOP_REASONS: dict[str, StopReason] = {
 }
 
 
-@dataclass
+@dataclass(kw_only=True)
 class AcpSession:
     id: str
     root: Path
@@ -227,7 +227,7 @@ class AcpSessions:
     def _open(
         self, root: Path, conversation: Conversation, mcp_servers: list[Any] | None
     ) -> AcpSession:
-        session = AcpSession(conversation.id, root, conversation=conversation)
+        session = AcpSession(id=conversation.id, root=root, conversation=conversation)
         session.mcp_servers = from_acp(mcp_servers or [])
         self.sessions[session.id] = session
         return session
@@ -352,26 +352,9 @@ class AcpSessions:
         # The project's, once approved in this task; the MCP servers' prompts, once started.
         self._commands(session, updates)
         if session.mode_id != before:  # an approved plan switched to default
-            updates.send(
-                CurrentModeUpdate(
-                    session_update="current_mode_update", current_mode_id=session.mode_id
-                )
-            )
-            # A client that draws the `mode` option rather than `modes` hears it too.
-            updates.send(
-                ConfigOptionUpdate(
-                    session_update="config_option_update", config_options=_options(session)
-                )
-            )
+            _mode_moved(session, updates)
         await updates.flush()
-        # The outcome line is metadata beside the usage, not words of the answer.
-        meta = {"agentls": {"outcome": setup.outcome(result)}}
-        if result.refused:
-            return PromptResponse(stop_reason="refusal", usage=_usage(result), field_meta=meta)
-        if result.status == "failed":
-            raise errors.failed(f"{result.summary} {result.error_hint}".strip(), **meta["agentls"])
-        stop = STOP_REASONS[result.status]
-        return PromptResponse(stop_reason=stop, usage=_usage(result), field_meta=meta)
+        return _answer(result, setup.outcome(result))
 
     async def cancel(self, session_id: str) -> None:
         session = self.sessions.get(session_id)
@@ -464,3 +447,26 @@ def _usage(result: TaskResult) -> Usage:
         cached_read_tokens=usage.cache_read,
         cached_write_tokens=usage.cache_write,
     )
+
+
+def _mode_moved(session: AcpSession, updates: Updates) -> None:
+    """The session's mode changed during the prompt: both of the client's pickers hear it."""
+    updates.send(
+        CurrentModeUpdate(session_update="current_mode_update", current_mode_id=session.mode_id)
+    )
+    # A client that draws the `mode` option rather than `modes` hears it too.
+    updates.send(
+        ConfigOptionUpdate(session_update="config_option_update", config_options=_options(session))
+    )
+
+
+def _answer(result: TaskResult, outcome: str) -> PromptResponse:
+    """The prompt's answer, or its error: the outcome line is metadata beside the usage, not
+    words of the answer."""
+    meta = {"agentls": {"outcome": outcome}}
+    if result.refused:
+        return PromptResponse(stop_reason="refusal", usage=_usage(result), field_meta=meta)
+    if result.status == "failed":
+        raise errors.failed(f"{result.summary} {result.error_hint}".strip(), **meta["agentls"])
+    stop = STOP_REASONS[result.status]
+    return PromptResponse(stop_reason=stop, usage=_usage(result), field_meta=meta)

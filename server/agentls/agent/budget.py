@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from .task_result import SubagentFigures
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Budget:
     max_steps: int
     max_tokens: int | None = None
@@ -48,4 +48,34 @@ class Budget:
         return self.max_tokens is not None and self.tokens >= self.max_tokens
 
     def child(self, max_steps: int, max_tokens: int) -> Budget:
-        return Budget(max_steps, max_tokens, self, "subagents.maxSteps", "subagents.maxTokens")
+        return Budget(
+            max_steps=max_steps,
+            max_tokens=max_tokens,
+            parent=self,
+            steps_setting="subagents.maxSteps",
+            tokens_setting="subagents.maxTokens",
+        )
+
+    def reached(self, own: bool) -> str:
+        """Why the loop stopped at this spent budget: its own limit (`own`), or that of an
+        agent above it (its task's)."""
+        if self.tokens_out():
+            reached = f"{self.max_tokens:,} tokens ({self.tokens_setting})"
+        else:
+            reached = f"{self.max_steps} steps ({self.steps_setting})"
+        if own:
+            return f"Stopped after {reached}."
+        return f"Stopped: the task reached its limit of {reached}, its subagents' steps counted."
+
+
+@dataclass(frozen=True)
+class LoopLimits:
+    """What bounds a task: its steps, and the share of the model's window it may fill."""
+
+    max_steps: int = 50
+    context_window: int = 200_000
+    context_budget: float = 0.8
+
+    @property
+    def prompt_limit(self) -> int:
+        return int(self.context_window * self.context_budget)

@@ -12,9 +12,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 
-from ..interfaces import Block, Progress
-from ..tools import Tool, told
-from .conversation import tool_result
+from ..interfaces import Block, CommandCancelled, Progress
+from ..redaction import redact
+from ..tools import Tool, ToolContext, run_tool, told
+from ..tools.base import CALL_ID, BeforeChange
+from ..tools.image_results import collecting
+from .conversation import Conversation, tool_result
+
+CUT_OFF_CALL = (
+    "Not run: your reply hit the output token limit, so this call may be incomplete. "
+    "Send it again, in smaller pieces if it is long."
+)
+"""The result of each call of a turn cut off at the output token limit: none of them runs."""
 
 Run = Callable[[Block, str], Awaitable[tuple[str, bool]]]
 """Runs one call (given its summary): the result's text and whether it is an error."""
@@ -66,3 +75,27 @@ async def in_model_order(
             for task in running:
                 task.cancel()
             await asyncio.gather(*running, return_exceptions=True)
+
+
+async def run_call(
+    tools: ToolContext,
+    call: Block,
+    before_change: BeforeChange,
+    conversation: Conversation,
+    attached: dict[str, list[Block]],
+) -> tuple[str, bool]:
+    """Run one call: its result's text and whether it is an error. The images its tool
+    attached (image_results) are kept in `attached` under the call's id, until its result;
+    a cancelled command's output is answered in the conversation before the cancel goes on
+    (what the command printed is the model's too)."""
+    CALL_ID.set(call["id"])  # each call runs in its own context: this one's alone
+    try:
+        with collecting() as images:
+            text, is_error = await run_tool(tools, call["name"], call.get("input"), before_change)
+        if images and not is_error:
+            attached[call["id"]] = images
+    except CommandCancelled as cancel:
+        answered = tool_result(call["id"], redact(cancel.output, tools.secrets), True)
+        conversation.messages[-1]["content"].append(answered)
+        raise
+    return text, is_error

@@ -37,7 +37,7 @@ async def compact(
     it stands); on failure keep it (old results shortened to fit the context budget stay
     shortened)."""
     if not conversation.messages:
-        return TaskResult("done", "Nothing to compact yet.")
+        return TaskResult(status="done", summary="Nothing to compact yet.")
     conversation.close_open_tool_calls()
     # Images first: a summary is text, and the images would cost the summary's request most.
     drop_images(conversation.messages)
@@ -49,20 +49,20 @@ async def compact(
         # Left in place, the request would join the user's next task.
         conversation.rewind(before)
         if isinstance(error, asyncio.CancelledError):
-            return TaskResult("cancelled", CANCELLED_BY_USER, steps=1)
+            return TaskResult(status="cancelled", summary=CANCELLED_BY_USER, steps=1)
         if isinstance(error, ModelError):
-            return TaskResult("failed", str(error), steps=1, error_hint=error.hint)
+            return TaskResult(status="failed", summary=str(error), steps=1, error_hint=error.hint)
         raise
     summary = text_of(turn.content)
     if not summary or turn.stop_reason in ("max_tokens", "refusal"):
         conversation.rewind(before)
         failure = "The model wrote no complete summary; nothing was compacted."
-        return TaskResult("failed", failure, steps=1, usage=turn.usage)
+        return TaskResult(status="failed", summary=failure, steps=1, usage=turn.usage)
     kept = await _working_state(conversation, checkpoints)
     conversation.messages[:] = [{"role": "user", "content": [note(COMPACTED + summary + kept)]}]
     conversation.memory_noted.clear()  # the summary may not hold them: note them again
     conversation.save()
-    return TaskResult("done", summary, steps=1, usage=turn.usage)
+    return TaskResult(status="done", summary=summary, steps=1, usage=turn.usage)
 
 
 async def _working_state(conversation: Conversation, checkpoints: Checkpoints | None) -> str:

@@ -12,12 +12,15 @@ replaced by a one-line note.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..images import IMAGE_CHARS
-from ..interfaces import Block
+from ..interfaces import Block, Messages, Model, OnText, PromptTooLong, Schemas, Turn
+
+log = logging.getLogger(__name__)
 
 ELIDE_DOWN_TO = 0.6
 """After a cut the prompt is at most this share of the budget."""
@@ -84,7 +87,35 @@ class ContextBudget:
                 break
             message["content"][index] = saved[0]
             removed += saved[1]
+        if removed:
+            log.info("elided %d characters of old tool results (context budget)", removed)
         return removed
+
+    async def ask(
+        self,
+        model: Model,
+        system: str,
+        schemas: Schemas,
+        messages: Messages,
+        limit: int,
+        on_text: OnText,
+    ) -> Turn:
+        """The model's next turn, `messages` first brought within `limit` tokens."""
+        chars = prompt_chars(system, schemas, messages)
+        chars -= self.fit(messages, chars, limit)
+        try:
+            turn = await model.respond(system, messages, schemas, on_text)
+        except PromptTooLong as error:
+            # The estimate fell short of the API's count (or the window is smaller than the
+            # settings say): learn the real size, cut a fifth at least, and ask once more.
+            self.observe(error.tokens or 2 * self.estimate(chars), chars)
+            removed = self.fit(messages, chars, min(limit, int(self.estimate(chars) * 0.8)))
+            if not removed:
+                raise
+            chars -= removed
+            turn = await model.respond(system, messages, schemas, on_text)
+        self.observe(turn.usage.prompt, chars)
+        return turn
 
 
 def _has_image(block: Block) -> bool:

@@ -36,7 +36,7 @@ def text_of(content: list[Block]) -> str:
     return "".join(b.get("text", "") for b in content if b.get("type") == "text").strip()
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Conversation:
     """The conversation, shared by consecutive tasks until the user starts a new one."""
 
@@ -58,7 +58,9 @@ class Conversation:
     ) -> Conversation:
         """A saved session, to go on with. A server killed during a step left that step's
         tool calls unanswered; the API refuses such a conversation, so they are answered."""
-        conversation = cls(messages, journal=journal, tasks=tasks, last_request=last_request)
+        conversation = cls(
+            messages=messages, journal=journal, tasks=tasks, last_request=last_request
+        )
         conversation.close_open_tool_calls()
         return conversation
 
@@ -90,7 +92,9 @@ class Conversation:
         self, kind: CheckpointKind, step: int | None, label: str, touches: list[str] | None = None
     ) -> CheckpointMark:
         """Where a checkpoint of the files taken now stands: this session, its current task."""
-        return CheckpointMark(kind, self.id, self.tasks, step, label, touches)
+        return CheckpointMark(
+            kind=kind, session=self.id, task=self.tasks, step=step, label=label, touches=touches
+        )
 
     def add_user(self, blocks: list[Block]) -> None:
         # A task cancelled before the model answered leaves a user message last; the API

@@ -10,67 +10,34 @@ import contextlib
 import functools
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..images import Image, user_blocks
 from ..interfaces import (
     Block,
     CheckpointKind,
     Checkpoints,
-    CommandCancelled,
     Memory,
     Model,
-    ModelError,
     Progress,
-    PromptTooLong,
     Turn,
     Usage,
 )
 from ..redaction import redact
-from ..tools import ToolContext, offered, run_tool
-from ..tools.base import CALL_ID, BeforeChange
-from ..tools.image_results import collecting, with_images
-from .budget import Budget
-from .calls import in_model_order
+from ..tools import ToolContext, offered
+from ..tools.base import BeforeChange
+from ..tools.image_results import with_images
+from .budget import Budget, LoopLimits
+from .calls import CUT_OFF_CALL, in_model_order, run_call
 from .compaction import compact
-from .context import prompt_chars
-from .conversation import Conversation, note, text_of, tool_result
+from .conversation import Conversation, note, text_of
 from .prompt import system_prompt
 from .server_tools import report_server_tools
-from .task_result import CANCELLED_BY_USER, Status, TaskResult
+from .task_result import Answered, Declined, Ended, LimitReached, TaskResult, stopped
 
 log = logging.getLogger(__name__)
 
 _CUT_OFF = "Your reply was cut off at the output token limit. Continue where you stopped."
-_CUT_OFF_TOOL = (
-    "Not run: your reply hit the output token limit, so this call may be incomplete. "
-    "Send it again, in smaller pieces if it is long."
-)
 _STEERED = "(The user adds, while you work on this task:)\n{text}"
-
-
-@dataclass(frozen=True)
-class LoopLimits:
-    """What bounds a task: its steps, and the share of the model's window it may fill."""
-
-    max_steps: int = 50
-    context_window: int = 200_000
-    context_budget: float = 0.8
-
-    @property
-    def prompt_limit(self) -> int:
-        return int(self.context_window * self.context_budget)
-
-
-def _limit_reached(spent: Budget, own: bool) -> str:
-    """Why the loop stopped: its own limit, or that of an agent above it (its task's)."""
-    if spent.tokens_out():
-        reached = f"{spent.max_tokens:,} tokens ({spent.tokens_setting})"
-    else:
-        reached = f"{spent.max_steps} steps ({spent.steps_setting})"
-    if own:
-        return f"Stopped after {reached}."
-    return f"Stopped: the task reached its limit of {reached}, its subagents' steps counted."
 
 
 class Agent:
@@ -101,11 +68,15 @@ class Agent:
         self._given_system = system
         self.system = self._system()
         self.checkpoints = checkpoints
-        self.budget = budget or Budget(limits.max_steps)
+        self.budget = budget or Budget(max_steps=limits.max_steps)
         self.record = record
         self._recording: asyncio.Future[None] | None = None
         self._attached: dict[str, list[Block]] = {}
         """Images a call's tool attached (image_results), by call id, until its result."""
+        self._usage, self._steps = Usage(), 0
+        """What the task's own turns cost, and how many it took (the step being run)."""
+        self._last = Usage()
+        """What the last turn cost: the context it filled (an ACP client's meter)."""
 
     def _system(self) -> str:
         """The system prompt: a subagent's own, else the task's rules, memory and skills."""
@@ -124,7 +95,7 @@ class Agent:
         words = redact(request if request is not None else task, self.tools.secrets)
         task, blocked = await self.tools.hooks.submitted(task, not self.conversation.messages)
         if blocked is not None:  # a UserPromptSubmit hook's block: nothing reaches the model
-            return TaskResult("failed", blocked)
+            return TaskResult(status="failed", summary=blocked)
         # Again, the same unless the user just approved the project's skills (before any
         # request of the task, so the prefix stays byte-stable within it).
         self.system = self._system()
@@ -160,122 +131,91 @@ class Agent:
         await self.checkpoints.record(self.conversation.mark(kind, step, label, touches))
 
     async def _run(self, task: str, images: list[Image]) -> TaskResult:
-        usage = Usage()
-        last = Usage()
-        steps = 0
-        conversation = self.conversation
-
-        budget = self.budget
-        budget.reset()
-
-        def result(status: Status, summary: str, hint: str = "") -> TaskResult:
-            edits = self.tools.edits
-            applied, rejected, partly = edits.applied, edits.rejected, edits.partly
-            total = Usage()  # what the task cost: its subagents' share included
-            for spent in (usage, *(child.usage for child in budget.children)):
-                total.add(spent)
-            done = TaskResult(status, summary, steps, applied, rejected, total, hint, partly)
-            done.subagents = list(budget.children)
-            done.last_turn = last
-            return done
-
-        start = conversation.checkpoint()
+        """The loop: a turn after another until one of them ends the task (`Ended`)."""
+        self.budget.reset()
+        self._usage, self._steps, self._last = Usage(), 0, Usage()
+        start = self.conversation.checkpoint()
         # The task may carry the editor's selection, which may hold a secret (a .env line).
         vision = self.tools.settings.vision is not False
-        conversation.add_user(
-            [
-                *user_blocks(images, vision),
-                {"type": "text", "text": redact(task, self.tools.secrets)},
-            ]
-        )
+        text = {"type": "text", "text": redact(task, self.tools.secrets)}
+        self.conversation.add_user([*user_blocks(images, vision), text])
         try:
-            while (spent := budget.exceeded()) is None:
-                steps += 1
-                budget.spend(steps=1)
-                turn = await self._ask()
-                usage.add(turn.usage)
-                last = turn.usage
-                budget.spend(tokens=turn.usage.prompt + turn.usage.output)
-                # The API refuses an empty assistant turn in the history of a later request.
-                content = turn.content or [{"type": "text", "text": "(empty reply)"}]
-                conversation.messages.append({"role": "assistant", "content": content})
+            while (spent := self.budget.exceeded()) is None:
+                await self._turn(start)
+            raise LimitReached(spent.reached(own=spent is self.budget), spent.tokens_out())
+        except Ended as end:
+            return self._result(end)
+        except (asyncio.CancelledError, Exception) as error:
+            stop, why = stopped(error)
+            self._interrupted(why)  # the conversation told why, to start the next task clean
+            return self._result(stop)
+
+    async def _turn(self, start: tuple[int, int]) -> None:
+        """One step: the model's turn, then the calls it asked for, their results and what
+        the user added meanwhile. Raises `Ended` when the turn ends the task."""
+        conversation = self.conversation
+        self._steps += 1
+        self.budget.spend(steps=1)
+        turn = await self._ask()
+        self._usage.add(turn.usage)
+        self._last = turn.usage
+        self.budget.spend(tokens=turn.usage.prompt + turn.usage.output)
+        # The API refuses an empty assistant turn in the history of a later request.
+        content = turn.content or [{"type": "text", "text": "(empty reply)"}]
+        conversation.messages.append({"role": "assistant", "content": content})
+        conversation.save()
+        report_server_tools(turn.content, self.progress)
+        if turn.stop_reason == "refusal":
+            # A refused turn left in the history makes the next ones refused too.
+            conversation.rewind(start)
+            conversation.steering.clear()
+            raise Declined()
+        calls = [b for b in turn.content if b.get("type") == "tool_use"]
+        if not calls:
+            if more := await self._go_on(turn):
+                conversation.add_user(more)
+            return
+        conversation.add_user([])
+        run = functools.partial(self._call, cut_off=turn.stop_reason == "max_tokens")
+        ordered = in_model_order(calls, offered(self.tools), self.progress, run)
+        async with contextlib.aclosing(ordered) as results:
+            async for block in results:
+                attached = self._attached.pop(block["tool_use_id"], [])
+                conversation.messages[-1]["content"].append(with_images(block, attached))
                 conversation.save()
-                report_server_tools(turn.content, self.progress)
-                calls = [b for b in turn.content if b.get("type") == "tool_use"]
-                if turn.stop_reason == "refusal":
-                    # A refused turn left in the history makes the next ones refused too.
-                    conversation.rewind(start)
-                    conversation.steering.clear()
-                    declined = result("failed", "The model declined this task (refusal).")
-                    declined.refused = True
-                    return declined
-                if not calls:
-                    if turn.stop_reason == "pause_turn":  # a long server-side search: go on
-                        continue
-                    if turn.stop_reason == "max_tokens":
-                        conversation.add_user([note(_CUT_OFF)])
-                        continue
-                    if conversation.steering:  # added as the model finished: not done yet
-                        conversation.add_user(self._steering())
-                        continue
-                    if (more := await self.tools.hooks.stopping()) is not None:
-                        conversation.add_user([note(more)])
-                        continue
-                    return result("done", text_of(turn.content))
-                cut_off = turn.stop_reason == "max_tokens"
-                conversation.add_user([])
-                run = functools.partial(self._call, cut_off=cut_off, step=steps)
-                ordered = in_model_order(calls, offered(self.tools), self.progress, run)
-                async with contextlib.aclosing(ordered) as results:
-                    async for block in results:
-                        attached = self._attached.pop(block["tool_use_id"], [])
-                        conversation.messages[-1]["content"].append(with_images(block, attached))
-                        conversation.save()
-                conversation.add_user(self._steering())
-            status: Status = "token_limit" if spent.tokens_out() else "step_limit"
-            return result(status, _limit_reached(spent, own=spent is budget))
-        except asyncio.CancelledError:
-            self._interrupted("The user cancelled this task; do not go on with it unless asked.")
-            return result("cancelled", CANCELLED_BY_USER)
-        except ModelError as error:
-            self._interrupted(f"This task stopped: {error}")
-            return result("failed", str(error), error.hint)
-        except Exception as error:  # a defect of ours must not leave the session unusable
-            log.exception("the agent loop failed")
-            self._interrupted(f"This task stopped: agentls failed ({type(error).__name__}).")
-            return result(
-                "failed",
-                f"agentls failed: {type(error).__name__}: {error}",
-                "See the agentls log; the conversation can go on.",
-            )
+        conversation.add_user(self._steering())
+
+    async def _go_on(self, turn: Turn) -> list[Block]:
+        """A turn with no call: what makes the model go on (nothing, for a paused turn), or
+        `Answered`: the task is done."""
+        if turn.stop_reason == "pause_turn":  # a long server-side search: go on
+            return []
+        if turn.stop_reason == "max_tokens":
+            return [note(_CUT_OFF)]
+        if self.conversation.steering:  # added as the model finished: not done yet
+            return self._steering()
+        if (more := await self.tools.hooks.stopping()) is not None:
+            return [note(more)]
+        raise Answered(text_of(turn.content))
+
+    def _result(self, end: Ended) -> TaskResult:
+        """The task's result; what it cost includes its subagents' share."""
+        total = Usage()
+        for spent in (self._usage, *(child.usage for child in self.budget.children)):
+            total.add(spent)
+        done = end.result(self._steps, self.tools.edits, total, self.budget.children)
+        done.last_turn = self._last
+        return done
 
     async def _ask(self) -> Turn:
         """The model's next turn, the conversation first brought within its context budget."""
         # The same for the task but when an approved plan ends the plan mode (the cache).
-        system, schemas = self.system, [t.schema() for t in offered(self.tools).values()]
-        limit = self.limits.prompt_limit
+        schemas = [t.schema() for t in offered(self.tools).values()]
         budget, messages = self.conversation.budget, self.conversation.messages
-        chars = prompt_chars(system, schemas, messages)
-        chars -= self._fit(chars, limit)
-        try:
-            turn = await self.model.respond(system, messages, schemas, self.progress.text)
-        except PromptTooLong as error:
-            # The estimate fell short of the API's count (or the window is smaller than the
-            # settings say): learn the real size, cut a fifth at least, and ask once more.
-            budget.observe(error.tokens or 2 * budget.estimate(chars), chars)
-            removed = self._fit(chars, min(limit, int(budget.estimate(chars) * 0.8)))
-            if not removed:
-                raise
-            chars -= removed
-            turn = await self.model.respond(system, messages, schemas, self.progress.text)
-        budget.observe(turn.usage.prompt, chars)
-        return turn
-
-    def _fit(self, chars: int, limit: int) -> int:
-        removed = self.conversation.budget.fit(self.conversation.messages, chars, limit)
-        if removed:
-            log.info("elided %d characters of old tool results (context budget)", removed)
-        return removed
+        limit = self.limits.prompt_limit
+        return await budget.ask(
+            self.model, self.system, schemas, messages, limit, self.progress.text
+        )
 
     def _interrupted(self, why: str) -> None:
         """Close the task in the conversation so the next one starts clean and knows why;
@@ -291,28 +231,18 @@ class Agent:
             self.progress.steered(text)
         return [note(_STEERED.format(text=text), said=text) for text in texts]
 
-    async def _call(self, call: Block, summary: str, cut_off: bool, step: int) -> tuple[str, bool]:
-        label = f"{call['name']}: {summary}"
+    async def _call(self, call: Block, summary: str, cut_off: bool) -> tuple[str, bool]:
+        label, step = f"{call['name']}: {summary}", self._steps
 
         async def before_change(touches: list[str] | None) -> None:
             if self.record is not None:  # a subagent's change is recorded as its parent's step
                 await self.record(touches)
             await self._checkpoint("step", step, label, touches)
 
-        CALL_ID.set(call["id"])  # each call runs in its own context: this one's alone
-
-        arguments = call.get("input")
         if cut_off:
-            return _CUT_OFF_TOOL, True
-        try:
-            with collecting() as attached:
-                text, is_error = await run_tool(self.tools, call["name"], arguments, before_change)
-            if attached and not is_error:
-                self._attached[call["id"]] = attached
-        except CommandCancelled as cancel:  # what the command printed is the model's too
-            answered = tool_result(call["id"], redact(cancel.output, self.tools.secrets), True)
-            self.conversation.messages[-1]["content"].append(answered)
-            raise
+            return CUT_OFF_CALL, True
+        ran = await run_call(self.tools, call, before_change, self.conversation, self._attached)
+        text, is_error = ran
         noted, memory = self.conversation.memory_noted, self.memory
-        note = "" if is_error or not memory else memory.note(call["name"], arguments, noted)
+        note = "" if is_error or not memory else memory.note(call["name"], call.get("input"), noted)
         return (f"{text}\n\n{note}" if note else text), is_error

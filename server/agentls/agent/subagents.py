@@ -79,7 +79,7 @@ def _fits(definition: Definition, name: str, tool: Tool) -> bool:
     return not definition.read_only or (tool.read_only and name != "todo_write")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Subagents:
     """Runs the subagents of one agent (`ToolContext.subagents`): the task's, or a
     subagent's own when `subagents.maxDepth` lets it start some."""
@@ -144,15 +144,15 @@ class Subagents:
         try:
             result = await agent.run(prompt)
         finally:
-            ended = result or TaskResult("cancelled", "")
+            ended = result or TaskResult(status="cancelled", summary="")
             figures = SubagentFigures(
-                shown.id,
-                definition.name,
-                description,
-                ended.status,
-                ended.steps,
-                ended.usage,
-                model_name,
+                id=shown.id,
+                type=definition.name,
+                description=description,
+                status=ended.status,
+                steps=ended.steps,
+                usage=ended.usage,
+                model=model_name,
             )
             parent.budget.children.append(figures)
             line = self._figures(figures)
@@ -190,7 +190,13 @@ class Subagents:
             record=before_change,
         )
         if self.depth + 1 < limits.max_depth:
-            context.subagents = Subagents(agent, self.types, self.models, self.depth + 1, self.ids)
+            context.subagents = Subagents(
+                parent=agent,
+                definitions=self.types,
+                models=self.models,
+                depth=self.depth + 1,
+                ids=self.ids,
+            )
         return agent
 
     def _context(
@@ -244,4 +250,4 @@ def delegate(
     """Let `agent` (a task's) start subagents, unless `subagents.maxDepth` is 0."""
     if agent.tools.settings.subagents.max_depth > 0:
         found = definitions or (lambda: {d.name: d for d in BUILT_IN})
-        agent.tools.subagents = Subagents(agent, found, models)
+        agent.tools.subagents = Subagents(parent=agent, definitions=found, models=models)

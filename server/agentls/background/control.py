@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..disk.state import private_dir, state_dir
 from ..shell import launch
@@ -29,10 +29,13 @@ from ..tasktree.environment import worker_environment
 from . import records
 from .records import ACTIVE, BRANCH_PREFIX, Entry, Status, TaskRecord
 
+if TYPE_CHECKING:
+    from ..config.settings import Settings
+
 DAY = 86400.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Options:
     """What the settings say of background tasks (and of any task: its bounds, its model)."""
 
@@ -45,6 +48,21 @@ class Options:
     sandbox_network: bool = False
     settings: dict[str, Any] | None = None
     """The rest of the settings object (an editor's), for the task's own settings."""
+
+    @classmethod
+    def of(cls, settings: Settings, raw: dict[str, Any] | None = None) -> Options:
+        """The options the settings give, for every door; `raw` is an editor's settings
+        object, whose rules (a deny, an ask) and the rest hold in the task too."""
+        return cls(
+            setup=settings.background_setup,
+            max_running=settings.background_max_running,
+            keep_days=settings.background_keep_days,
+            max_steps=settings.max_steps,
+            provider=settings.provider,
+            model=settings.model,
+            sandbox_network=settings.sandbox_network,
+            settings=raw,
+        )
 
 
 class BackgroundError(Exception):
@@ -91,7 +109,7 @@ def start(root: Path, task: str, message: str, options: Options) -> Entry:
                 stderr=log,
             )
     except OSError as error:
-        entry.status = Status("error", error=f"its process could not start: {error}")
+        entry.status = Status(status="error", error=f"its process could not start: {error}")
         entry.save()
         raise BackgroundError(f"the task's process could not start: {error}") from None
     # Reaped by a thread of ours while we live; once we are gone, by init. The process

@@ -33,7 +33,7 @@ ENDED = frozenset({"done", "failed", "error", "timeout", "cancelled"})
 BRANCH_PREFIX = "agentls/background/"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TaskRecord:
     """What was asked (`task.json`): all the task's process needs to run it."""
 
@@ -70,7 +70,7 @@ class TaskRecord:
         return cls(**{k: v for k, v in raw.items() if k in known})
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Status:
     """Where a task stands (`status.json`)."""
 

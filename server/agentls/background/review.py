@@ -34,7 +34,7 @@ ABSENT, LINK, SUBMODULE = "000000", "120000", "160000"
 submodule (a commit, no blob)."""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class FileReview:
     """One file of the task's change, as it would land in the user's files now."""
 
@@ -86,7 +86,14 @@ def rebase(base: str, task: str, current: str) -> tuple[list[Hunk], list[Hunk]]:
             conflicting.append(hunk)
             continue
         moved.append(
-            Hunk(start, end, hunk.text, hunk.line + lines, hunk.old_line_count, hunk.new_line_count)
+            Hunk(
+                start=start,
+                end=end,
+                text=hunk.text,
+                line=hunk.line + lines,
+                old_line_count=hunk.old_line_count,
+                new_line_count=hunk.new_line_count,
+            )
         )
     return moved, conflicting
 
@@ -217,7 +224,7 @@ def plan(
         path, letter = entry.path, entry.letter
         declined = links.declined(entry, commit) or in_the_way(root, path)
         if declined:
-            result.files.append(FileReview(path, entry.kind, hunks=1, declined=declined))
+            result.files.append(FileReview(path=path, kind=entry.kind, hunks=1, declined=declined))
             continue
         before = None if letter == "A" else _text(_blob(root, base, path))
         after = None if letter == "D" else _text(_blob(root, commit, path))
@@ -236,7 +243,7 @@ def _file(
     target: Path, path: str, before: str | None, after: str | None, now: str | None, tool: str
 ) -> FileReview:
     if after is None:  # the task deleted it
-        review = FileReview(path, "delete", hunks=1)
+        review = FileReview(path=path, kind="delete", hunks=1)
         if now is None:
             review.kind = "delete"
             review.conflicts = []
@@ -245,13 +252,15 @@ def _file(
             review.conflicts = [f"deletion of {path}: {YOU_CHANGED}"]
         return review
     if before is None:  # the task created it
-        review = FileReview(path, "create", hunks=1)
+        review = FileReview(path=path, kind="create", hunks=1)
         if now is None:
-            review.change = Change(target, None, after, line_hunks("", after), tool)
+            review.change = Change(
+                path=target, old_text=None, new_text=after, hunks=line_hunks("", after), tool=tool
+            )
         elif now != after:
             review.conflicts = [f"new file {path}: you made a file of that name meanwhile"]
         return review
-    review = FileReview(path, "change")
+    review = FileReview(path=path, kind="change")
     if now is None:
         review.hunks = len(line_hunks(before, after))
         review.conflicts = [f"changes to {path}: you deleted the file since the task started"]
@@ -260,5 +269,7 @@ def _file(
     review.hunks = len(moved) + len(conflicting)
     review.conflicts = [f"{h.describe()} of {path}: {YOU_CHANGED}" for h in conflicting]
     if moved:
-        review.change = Change(target, now, apply_hunks(now, moved), moved, tool)
+        review.change = Change(
+            path=target, old_text=now, new_text=apply_hunks(now, moved), hunks=moved, tool=tool
+        )
     return review

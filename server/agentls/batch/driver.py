@@ -32,7 +32,7 @@ from .tasks import Task, TasksError, read_tasks, valid_id
 EXIT_CANCELLED = 130
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BatchOptions:
     tasks: Path
     out: Path
@@ -101,21 +101,21 @@ class Driver:
     def spec(self, task: Task) -> TaskSpec:
         options, trees = self.options, self.trees
         return TaskSpec(
-            task.id,
-            task.repo,
-            task.prompt,
-            f"agentls/{options.batch_name}/{task.id}",
-            str((trees / task.id).resolve()),
-            task.base,
-            task.setup,
-            task.test,
-            task.max_steps,
-            task.timeout,
-            options.sandbox_network,
-            options.shared,
-            options.keep_worktrees,
-            options.provider,
-            options.model,
+            id=task.id,
+            repo=task.repo,
+            prompt=task.prompt,
+            branch=f"agentls/{options.batch_name}/{task.id}",
+            tree=str((trees / task.id).resolve()),
+            base=task.base,
+            setup=task.setup,
+            test=task.test,
+            max_steps=task.max_steps,
+            timeout=task.timeout,
+            sandbox_network=options.sandbox_network,
+            shared=options.shared,
+            keep_tree=options.keep_worktrees,
+            provider=options.provider,
+            model=options.model,
         )
 
     def interrupt(self) -> None:
@@ -144,16 +144,18 @@ class Driver:
                 break
             except WorkerLost as lost:
                 if self.stopping:
-                    outcome = TaskOutcome(task.id, "cancelled", error=str(lost))
+                    outcome = TaskOutcome(id=task.id, status="cancelled", error=str(lost))
                     break
                 if retries >= self.options.retries:
                     words = f"{lost}; given up after {retries} retries"
-                    outcome = TaskOutcome(task.id, "error", error=words)
+                    outcome = TaskOutcome(id=task.id, status="error", error=words)
                     break
                 retries += 1
                 self.progress.say(f"{task.id}: {lost}; retry {retries} of {self.options.retries}")
             except Exception as error:  # a fault of ours: the task's line says so, others go on
-                outcome = TaskOutcome(task.id, "error", error=f"{type(error).__name__}: {error}")
+                outcome = TaskOutcome(
+                    id=task.id, status="error", error=f"{type(error).__name__}: {error}"
+                )
                 break
         self.record(outcome, number, retries)
 
@@ -191,7 +193,7 @@ class Driver:
         if self.budget.exhausted and not self.stopping:
             for task in pending:
                 error = f"the budget of ${self.budget.limit:g} was spent"
-                outcome = TaskOutcome(task.id, "budget", error=error, node="")
+                outcome = TaskOutcome(id=task.id, status="budget", error=error, node="")
                 self.progress.started(task.id)
                 self.record(outcome, self.journal.attempts(task.id) + 1, 0)
 

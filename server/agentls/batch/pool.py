@@ -165,7 +165,9 @@ class LocalPool:
                     outcome = await asyncio.wait_for(asyncio.shield(worker.reply), limit)
                 except asyncio.TimeoutError:
                     worker.kill()
-                    return TaskOutcome(spec.id, "timeout", error="the worker stopped answering")
+                    return TaskOutcome(
+                        id=spec.id, status="timeout", error="the worker stopped answering"
+                    )
                 except asyncio.CancelledError:
                     worker.kill()  # the driver is ending at once
                     raise

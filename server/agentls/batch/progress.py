@@ -14,7 +14,7 @@ _NAMED = 3
 """Running tasks the bar names; the others are counted."""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Counts:
     total: int
     done: int = 0
@@ -54,7 +54,7 @@ class Counts:
 
 class BatchProgress:
     def __init__(self, total: int, stream: TextIO | None = None) -> None:
-        self.counts = Counts(total)
+        self.counts = Counts(total=total)
         self.running: list[str] = []
         """The tasks running, in the order they started."""
         self.console = Console(file=stream or sys.stderr, highlight=False)

@@ -89,13 +89,13 @@ class RayEngine:
         try:
             outcome = TaskOutcome.from_json(await ref)
         except ray.exceptions.TaskCancelledError:
-            return TaskOutcome(spec.id, "cancelled", error="cancelled while it ran")
+            return TaskOutcome(id=spec.id, status="cancelled", error="cancelled while it ran")
         except _LOST as error:
             if spec.id in self.cancelled:
-                return TaskOutcome(spec.id, "cancelled", error="cancelled while it ran")
+                return TaskOutcome(id=spec.id, status="cancelled", error="cancelled while it ran")
             raise WorkerLost(f"the Ray worker or node died: {type(error).__name__}") from None
         except ray.exceptions.RayTaskError as error:
-            return TaskOutcome(spec.id, "error", error=f"the task raised: {error}")
+            return TaskOutcome(id=spec.id, status="error", error=f"the task raised: {error}")
         finally:
             self.running.pop(spec.id, None)
         if live is not None:  # the worker cannot tell us as it goes: tell now

@@ -16,7 +16,7 @@ _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 slash, no `..`, nothing git refuses in a ref, nothing a shell or a path would read twice."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Task:
     id: str
     repo: str
@@ -66,15 +66,15 @@ def parse_line(text: str, number: int, folder: Path) -> Task:
             f"id {raw['id']!r}: letters, digits, '.', '_' and '-' only (it names a branch)"
         )
     return Task(
-        raw["id"],
-        str((folder / raw["repo"]).resolve()) if "://" not in raw["repo"] else raw["repo"],
-        raw["prompt"],
-        raw.get("base"),
-        raw.get("setup"),
-        raw.get("test"),
-        _positive(raw, "max_steps", int),
-        _positive(raw, "timeout", float),
-        number,
+        id=raw["id"],
+        repo=str((folder / raw["repo"]).resolve()) if "://" not in raw["repo"] else raw["repo"],
+        prompt=raw["prompt"],
+        base=raw.get("base"),
+        setup=raw.get("setup"),
+        test=raw.get("test"),
+        max_steps=_positive(raw, "max_steps", int),
+        timeout=_positive(raw, "timeout", float),
+        line=number,
     )
 
 

@@ -56,7 +56,7 @@ class SkillOptions:
     window's size, at most 8,000 (`extensions/skill_tool.budget`)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Settings:
     provider: str | None = None
     """None: AGENTLS_PROVIDER, else anthropic (providers.endpoint)."""
@@ -224,7 +224,7 @@ def _folders(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Setting:
     """One setting, defined once: what parses it, and what every editor and document shows
     of it (the VS Code contribution, the vimdoc and the README are checked against this by
@@ -255,70 +255,76 @@ _BILLED = " User settings only: a workspace never chooses what you are billed fo
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
-        "provider",
-        "provider",
-        _provider,
-        {"type": ["string", "null"], "enum": [None, *PROFILES]},
-        None,
-        "Where the model runs: `anthropic` or `openai` (the wire format), or a named profile "
-        "(the README's Models section). `null` (default): the server's environment variable "
-        "`AGENTLS_PROVIDER`, else `anthropic`." + _USER_ONLY,
+        key="provider",
+        field="provider",
+        check=_provider,
+        schema={"type": ["string", "null"], "enum": [None, *PROFILES]},
+        default=None,
+        description=(
+            "Where the model runs: `anthropic` or `openai` (the wire format), or a named profile "
+            "(the README's Models section). `null` (default): the server's environment variable "
+            "`AGENTLS_PROVIDER`, else `anthropic`." + _USER_ONLY
+        ),
         user_only=True,
     ),
     Setting(
-        "baseUrl",
-        "base_url",
-        _base_url,
-        {"type": ["string", "null"]},
-        None,
-        "The provider's endpoint, e.g. `http://localhost:11434` for Ollama. `null` (default): "
-        "the profile's (for `anthropic` and `openai`, `ANTHROPIC_BASE_URL` or "
-        "`OPENAI_BASE_URL` first)." + _USER_ONLY,
+        key="baseUrl",
+        field="base_url",
+        check=_base_url,
+        schema={"type": ["string", "null"]},
+        default=None,
+        description=(
+            "The provider's endpoint, e.g. `http://localhost:11434` for Ollama. `null` (default): "
+            "the profile's (for `anthropic` and `openai`, `ANTHROPIC_BASE_URL` or "
+            "`OPENAI_BASE_URL` first)." + _USER_ONLY
+        ),
         user_only=True,
     ),
     Setting(
-        "model",
-        "model",
-        _model,
-        {"type": ["string", "null"]},
-        None,
-        "Model id. `null` (default): the server's environment variable `AGENTLS_MODEL`, "
-        f"else `{DEFAULT_MODEL}` for the `anthropic` provider; every other provider needs one."
+        key="model",
+        field="model",
+        check=_model,
+        schema={"type": ["string", "null"]},
+        default=None,
+        description=(
+            "Model id. `null` (default): the server's environment variable `AGENTLS_MODEL`, "
+            f"else `{DEFAULT_MODEL}` for the `anthropic` provider; every other provider needs one."
+            + _BILLED
+        ),
+        user_only=True,
+    ),
+    Setting(
+        key="models",
+        field="models",
+        check=_models,
+        schema={"type": "array", "items": {"type": "string"}},
+        default=[],
+        description="More model ids to switch to in a session, beside `model`: an ACP client's "
+        "model picker (Zed, VS Code's Agent Host, JetBrains) offers the model in use, then these."
         + _BILLED,
         user_only=True,
     ),
     Setting(
-        "models",
-        "models",
-        _models,
-        {"type": "array", "items": {"type": "string"}},
-        [],
-        "More model ids to switch to in a session, beside `model`: an ACP client's model "
-        "picker (Zed, VS Code's Agent Host, JetBrains) offers the model in use, then these."
-        + _BILLED,
-        user_only=True,
+        key="maxSteps",
+        field="max_steps",
+        check=_int_in(1, 1000),
+        schema={"type": "integer", "minimum": 1, "maximum": 1000},
+        default=50,
+        description="Model turns per task; reaching it ends the task with `step_limit`.",
     ),
     Setting(
-        "maxSteps",
-        "max_steps",
-        _int_in(1, 1000),
-        {"type": "integer", "minimum": 1, "maximum": 1000},
-        50,
-        "Model turns per task; reaching it ends the task with `step_limit`.",
+        key="maxTokens",
+        field="max_tokens",
+        check=_int_in(1, 128000),
+        schema={"type": "integer", "minimum": 1, "maximum": 128000},
+        default=16000,
+        description="Output tokens per model turn.",
     ),
     Setting(
-        "maxTokens",
-        "max_tokens",
-        _int_in(1, 128000),
-        {"type": "integer", "minimum": 1, "maximum": 128000},
-        16000,
-        "Output tokens per model turn.",
-    ),
-    Setting(
-        "approveCommands",
-        "approve_commands",
-        _approve,
-        {
+        key="approveCommands",
+        field="approve_commands",
+        check=_approve,
+        schema={
             "type": "string",
             "enum": ["ask", "always"],
             "enumDescriptions": [
@@ -326,70 +332,78 @@ SETTINGS: tuple[Setting, ...] = (
                 "Run commands without asking.",
             ],
         },
-        "ask",
-        "Whether the agent's bash commands need your approval.",
+        default="ask",
+        description="Whether the agent's bash commands need your approval.",
         user_only=True,
     ),
     Setting(
-        "allowedCommands",
-        "allowed_commands",
-        _prefixes,
-        {"type": "array", "items": {"type": "string"}},
-        [],
-        'Command prefixes that never ask, e.g. `["git status", "pytest"]`. Matched word by '
-        f"word; a command with {_COMMAND_PREFIXES} always asks, and so does one naming a path "
-        "outside the workspace or with an option that writes or deletes (`--output`, `-o`, "
-        "`--junitxml`, `-delete`, `-exec`, ...). They always run in the sandbox.",
+        key="allowedCommands",
+        field="allowed_commands",
+        check=_prefixes,
+        schema={"type": "array", "items": {"type": "string"}},
+        default=[],
+        description=(
+            'Command prefixes that never ask, e.g. `["git status", "pytest"]`. Matched word by '
+            f"word; a command with {_COMMAND_PREFIXES} always asks, and so does one naming a path "
+            "outside the workspace or with an option that writes or deletes (`--output`, `-o`, "
+            "`--junitxml`, `-delete`, `-exec`, ...). They always run in the sandbox."
+        ),
         user_only=True,
     ),
     Setting(
-        "bashTimeout",
-        "bash_timeout",
-        _seconds,
-        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        120,
-        "Seconds before a command's whole process group is killed.",
+        key="bashTimeout",
+        field="bash_timeout",
+        check=_seconds,
+        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        default=120,
+        description="Seconds before a command's whole process group is killed.",
     ),
     Setting(
-        "outputLimit",
-        "output_limit",
-        _int_in(1000, 1_000_000),
-        {"type": "integer", "minimum": 1000, "maximum": 1000000},
-        30000,
-        "Characters of a tool result the model sees; longer output is cut in the middle.",
+        key="outputLimit",
+        field="output_limit",
+        check=_int_in(1000, 1_000_000),
+        schema={"type": "integer", "minimum": 1000, "maximum": 1000000},
+        default=30000,
+        description=(
+            "Characters of a tool result the model sees; longer output is cut in the middle."
+        ),
     ),
     Setting(
-        "requestTimeout",
-        "request_timeout",
-        _seconds,
-        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        120,
-        "Seconds a model request may stay silent before it is abandoned and retried.",
+        key="requestTimeout",
+        field="request_timeout",
+        check=_seconds,
+        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        default=120,
+        description="Seconds a model request may stay silent before it is abandoned and retried.",
     ),
     Setting(
-        "contextWindow",
-        "context_window",
-        _optional(_int_in(8_000, 2_000_000)),
-        {"type": ["integer", "null"], "minimum": 8000, "maximum": 2000000},
-        None,
-        "The model's context window in tokens. `null` (default): the known model's (200000 "
-        "for Claude), else 128000 for an OpenAI-format provider; set it for a local model "
-        "served with a smaller one.",
+        key="contextWindow",
+        field="context_window",
+        check=_optional(_int_in(8_000, 2_000_000)),
+        schema={"type": ["integer", "null"], "minimum": 8000, "maximum": 2000000},
+        default=None,
+        description=(
+            "The model's context window in tokens. `null` (default): the known model's (200000 "
+            "for Claude), else 128000 for an OpenAI-format provider; set it for a local model "
+            "served with a smaller one."
+        ),
     ),
     Setting(
-        "contextBudget",
-        "context_budget",
-        _share,
-        {"type": "number", "minimum": 0.1, "maximum": 0.95},
-        0.7,
-        "Share of the context window the prompt may fill before the oldest tool results are "
-        "replaced by a one-line note.",
+        key="contextBudget",
+        field="context_budget",
+        check=_share,
+        schema={"type": "number", "minimum": 0.1, "maximum": 0.95},
+        default=0.7,
+        description=(
+            "Share of the context window the prompt may fill before the oldest tool results are "
+            "replaced by a one-line note."
+        ),
     ),
     Setting(
-        "prices",
-        "prices",
-        _prices,
-        {
+        key="prices",
+        field="prices",
+        check=_prices,
+        schema={
             "type": "object",
             "additionalProperties": {
                 "type": "object",
@@ -402,16 +416,18 @@ SETTINGS: tuple[Setting, ...] = (
                 "required": ["input", "output"],
             },
         },
-        {},
-        "Dollars per million tokens by model-id prefix, consulted before the built-in table, "
-        'e.g. `{"claude-sonnet-5-5": {"input": 2, "output": 10}}`.' + _BILLED,
+        default={},
+        description=(
+            "Dollars per million tokens by model-id prefix, consulted before the built-in table, "
+            'e.g. `{"claude-sonnet-5-5": {"input": 2, "output": 10}}`.' + _BILLED
+        ),
         user_only=True,
     ),
     Setting(
-        "sandbox",
-        "sandbox",
-        _sandbox,
-        {
+        key="sandbox",
+        field="sandbox",
+        check=_sandbox,
+        schema={
             "type": "string",
             "enum": ["auto", "required", "off"],
             "enumDescriptions": [
@@ -420,57 +436,65 @@ SETTINGS: tuple[Setting, ...] = (
                 "No sandbox.",
             ],
         },
-        "auto",
-        "Whether bash runs in a sandbox (bubblewrap on Linux): only the workspace writable (not "
-        "`.git/hooks`, `.git/config`), private `/tmp`, no network, nothing it starts outlives "
-        "it, no secret in its environment.",
+        default="auto",
+        description=(
+            "Whether bash runs in a sandbox (bubblewrap on Linux): only the workspace writable "
+            "(not `.git/hooks`, `.git/config`), private `/tmp`, no network, nothing it starts "
+            "outlives it, no secret in its environment."
+        ),
         user_only=True,
     ),
     Setting(
-        "sandboxNetwork",
-        "sandbox_network",
-        _flag,
-        {"type": "boolean"},
-        False,
-        "Let sandboxed commands reach the network.",
+        key="sandboxNetwork",
+        field="sandbox_network",
+        check=_flag,
+        schema={"type": "boolean"},
+        default=False,
+        description="Let sandboxed commands reach the network.",
         user_only=True,
     ),
     Setting(
-        "approvedCommandsUnsandboxed",
-        "approved_commands_unsandboxed",
-        _flag,
-        {"type": "boolean"},
-        False,
-        "Run a command you allowed when shown it outside the sandbox. Commands that run "
-        "without asking (`allowedCommands`, `approveCommands: always`, the rest of a task "
-        "allowed as a whole) stay sandboxed.",
+        key="approvedCommandsUnsandboxed",
+        field="approved_commands_unsandboxed",
+        check=_flag,
+        schema={"type": "boolean"},
+        default=False,
+        description=(
+            "Run a command you allowed when shown it outside the sandbox. Commands that run "
+            "without asking (`allowedCommands`, `approveCommands: always`, the rest of a task "
+            "allowed as a whole) stay sandboxed."
+        ),
         user_only=True,
     ),
     Setting(
-        "passEnvironment",
-        "pass_environment",
-        _variable_names,
-        {"type": "array", "items": {"type": "string"}},
-        [],
-        "Names of environment variables, beyond the few every program gets (`PATH`, `HOME`, "
-        "`USER`, `LANG`, `LC_*`, `TERM`, `SHELL`, `TZ`, `TMPDIR`, `XDG_*`), passed to the "
-        'programs agentls starts: commands, hooks, MCP servers. E.g. `["JAVA_HOME", "GOPATH"]`.',
+        key="passEnvironment",
+        field="pass_environment",
+        check=_variable_names,
+        schema={"type": "array", "items": {"type": "string"}},
+        default=[],
+        description=(
+            "Names of environment variables, beyond the few every program gets (`PATH`, `HOME`, "
+            "`USER`, `LANG`, `LC_*`, `TERM`, `SHELL`, `TZ`, `TMPDIR`, `XDG_*`), passed to the "
+            'programs agentls starts: commands, hooks, MCP servers. E.g. `["JAVA_HOME", "GOPATH"]`.'
+        ),
         user_only=True,
     ),
     Setting(
-        "planTool",
-        "plan_tool",
-        _flag,
-        {"type": "boolean"},
-        True,
-        "Offer the model the `todo_write` tool, so it shows its plan for a task as a checklist "
-        "(`agent/plan`); turn it off for a model that does not need one.",
+        key="planTool",
+        field="plan_tool",
+        check=_flag,
+        schema={"type": "boolean"},
+        default=True,
+        description=(
+            "Offer the model the `todo_write` tool, so it shows its plan for a task as a checklist "
+            "(`agent/plan`); turn it off for a model that does not need one."
+        ),
     ),
     Setting(
-        "permissions",
-        "permissions",
-        parse_rules,
-        {
+        key="permissions",
+        field="permissions",
+        check=parse_rules,
+        schema={
             "type": "object",
             "properties": {
                 kind: {"type": "array", "items": {"type": "string"}}
@@ -478,79 +502,85 @@ SETTINGS: tuple[Setting, ...] = (
             },
             "additionalProperties": False,
         },
-        {},
-        "Rules in Claude Code's syntax that decide tool calls: "
+        default={},
+        description="Rules in Claude Code's syntax that decide tool calls: "
         '`{"allow": ["Bash(npm test:*)", "mcp__time__*"], "ask": ["Bash(git push:*)"], '
         '"deny": ["Read(.env)", "Edit(secrets/**)"]}`. deny wins over ask over allow; a '
         "repository's `.agentls/settings.json` may add deny and ask rules, never allow rules.",
         user_only=True,
     ),
     Setting(
-        "mode",
-        "mode",
-        mode_of,
-        {
+        key="mode",
+        field="mode",
+        check=mode_of,
+        schema={
             "type": "string",
             "enum": list(MODES),
             "enumDescriptions": list(MODES.values()),
         },
-        "default",
-        "The mode a session starts in: `default`, `acceptEdits` or `plan`; each door switches "
-        "it while idle.",
+        default="default",
+        description=(
+            "The mode a session starts in: `default`, `acceptEdits` or `plan`; each door switches "
+            "it while idle."
+        ),
         user_only=True,
     ),
     Setting(
-        "mcpServers",
-        "mcp_servers",
-        parse_servers,
-        {"type": "object", "additionalProperties": {"type": "object"}},
-        {},
-        "MCP servers in Claude Code's shape: "
+        key="mcpServers",
+        field="mcp_servers",
+        check=parse_servers,
+        schema={"type": "object", "additionalProperties": {"type": "object"}},
+        default={},
+        description="MCP servers in Claude Code's shape: "
         '`{"time": {"command": "uvx", "args": ["mcp-server-time"]}}` or `{"type": "http", '
         '"url": "...", "headers": {...}}`; `${VAR}` and `${VAR:-default}` come from your '
         "environment. Their tools are `mcp__<server>__<tool>`. User settings only.",
         user_only=True,
     ),
     Setting(
-        "mcpStartupTimeout",
-        "mcp_startup_timeout",
-        _seconds,
-        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        10,
-        "Seconds a task waits for MCP servers still starting; a slower one is left out of it.",
+        key="mcpStartupTimeout",
+        field="mcp_startup_timeout",
+        check=_seconds,
+        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        default=10,
+        description=(
+            "Seconds a task waits for MCP servers still starting; a slower one is left out of it."
+        ),
     ),
     Setting(
-        "mcpCallTimeout",
-        "mcp_call_timeout",
-        _seconds,
-        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        60,
-        "Seconds an MCP tool call may take before the model is told it timed out.",
+        key="mcpCallTimeout",
+        field="mcp_call_timeout",
+        check=_seconds,
+        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        default=60,
+        description="Seconds an MCP tool call may take before the model is told it timed out.",
     ),
     Setting(
-        "mcpAuthTimeout",
-        "mcp_auth_timeout",
-        _seconds,
-        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        120,
-        "Seconds a sign-in to an MCP server waits for the browser to come back.",
+        key="mcpAuthTimeout",
+        field="mcp_auth_timeout",
+        check=_seconds,
+        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        default=120,
+        description="Seconds a sign-in to an MCP server waits for the browser to come back.",
     ),
     Setting(
-        "toolSearchThreshold",
-        "tool_search_threshold",
-        _int_in(0, 1_000_000),
-        {"type": "integer", "minimum": 0, "maximum": 1000000},
-        1500,
-        "Tokens of MCP tool schemas past which the model is offered their names through "
-        "`tool_search` instead, and loads a schema once it found the tool.",
+        key="toolSearchThreshold",
+        field="tool_search_threshold",
+        check=_int_in(0, 1_000_000),
+        schema={"type": "integer", "minimum": 0, "maximum": 1000000},
+        default=1500,
+        description=(
+            "Tokens of MCP tool schemas past which the model is offered their names through "
+            "`tool_search` instead, and loads a schema once it found the tool."
+        ),
     ),
     Setting(
-        "hooks",
-        "hooks",
-        parse_hooks,
-        {"type": "object"},
-        {},
-        "Commands run at `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`, "
+        key="hooks",
+        field="hooks",
+        check=parse_hooks,
+        schema={"type": "object"},
+        default={},
+        description="Commands run at `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`, "
         "`SessionStart`, `PreCompact`, `SubagentStart` and `SubagentStop`, in Claude Code's "
         "format: "
         '`{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": '
@@ -558,10 +588,10 @@ SETTINGS: tuple[Setting, ...] = (
         user_only=True,
     ),
     Setting(
-        "subagents",
-        "subagents",
-        _subagents,
-        {
+        key="subagents",
+        field="subagents",
+        check=_subagents,
+        schema={
             "type": "object",
             "properties": {
                 "maxDepth": {"type": "integer", "minimum": 0, "maximum": 5},
@@ -571,109 +601,123 @@ SETTINGS: tuple[Setting, ...] = (
             },
             "additionalProperties": False,
         },
-        {"maxDepth": 1, "maxParallel": 4, "maxSteps": 25, "maxTokens": 200000},
-        "Bounds of the subagents the model starts with its `agent` tool: `maxDepth` how deep "
-        "they nest (1: the task's own start none; 0: no `agent` tool), `maxParallel` how many "
-        "of one turn run at once, `maxSteps` and `maxTokens` per subagent (its steps and "
-        "tokens also count against the task's `maxSteps`).",
+        default={"maxDepth": 1, "maxParallel": 4, "maxSteps": 25, "maxTokens": 200000},
+        description=(
+            "Bounds of the subagents the model starts with its `agent` tool: `maxDepth` how deep "
+            "they nest (1: the task's own start none; 0: no `agent` tool), `maxParallel` how many "
+            "of one turn run at once, `maxSteps` and `maxTokens` per subagent (its steps and "
+            "tokens also count against the task's `maxSteps`)."
+        ),
     ),
     Setting(
-        "vision",
-        "vision",
-        _optional_flag,
-        {"type": ["boolean", "null"]},
-        None,
-        "Whether the model takes images (read_file of a PNG, JPEG, GIF or WebP; images you "
-        "attach); `false` sends a one-line placeholder instead. `null` (default): the "
-        "provider's profile says (true for `anthropic`, `openai` and `openrouter`).",
+        key="vision",
+        field="vision",
+        check=_optional_flag,
+        schema={"type": ["boolean", "null"]},
+        default=None,
+        description=(
+            "Whether the model takes images (read_file of a PNG, JPEG, GIF or WebP; images you "
+            "attach); `false` sends a one-line placeholder instead. `null` (default): the "
+            "provider's profile says (true for `anthropic`, `openai` and `openrouter`)."
+        ),
     ),
     Setting(
-        "webSearch",
-        "web_search",
-        _flag,
-        {"type": "boolean"},
-        False,
-        "Offer the model Anthropic's `web_search` server tool (billed per search by "
+        key="webSearch",
+        field="web_search",
+        check=_flag,
+        schema={"type": "boolean"},
+        default=False,
+        description="Offer the model Anthropic's `web_search` server tool (billed per search by "
         "Anthropic); only Anthropic's own API (the `anthropic` provider) runs it: with another "
         "provider the tool is not sent and the start says so. User settings only.",
         user_only=True,
     ),
     Setting(
-        "webFetch.allowHosts",
-        "web_fetch_allow_hosts",
-        _hosts,
-        {"type": "array", "items": {"type": "string"}},
-        [],
-        "Hosts `web_fetch` may reach although they resolve to a loopback, private or "
+        key="webFetch.allowHosts",
+        field="web_fetch_allow_hosts",
+        check=_hosts,
+        schema={"type": "array", "items": {"type": "string"}},
+        default=[],
+        description="Hosts `web_fetch` may reach although they resolve to a loopback, private or "
         'link-local address, e.g. `["localhost", "wiki.intranet"]`; every other such address '
         "is refused. User settings only.",
         user_only=True,
     ),
     Setting(
-        "webFetch.timeout",
-        "web_fetch_timeout",
-        _seconds,
-        {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        30,
-        "Seconds one `web_fetch` may take in all: looking the host up, connecting, redirects "
-        "and reading the page (not the time you take to answer its question); a page still "
-        "arriving then is cut there, said in the result. User settings only.",
+        key="webFetch.timeout",
+        field="web_fetch_timeout",
+        check=_seconds,
+        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        default=30,
+        description="Seconds one `web_fetch` may take in all: looking the host up, connecting, "
+        "redirects and reading the page (not the time you take to answer its question); a page "
+        "still arriving then is cut there, said in the result. User settings only.",
         user_only=True,
     ),
     Setting(
-        "skills",
-        "skills",
-        _skill_options,
-        {
+        key="skills",
+        field="skills",
+        check=_skill_options,
+        schema={
             "type": "object",
             "properties": {
                 "catalogBudget": {"type": ["integer", "null"], "minimum": 0, "maximum": 100000}
             },
             "additionalProperties": False,
         },
-        {},
-        "Agent Skills: `catalogBudget`, the characters of the skills' names and descriptions "
-        "in the system prompt (`null`, the default: 2 % of the context window's size in "
-        "tokens, at most 8000); over it, descriptions are shortened.",
+        default={},
+        description=(
+            "Agent Skills: `catalogBudget`, the characters of the skills' names and descriptions "
+            "in the system prompt (`null`, the default: 2 % of the context window's size in "
+            "tokens, at most 8000); over it, descriptions are shortened."
+        ),
     ),
     Setting(
-        "plugins",
-        "plugins",
-        _folders,
-        {"type": "array", "items": {"type": "string"}},
-        [],
-        "Plugin folders (Claude Code's `.claude-plugin/` or Agent Plugins' `plugin.json`) "
-        "whose skills, commands, hooks and MCP servers you use, beside those `agentls plugin "
-        "add` records in your settings file. User settings only: a plugin's hooks and servers "
-        "run as yours.",
+        key="plugins",
+        field="plugins",
+        check=_folders,
+        schema={"type": "array", "items": {"type": "string"}},
+        default=[],
+        description=(
+            "Plugin folders (Claude Code's `.claude-plugin/` or Agent Plugins' `plugin.json`) "
+            "whose skills, commands, hooks and MCP servers you use, beside those `agentls plugin "
+            "add` records in your settings file. User settings only: a plugin's hooks and servers "
+            "run as yours."
+        ),
         user_only=True,
     ),
     Setting(
-        "background.setup",
-        "background_setup",
-        _command,
-        {"type": ["string", "null"]},
-        None,
-        "A command run in a background task's fresh worktree before the agent starts, e.g. "
-        "`npm ci` or `uv sync`; always in the sandbox (not at all without one), like the "
-        "agent's commands there. `null` (default): none.",
+        key="background.setup",
+        field="background_setup",
+        check=_command,
+        schema={"type": ["string", "null"]},
+        default=None,
+        description=(
+            "A command run in a background task's fresh worktree before the agent starts, e.g. "
+            "`npm ci` or `uv sync`; always in the sandbox (not at all without one), like the "
+            "agent's commands there. `null` (default): none."
+        ),
     ),
     Setting(
-        "background.maxRunning",
-        "background_max_running",
-        _int_in(1, 32),
-        {"type": "integer", "minimum": 1, "maximum": 32},
-        3,
-        "Background tasks that run at once on this machine; the others wait in the queue.",
+        key="background.maxRunning",
+        field="background_max_running",
+        check=_int_in(1, 32),
+        schema={"type": "integer", "minimum": 1, "maximum": 32},
+        default=3,
+        description=(
+            "Background tasks that run at once on this machine; the others wait in the queue."
+        ),
     ),
     Setting(
-        "background.keepDays",
-        "background_keep_days",
-        _int_in(1, 365),
-        {"type": "integer", "minimum": 1, "maximum": 365},
-        7,
-        "Days a finished background task (its worktree and branch) is kept unless reviewed "
-        "or discarded sooner; older ones are removed.",
+        key="background.keepDays",
+        field="background_keep_days",
+        check=_int_in(1, 365),
+        schema={"type": "integer", "minimum": 1, "maximum": 365},
+        default=7,
+        description=(
+            "Days a finished background task (its worktree and branch) is kept unless reviewed "
+            "or discarded sooner; older ones are removed."
+        ),
     ),
 )
 

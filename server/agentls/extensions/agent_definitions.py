@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .plugins import Plugin
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Definition:
     name: str
     description: str
@@ -58,14 +58,14 @@ numbers, the few lines of code that matter, no narration of your search."""
 
 BUILT_IN: tuple[Definition, ...] = (
     Definition(
-        "general-purpose",
-        "every tool",
-        _GENERAL,
+        name="general-purpose",
+        description="every tool",
+        prompt=_GENERAL,
     ),
     Definition(
-        "Explore",
-        "read-only; reports findings with paths",
-        _EXPLORE,
+        name="Explore",
+        description="read-only; reports findings with paths",
+        prompt=_EXPLORE,
         read_only=True,
     ),
 )
@@ -76,10 +76,10 @@ def parse(text: str, source: str) -> Definition:
     fields, body = front_matter(text)
     prompt = body.strip()
     return Definition(
-        _text(fields, "name"),
-        " ".join(_text(fields, "description").split()),
-        prompt,
-        _tools(fields.get("tools")),
+        name=_text(fields, "name"),
+        description=" ".join(_text(fields, "description").split()),
+        prompt=prompt,
+        tools=_tools(fields.get("tools")),
         model=_model(fields.get("model")),
         max_turns=_turns(fields.get("maxTurns")),
         source=source,

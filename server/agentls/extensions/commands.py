@@ -36,7 +36,7 @@ COMMANDS_FOLDER = Path(".claude") / "commands"
 _INVOKED = re.compile(r"(<editor>\n.*?\n</editor>\n\n)?/([\w.:-]+)(?:[ \t]+(.*))?\Z", re.DOTALL)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Command:
     name: str
     description: str
@@ -261,7 +261,12 @@ def available(root: Path, plugins: Iterable[Plugin], trust: Trust | None = None)
 
 def _skill_command(skill: Skill) -> Command:
     return Command(
-        skill.name, skill.description, skill.kind, skill.origin, skill.argument_hint, skill=skill
+        name=skill.name,
+        description=skill.description,
+        kind=skill.kind,
+        origin=skill.origin,
+        hint=skill.argument_hint,
+        skill=skill,
     )
 
 

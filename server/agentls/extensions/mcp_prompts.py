@@ -24,7 +24,7 @@ from .mcp_servers import Server, tool_name
 PREFIX = "/mcp__"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Command:
     name: str
     """Without the slash: `mcp__server__prompt`."""

@@ -51,7 +51,7 @@ def tool_name(server: str, tool: str) -> str:
     return name[:55] + "_" + hashlib.sha256(name.encode()).hexdigest()[:8]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Server:
     spec: ServerSpec
     state: State = "starting"
@@ -189,7 +189,7 @@ def start(
     servers = running()
     server = servers.get(spec.key())
     if server is None:
-        server = servers[spec.key()] = Server(spec, sign_in=sign_in, auth_timeout=auth_timeout)
+        server = servers[spec.key()] = Server(spec=spec, sign_in=sign_in, auth_timeout=auth_timeout)
         server.task = asyncio.ensure_future(_serve(server, programs))
     return server
 

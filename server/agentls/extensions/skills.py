@@ -39,7 +39,7 @@ _NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 Kind = Literal["project", "user", "plugin"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Skill:
     name: str
     """As the model and the `/` list know it: a plugin's is `plugin:name`."""

@@ -91,7 +91,7 @@ class CheckpointError(Exception):
     """git failed or is missing; the task goes on without a checkpoint."""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Checkpoint:
     id: int
     kind: Kind
@@ -244,17 +244,17 @@ class ShadowRepository:
                 skipped = sorted(set(too_large) | {p for a in pending[index:] for p in a.too_large})
                 mark = asked.mark
                 checkpoint = Checkpoint(
-                    (previous.id + 1) if previous else 1,
-                    mark.kind,
-                    mark.session,
-                    mark.task,
-                    mark.step,
-                    mark.label,
-                    time.time(),
-                    tree,
-                    skipped,
-                    asked.target,
-                    mark.touches,
+                    id=(previous.id + 1) if previous else 1,
+                    kind=mark.kind,
+                    session=mark.session,
+                    task=mark.task,
+                    step=mark.step,
+                    label=mark.label,
+                    time=time.time(),
+                    tree=tree,
+                    skipped=skipped,
+                    target=asked.target,
+                    touches=mark.touches,
                 )
                 if previous is None or previous.tree != tree:
                     self._commit(tree, checkpoint)

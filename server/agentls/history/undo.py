@@ -69,7 +69,7 @@ class UndoPlan:
     """Every recorded file that differed from the checkpoint before the undo."""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class UndoResult:
     target: Checkpoint
     restored: list[str] = field(default_factory=list)
@@ -190,7 +190,7 @@ class _Declined(Exception):
 
 async def apply(repository: ShadowRepository, undo: UndoPlan, editor: Editor) -> UndoResult:
     """Carry out the plan; the caller records an "undo" checkpoint first."""
-    result = UndoResult(undo.target, conflicts=list(undo.conflicts))
+    result = UndoResult(target=undo.target, conflicts=list(undo.conflicts))
     blobs = repository.blobs([r.entry.blob for r in undo.restores if r.entry is not None])
     for restore in undo.restores:
         name = restore.path
@@ -282,7 +282,13 @@ async def _through_editor(
     except UnicodeDecodeError:
         raise _Declined("not restored: the editor has it open, and it is no text") from None
     landed = await editor.propose(
-        Change(target, open_text, text, line_hunks(open_text, text), "undo")
+        Change(
+            path=target,
+            old_text=open_text,
+            new_text=text,
+            hunks=line_hunks(open_text, text),
+            tool="undo",
+        )
     )
     return landed.applied and landed.text in (text, None)
 
@@ -343,7 +349,7 @@ async def undo(
     Raises CheckpointError."""
     undo_plan = await asyncio.to_thread(plan, repository, target_id, overwrite)
     label = f"before undoing to checkpoint {undo_plan.target.id}"
-    mark = CheckpointMark("undo", session, task, None, label)
+    mark = CheckpointMark(kind="undo", session=session, task=task, step=None, label=label)
     await asyncio.to_thread(repository.record, mark, undo_plan.target.id)
     result = await apply(repository, undo_plan, editor)
     if any(Path(p).name == ".gitignore" for p in result.restored + result.removed):

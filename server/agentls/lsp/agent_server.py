@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -16,14 +16,15 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from ..agent.conversation import Conversation
-from ..config import user_settings
-from ..config.settings import USER_ONLY, Settings, flattened, parse, with_user_only
-from ..lifetime import exit_now
-from ..models.anthropic import ClientCache
-from ..permissions.modes import SessionMode
+from ..serving.lifetime import exit_now
 from . import tcp_token
 from .protocol import AgentProtocol
+
+if TYPE_CHECKING:
+    from ..agent.conversation import Conversation
+    from ..config.settings import Settings
+    from ..models.anthropic import ClientCache
+    from ..permissions.modes import SessionMode
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +44,12 @@ class RunningTask:
 class AgentServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("agentls", __version__, protocol_cls=AgentProtocol)
-        self.session = Conversation()
+        self._session: Conversation | None = None
         self.mode: SessionMode | None = None
         """The session's mode once switched (`agent.setMode`, an approved plan); None: the
         `mode` setting's."""
         self.running: RunningTask | None = None
-        self.clients = ClientCache()
+        self._clients: ClientCache | None = None
         self.initialization_options: Any = None
         self.cancelled_requests: deque[Any] = deque(maxlen=32)
         self.chats: dict[Any, asyncio.Future[Any]] = {}
@@ -61,6 +62,29 @@ class AgentServer(LanguageServer):
         """On TCP, the token the client must show before any command; None on stdio, where
         the client is the editor that started the server."""
         self._proof: asyncio.Future[bool] | None = None
+
+    # The conversation, the settings and the model's clients are made at their first use:
+    # the editor waits for the `initialize` answer, which needs none of them.
+    @property
+    def session(self) -> Conversation:
+        if self._session is None:
+            from ..agent.conversation import Conversation
+
+            self._session = Conversation()
+        return self._session
+
+    @session.setter
+    def session(self, session: Conversation) -> None:
+        self._session = session
+
+    @property
+    def clients(self) -> ClientCache:
+        """The model's SDK clients, kept from one task to the next."""
+        if self._clients is None:
+            from ..models.anthropic import ClientCache
+
+            self._clients = ClientCache()
+        return self._clients
 
     def leave(self, code: int) -> None:
         self.on_exit(code)
@@ -144,6 +168,8 @@ class AgentServer(LanguageServer):
         """The settings object as this client may set it (what `settings` parses), and the
         user-only keys it tried to set and may not; on TCP the user-only ones come from the
         user's settings file, not from here."""
+        from ..config.settings import USER_ONLY, flattened
+
         initial, pulled = flattened(self._initial()), flattened(await self._configuration())
         trusted = {k: v for k, v in initial.items() if k in USER_ONLY} if self.token is None else {}
         raw = {k: v for k, v in {**initial, **pulled}.items() if k not in USER_ONLY}
@@ -163,6 +189,9 @@ class AgentServer(LanguageServer):
         (the editor's win, key by key); the user-only ones (docs/security.md, "Settings from a
         client") only from the file and the editor's initializationOptions on stdio, and on
         TCP from the user's settings file."""
+        from ..config import user_settings
+        from ..config.settings import flattened, parse, with_user_only
+
         raw, ignored = await self.raw_settings()
         own_raw, problems = user_settings.read()
         settings, invalid = parse({**flattened(own_raw), **raw})

@@ -24,20 +24,15 @@ from ..agent.prompt import task_message
 from ..background import control, records, review
 from ..background.control import BackgroundError, Options
 from ..background.landing import carry_out
-from ..config.settings import Settings
 from ..disk import files
 from ..disk.paths import relative
 from ..edits import landed
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
-from .file_context import file_context
+from .command_table import CANCEL_BACKGROUND, DISCARD, REVIEW, RUN_IN_BACKGROUND
+from .file_context import task_arguments
 from .workspace import LspWorkspace, uri_of
 
-RUN_IN_BACKGROUND = "agent.runInBackground"
-BACKGROUND_TASKS = "agent.backgroundTasks"
-REVIEW = "agent.reviewBackgroundTask"
-CANCEL_BACKGROUND = "agent.cancelBackgroundTask"
-DISCARD = "agent.discardBackgroundTask"
 CHANGED = "agent/backgroundTask"
 
 POLL = 0.5
@@ -61,20 +56,6 @@ def _watch(ls: AgentServer) -> Watch:
     return _watches.setdefault(ls, Watch())
 
 
-def options(settings: Settings, raw: dict[str, Any] | None = None) -> Options:
-    return Options(
-        setup=settings.background_setup,
-        max_running=settings.background_max_running,
-        keep_days=settings.background_keep_days,
-        max_steps=settings.max_steps,
-        provider=settings.provider,
-        model=settings.model,
-        sandbox_network=settings.sandbox_network,
-        # The editor's rules (a deny, an ask) and the rest hold in the task too.
-        settings=raw,
-    )
-
-
 def _failed(error: Exception) -> JsonRpcException:
     return JsonRpcException(f"agentls: {error}", REQUEST_FAILED)
 
@@ -90,26 +71,15 @@ def _task_id(name: str, arguments: tuple[Any, ...]) -> str:
 
 
 async def run_in_background(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
-    if (
-        len(arguments) != 1
-        or not isinstance(arguments[0], dict)
-        or not isinstance(arguments[0].get("task"), str)
-        or not arguments[0]["task"].strip()
-    ):
-        raise JsonRpcInvalidParams(
-            'agent.runInBackground takes one argument: {"task": "...", "uri"?: ..., '
-            '"selection"?: ...}'
-        )
-    task, uri = arguments[0]["task"], arguments[0].get("uri")
-    if uri is not None and not isinstance(uri, str):
-        raise JsonRpcInvalidParams("uri must be a document URI string")
+    given = task_arguments(RUN_IN_BACKGROUND, arguments)
+    task = given.task
     root = ls.root()
-    file = file_context(ls.workspace, root, uri, arguments[0].get("selection")) if uri else None
+    file = given.file(ls.workspace, root)
     settings = await ls.settings()
     raw, _ = await ls.raw_settings()
     try:
         entry = await asyncio.to_thread(
-            control.start, root, task, task_message(task, file), options(settings, raw)
+            control.start, root, task, task_message(task, file), Options.of(settings, raw)
         )
     except (BackgroundError, OSError) as error:
         raise _failed(error) from None
@@ -304,12 +274,3 @@ async def _delete(
     except JsonRpcException as error:
         return False, error.message or "the editor refused it"
     return bool(answer.applied), "" if answer.applied else (answer.failure_reason or "rejected")
-
-
-COMMANDS = {
-    RUN_IN_BACKGROUND: run_in_background,
-    BACKGROUND_TASKS: background_tasks,
-    REVIEW: review_task,
-    CANCEL_BACKGROUND: cancel_background,
-    DISCARD: discard,
-}

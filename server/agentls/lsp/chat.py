@@ -19,9 +19,6 @@ from .agent_server import REQUEST_FAILED, AgentServer
 from .progress import TEXT
 from .protocol import command_params
 
-CHAT = "agent.chat"
-MODEL = "agent.model"
-
 SYSTEM = (
     "You are agentls, a coding assistant answering in the user's editor. Answer concisely, in "
     "Markdown. You cannot read or change files here; for work on the code, the user runs a "

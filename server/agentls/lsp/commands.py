@@ -27,26 +27,12 @@ from ..permissions.modes import MODES, SessionMode, mode_of
 from ..wiring import new_conversation, resumed_conversation, undo_and_tell
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
-from .background import COMMANDS as BACKGROUND_COMMANDS
-from .chat import CHAT, MODEL, chat, model
-from .file_context import file_context
+from .command_table import RESUME_SESSION, RUN_TASK, SET_MODE, UNDO
+from .file_context import task_arguments
 from .supervision import supervise
 from .workspace import LspWorkspace
 
 log = logging.getLogger(__name__)
-
-RUN_TASK = "agent.runTask"
-CANCEL = "agent.cancel"
-NEW_SESSION = "agent.newSession"
-COMPACT = "agent.compact"
-STEER = "agent.steer"
-CHECKPOINTS = "agent.checkpoints"
-UNDO = "agent.undo"
-SESSIONS = "agent.sessions"
-RESUME_SESSION = "agent.resumeSession"
-SET_MODE = "agent.setMode"
-MCP_SERVERS = "agent.mcpServers"
-SLASH_COMMANDS = "agent.commands"
 
 
 def refuse_while_running(ls: AgentServer, message: str) -> None:
@@ -58,21 +44,11 @@ async def run_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     refuse_while_running(
         ls, "A task is already running; wait for it or cancel it with agent.cancel."
     )
-    if (
-        len(arguments) != 1
-        or not isinstance(arguments[0], dict)
-        or not isinstance(arguments[0].get("task"), str)
-        or not arguments[0]["task"].strip()
-    ):
-        raise JsonRpcInvalidParams(
-            'agent.runTask takes one argument: {"task": "...", "uri"?: ..., "selection"?: ...}'
-        )
-    task, uri = arguments[0]["task"], arguments[0].get("uri")
-    if uri is not None and not isinstance(uri, str):
-        raise JsonRpcInvalidParams("uri must be a document URI string")
-    images = await asyncio.to_thread(task_images, arguments[0].get("images", []))
+    given = task_arguments(RUN_TASK, arguments)
+    task = given.task
+    images = await asyncio.to_thread(task_images, given.images)
     root = ls.root()
-    file = file_context(ls.workspace, root, uri, arguments[0].get("selection")) if uri else None
+    file = given.file(ls.workspace, root)
     title = task.strip().splitlines()[0][:80]
     if ls.session.journal is None:  # saved from its first task on
         ls.session.journal = new_conversation(root).journal
@@ -252,22 +228,3 @@ async def slash_commands(ls: AgentServer, *arguments: Any) -> list[dict[str, Any
     settings = await ls.settings()
     shared = await asyncio.to_thread(for_workspace, ls.root(), settings.plugins)
     return [command.as_json() for command in shared.listing()]
-
-
-COMMANDS = {
-    RUN_TASK: run_task,
-    CANCEL: cancel,
-    NEW_SESSION: new_session,
-    COMPACT: compact,
-    CHECKPOINTS: checkpoints,
-    UNDO: undo_to,
-    SESSIONS: sessions,
-    RESUME_SESSION: resume_session,
-    STEER: steer,
-    CHAT: chat,
-    MODEL: model,
-    SET_MODE: set_mode,
-    MCP_SERVERS: mcp_server_list,
-    SLASH_COMMANDS: slash_commands,
-    **BACKGROUND_COMMANDS,
-}

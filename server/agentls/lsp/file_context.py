@@ -1,8 +1,10 @@
-"""What the model is told of the file a task was given in, and of its selection: converting
-the command's LSP arguments."""
+"""The arguments of the commands that start a task (`agent.runTask`,
+`agent.runInBackground`), checked once into `TaskArguments`; and what the model is told of the
+file a task was given in, and of its selection: converting the command's LSP arguments."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -53,3 +55,39 @@ def file_context(workspace: Workspace, root: Path, uri: str, selection: Any) -> 
         selection=text or None,
         selection_lines=(start.line + 1, last) if text else None,
     )
+
+
+@dataclass(frozen=True)
+class TaskArguments:
+    """`{"task": "...", "uri"?: "...", "selection"?: Range, "images"?: [...]}`, checked."""
+
+    task: str
+    uri: str | None
+    selection: Any
+    """An LSP Range, checked when the file's context is made (`file`)."""
+    images: Any
+    """agent.runTask's images, checked as they are read (`commands.task_images`)."""
+
+    def file(self, workspace: Workspace, root: Path) -> FileContext | None:
+        """The file the task was given in, if it was, and its selection."""
+        if not self.uri:
+            return None
+        return file_context(workspace, root, self.uri, self.selection)
+
+
+def task_arguments(command: str, arguments: tuple[Any, ...]) -> TaskArguments:
+    """The one object argument of a command that starts a task, or JsonRpcInvalidParams."""
+    if (
+        len(arguments) != 1
+        or not isinstance(arguments[0], dict)
+        or not isinstance(arguments[0].get("task"), str)
+        or not arguments[0]["task"].strip()
+    ):
+        raise JsonRpcInvalidParams(
+            f'{command} takes one argument: {{"task": "...", "uri"?: ..., "selection"?: ...}}'
+        )
+    given = arguments[0]
+    uri = given.get("uri")
+    if uri is not None and not isinstance(uri, str):
+        raise JsonRpcInvalidParams("uri must be a document URI string")
+    return TaskArguments(given["task"], uri, given.get("selection"), given.get("images", []))

@@ -11,7 +11,7 @@ from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
-from ..lifetime import exit_now
+from ..serving.lifetime import exit_now
 from .documents import LspDocuments
 
 log = logging.getLogger(__name__)

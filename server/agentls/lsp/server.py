@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import functools
+import importlib
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -10,7 +10,7 @@ from typing import Any
 from lsprotocol import types
 
 from .agent_server import AgentServer
-from .commands import COMMANDS
+from .command_table import COMMANDS
 
 
 def _initialize(ls: AgentServer, params: types.InitializeParams) -> None:
@@ -38,15 +38,17 @@ def _did_change_configuration(ls: AgentServer, params: types.DidChangeConfigurat
     pygls does not warn of an unknown notification (eglot sends one at every start)."""
 
 
-def _after_proof(handler: Callable[..., Any]) -> Callable[..., Any]:
-    """`handler`, run only once the client has shown the TCP token (at once on stdio)."""
+def _command(module: str, function: str) -> Callable[..., Any]:
+    """The command carried out by `function` of `module`, imported at its first call, and
+    run only once the client has shown the TCP token (at once on stdio)."""
 
-    @functools.wraps(handler)
     async def proven(ls: AgentServer, *arguments: Any) -> Any:
         await ls.prove()
+        handler = getattr(importlib.import_module(f"{__package__}.{module}"), function)
         result = handler(ls, *arguments)
         return await result if inspect.isawaitable(result) else result
 
+    proven.__name__ = proven.__qualname__ = function
     return proven
 
 
@@ -57,6 +59,6 @@ def make_server() -> AgentServer:
     server.feature(types.INITIALIZED)(_initialized)
     server.feature(types.TEXT_DOCUMENT_DID_SAVE)(_did_save)
     server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(_did_change_configuration)
-    for name, handler in COMMANDS.items():
-        server.command(name)(_after_proof(handler))
+    for name, (module, function) in COMMANDS.items():
+        server.command(name)(_command(module, function))
     return server

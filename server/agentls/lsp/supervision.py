@@ -29,7 +29,7 @@ Work = Callable[[Agent], Awaitable[TaskResult]]
 
 
 def _cancelled_before_start() -> dict[str, Any]:
-    cancelled = TaskResult("cancelled", CANCELLED_BY_USER)
+    cancelled = TaskResult(status="cancelled", summary=CANCELLED_BY_USER)
     return task_json(cancelled, outcome(cancelled, None))
 
 
@@ -65,7 +65,7 @@ async def _run(
         setup = prepare_task(root, settings, ls.clients)
     except ModelError as error:
         ls.show(types.MessageType.Error, f"{error} {error.hint}")
-        failed = TaskResult("failed", str(error), error_hint=error.hint)
+        failed = TaskResult(status="failed", summary=str(error), error_hint=error.hint)
         return task_json(failed, outcome(failed, None))
     if setup.warning and setup.warning not in ls.warned:
         ls.warned.add(setup.warning)

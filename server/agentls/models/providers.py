@@ -22,7 +22,7 @@ Wire = Literal["anthropic", "openai"]
 Auth = Literal["x-api-key", "bearer", "none"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Profile:
     name: str
     title: str
@@ -68,65 +68,72 @@ PROFILES: dict[str, Profile] = {
     profile.name: profile
     for profile in (
         Profile(
-            "anthropic",
-            "Anthropic",
-            "anthropic",
-            "https://api.anthropic.com",
-            (("ANTHROPIC_API_KEY", "x-api-key"), ("ANTHROPIC_AUTH_TOKEN", "bearer")),
+            name="anthropic",
+            title="Anthropic",
+            wire="anthropic",
+            base_url="https://api.anthropic.com",
+            keys=(("ANTHROPIC_API_KEY", "x-api-key"), ("ANTHROPIC_AUTH_TOKEN", "bearer")),
             base_url_variable="ANTHROPIC_BASE_URL",
             web_search=True,
         ),
         Profile(
-            "openai",
-            "OpenAI",
-            "openai",
-            "https://api.openai.com/v1",
-            (("OPENAI_API_KEY", "bearer"),),
+            name="openai",
+            title="OpenAI",
+            wire="openai",
+            base_url="https://api.openai.com/v1",
+            keys=(("OPENAI_API_KEY", "bearer"),),
             base_url_variable="OPENAI_BASE_URL",
             max_tokens_field="max_completion_tokens",
         ),
         Profile(
-            "ollama",
-            "Ollama",
-            "anthropic",
-            "http://localhost:11434",
-            (),
+            name="ollama",
+            title="Ollama",
+            wire="anthropic",
+            base_url="http://localhost:11434",
+            keys=(),
             cache_markers=False,
             vision=False,
         ),
         Profile(
-            "llamacpp",
-            "llama.cpp",
-            "anthropic",
-            "http://localhost:8080",
-            (),
+            name="llamacpp",
+            title="llama.cpp",
+            wire="anthropic",
+            base_url="http://localhost:8080",
+            keys=(),
             cache_markers=False,
             vision=False,
         ),
         Profile(
-            "vllm",
-            "vLLM",
-            "anthropic",
-            "http://localhost:8000",
-            (),
+            name="vllm",
+            title="vLLM",
+            wire="anthropic",
+            base_url="http://localhost:8000",
+            keys=(),
             cache_markers=False,
             vision=False,
         ),
-        Profile("lmstudio", "LM Studio", "openai", "http://localhost:1234/v1", (), vision=False),
         Profile(
-            "deepseek",
-            "DeepSeek",
-            "anthropic",
-            "https://api.deepseek.com/anthropic",
-            (("DEEPSEEK_API_KEY", "x-api-key"),),
+            name="lmstudio",
+            title="LM Studio",
+            wire="openai",
+            base_url="http://localhost:1234/v1",
+            keys=(),
             vision=False,
         ),
         Profile(
-            "openrouter",
-            "OpenRouter",
-            "anthropic",
-            "https://openrouter.ai/api",
-            (("OPENROUTER_API_KEY", "bearer"),),
+            name="deepseek",
+            title="DeepSeek",
+            wire="anthropic",
+            base_url="https://api.deepseek.com/anthropic",
+            keys=(("DEEPSEEK_API_KEY", "x-api-key"),),
+            vision=False,
+        ),
+        Profile(
+            name="openrouter",
+            title="OpenRouter",
+            wire="anthropic",
+            base_url="https://openrouter.ai/api",
+            keys=(("OPENROUTER_API_KEY", "bearer"),),
         ),
     )
 }
@@ -139,7 +146,7 @@ KEYLESS = "agentls-no-key"
 """Sent to a local server that wants no key: both SDKs refuse to send a request without one."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Endpoint:
     """Where a task's requests go and the key they carry: chosen together, never apart."""
 
@@ -231,10 +238,17 @@ def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str])
         )
     for variable, auth in profile.keys:
         if env.get(variable):
-            return Endpoint(profile, url, env[variable], auth, source, variable)
+            return Endpoint(
+                profile=profile,
+                base_url=url,
+                key=env[variable],
+                auth=auth,
+                url_source=source,
+                key_variable=variable,
+            )
     if profile.keys:
         raise ModelError(f"No {profile.title} API key is set.", profile.key_hint)
-    return Endpoint(profile, url, None, "none", source)
+    return Endpoint(profile=profile, base_url=url, key=None, auth="none", url_source=source)
 
 
 CONTEXT_WINDOWS: tuple[tuple[str, int], ...] = (

@@ -1,7 +1,7 @@
 """Every bash process group the server started, killed when the server goes, even by SIGKILL.
 
 A group lives on after its step when the command left a job in the background. The groups
-are killed when the process exits or is told to (see `lifetime.py`). A SIGKILL leaves the
+are killed when the process exits or is told to (see `serving/lifetime.py`). A SIGKILL leaves the
 server no chance to, so a small guardian process (`guardian.py`), started with the first
 group, holds a pipe from the server: when the pipe closes, however the server ended, it kills
 the groups it was told of. It runs in its own session, so a signal to the server's group does

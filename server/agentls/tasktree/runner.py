@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.conversation import Conversation
+from ..agent.event_progress import EventProgress
 from ..agent.task_json import task_json
 from ..config import user_settings
-from ..event_progress import EventProgress
 from ..interfaces import Command, ModelError, ShellRefused
 from ..models.anthropic import ClientCache
 from ..permissions.modes import SessionMode
@@ -42,7 +42,7 @@ OUTPUT_KEPT = 20_000
 """Characters of a setup or test command's output kept in the trajectory."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TaskSpec:
     """All a worker needs to run one task (JSON-able: it crosses processes and machines)."""
 
@@ -76,7 +76,7 @@ class TaskSpec:
         return cls(**{key: value for key, value in raw.items() if key in known})
 
 
-@dataclass
+@dataclass(kw_only=True)
 class TaskOutcome:
     """How a task ended, and what it left (JSON-able)."""
 
@@ -123,7 +123,7 @@ class TaskRun:
         self.spares = spares
         """Where a warm worker keeps its trees between tasks; None: each made and removed."""
         self.events = Events(live)
-        self.outcome = TaskOutcome(spec.id, "error")
+        self.outcome = TaskOutcome(id=spec.id, status="error")
         self._task: asyncio.Task[Any] | None = None
         self._deadline = float("inf")
 

@@ -30,22 +30,16 @@ from ..visible import visible
 Ask = Callable[[str], str]
 
 
-def _options(**overrides: Any) -> Options:
+def user_options(**overrides: Any) -> Options:
+    """The options of the user's own settings file, with the command line's `overrides`."""
     settings, problems = user_settings.load(**overrides)
     for problem in problems:
         print(f"agentls: {problem}", file=sys.stderr)
-    return Options(
-        setup=settings.background_setup,
-        max_running=settings.background_max_running,
-        keep_days=settings.background_keep_days,
-        max_steps=settings.max_steps,
-        provider=settings.provider,
-        model=settings.model,
-    )
+    return Options.of(settings)
 
 
 def start(task: str, provider: str | None, model: str | None, max_steps: int | None) -> int:
-    options = _options(provider=provider, model=model, maxSteps=max_steps)
+    options = user_options(provider=provider, model=model, maxSteps=max_steps)
     root = Path.cwd()
     try:
         control.clean(root, options.keep_days)
@@ -74,7 +68,7 @@ def _age(stamp: float | None) -> str:
 
 def table() -> int:
     root = Path.cwd()
-    control.clean(root, _options().keep_days)
+    control.clean(root, user_options().keep_days)
     entries = records.listing(root.resolve())
     if not entries:
         print("No background tasks in this folder (start one: agentls run --background TASK).")

@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from prompt_toolkit.application import run_in_terminal
 
-from .. import interrupts
+from . import interrupts
 from .prompt import Prompt
 
 T = TypeVar("T")

@@ -19,19 +19,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
-from .. import interrupts
 from ..agent.conversation import Conversation
+from ..agent.event_progress import EventProgress
 from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
 from ..config import user_settings
 from ..config.settings import Settings
-from ..event_progress import EventProgress
 from ..extensions.commands import Command, for_workspace
 from ..interfaces import Approver, ModelError
 from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
 from ..visible import visible
 from ..wiring import TaskSetup, prepare_task
+from . import interrupts
 from .adapters import TerminalApprover, TerminalMcpUser, TerminalWorkspace
 from .answers import Answers
 from .attachments import task_images
@@ -162,7 +162,7 @@ class TerminalSession:
         agent = self.agent()
         if self.stopped:  # Ctrl-C while starting: the task is not begun
             self.stopped = False  # in a conversation, the next line is a task again
-            result = TaskResult("cancelled", CANCELLED_BY_USER)
+            result = TaskResult(status="cancelled", summary=CANCELLED_BY_USER)
         else:
             if self.options.output_format is None:
                 self.screen.thinking()
@@ -173,7 +173,7 @@ class TerminalSession:
                 if not self._interrupted:  # the program is stopping, not the user's Ctrl-C
                     raise
                 # Ctrl-C before the task's first step: the loop never saw it.
-                result = TaskResult("cancelled", CANCELLED_BY_USER)
+                result = TaskResult(status="cancelled", summary=CANCELLED_BY_USER)
         self.report(result)
         return result
 
@@ -343,7 +343,15 @@ def run_in_terminal(
     """Run `task`, or with None a conversation, in the current directory. `session` is the
     conversation to go on with (a saved one, to continue it), None for a new one. The
     settings are the user's file's (`~/.config/agentls/settings.json`), the flags given on top."""
-    flags = Flags(options.yes, provider, model, max_steps, sandbox, sandbox_network, mode)
+    flags = Flags(
+        yes=options.yes,
+        provider=provider,
+        model=model,
+        max_steps=max_steps,
+        sandbox=sandbox,
+        sandbox_network=sandbox_network,
+        mode=mode,
+    )
     settings, problems = flags.settings()
     for problem in problems:
         sys.stderr.write(f"agentls: {problem}\n")
@@ -368,7 +376,7 @@ def _in_loop(run: Coroutine[Any, Any, int]) -> int:
         return EXIT_CODES["cancelled"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Flags:
     """What `agentls run`'s flags set on top of the user's settings file."""
 

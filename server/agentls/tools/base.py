@@ -85,7 +85,7 @@ class LoadedSkills:
     widen what the user's settings allow)."""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ToolContext:
     workspace: Workspace
     shell: Shell

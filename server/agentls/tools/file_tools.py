@@ -16,12 +16,12 @@ from ..disk.paths import refuse_git_metadata, relative, resolve
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
 from ..images import is_image_name
 from ..interfaces import Change, Landed
-from ..line_endings import CHOICES, converted, follow
 from ..permissions.gate import Request
 from ..redaction import REDACTED, Redacted, redact, secret_spans
 from .base import BeforeChange, Tool, ToolContext, ToolError
 from .editor_tools import new_problems, problems_before
 from .image_results import read_image
+from .line_endings import CHOICES, converted, follow
 from .review_outcome import describe, not_applied
 
 READ_LINES = 2000
@@ -168,12 +168,12 @@ def _replacement_hunks(
         kept += crlf
         hunks.extend(
             Hunk(
-                h.start + group_start,
-                h.end + group_start,
-                h.text,
-                h.line + line - 1,
-                h.old_line_count,
-                h.new_line_count,
+                start=h.start + group_start,
+                end=h.end + group_start,
+                text=h.text,
+                line=h.line + line - 1,
+                old_line_count=h.old_line_count,
+                new_line_count=h.new_line_count,
             )
             for h in line_hunks(old, new)
         )
@@ -247,7 +247,7 @@ async def edit_file(
     # Off the loop: on a big file, finding and diffing takes long enough to hold up a cancel.
     hunks, kept = await asyncio.to_thread(planned_edit, text, arguments, context.secrets, name)
     new_text = await asyncio.to_thread(apply_hunks, text, hunks)
-    change = Change(target, text, new_text, hunks, "edit_file")
+    change = Change(path=target, old_text=text, new_text=new_text, hunks=hunks, tool="edit_file")
     return await propose(context, change, before_change) + _kept_note(kept, name)
 
 
@@ -259,9 +259,18 @@ async def write_file(
     content = converted(arguments["content"], choice)
     name = relative(context.workspace.root, target)
     if text is None:
-        hunk = Hunk(0, 0, content, 1, 0, len(text_lines(content)))
+        hunk = Hunk(
+            start=0,
+            end=0,
+            text=content,
+            line=1,
+            old_line_count=0,
+            new_line_count=len(text_lines(content)),
+        )
         return await propose(
-            context, Change(target, None, content, [hunk], "write_file"), before_change
+            context,
+            Change(path=target, old_text=None, new_text=content, hunks=[hunk], tool="write_file"),
+            before_change,
         )
     if secret_spans(text, context.secrets):
         # Whether the rewrite equals the file, or which lines it changes, would tell the
@@ -282,7 +291,7 @@ async def write_file(
             )
         return f"{name} already has exactly this content."
     hunks = await asyncio.to_thread(line_hunks, text, content)
-    change = Change(target, text, content, hunks, "write_file")
+    change = Change(path=target, old_text=text, new_text=content, hunks=hunks, tool="write_file")
     return await propose(context, change, before_change) + _kept_note(kept, name)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..edits import landed, unified_diff
 from ..interfaces import Change, Landed
-from ..line_endings import converted
 from ..shell.bounded_output import cut_middle
+from .line_endings import converted
 
 
 def not_applied(change: Change, outcome: Landed, name: str) -> str:

@@ -37,7 +37,7 @@ Permit = Callable[[str, str], Awaitable[None]]
 """Awaited with (host, url) before the first connection to each host; raises to refuse."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Fetched:
     url: str
     """Where the page was found, after redirects."""
@@ -187,11 +187,11 @@ async def _read(response: httpx2.Response, clock: _Clock) -> Fetched:
         await pieces.aclose()
     media = response.headers.get("content-type", "").partition(";")[0]
     return Fetched(
-        str(response.url),
-        response.status_code,
-        media.strip().lower(),
-        response.charset_encoding,
-        b"".join(chunks)[:MAX_BODY],
-        truncated,
-        late,
+        url=str(response.url),
+        status=response.status_code,
+        content_type=media.strip().lower(),
+        charset=response.charset_encoding,
+        body=b"".join(chunks)[:MAX_BODY],
+        truncated=truncated,
+        late=late,
     )

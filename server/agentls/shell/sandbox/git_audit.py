@@ -60,7 +60,7 @@ class Kind(enum.Enum):
     WORKTREE_LINK = "a worktree's gitdir"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Seen:
     """One file git reads, as it was."""
 
@@ -245,7 +245,15 @@ def _look(path: Path, kind: Kind) -> Seen | None:
         return None
     data, problem, mode, identity = _read_through(path)
     target = _target(path, kind, data) if kind not in _NOT_REDIRECTS else None
-    return Seen(kind, link, data, problem, mode, identity, target)
+    return Seen(
+        kind=kind,
+        link=link,
+        data=data,
+        problem=problem,
+        mode=mode,
+        identity=identity,
+        target=target,
+    )
 
 
 _NOT_REDIRECTS = {Kind.CONFIG, Kind.HOOK, Kind.HOOKS_FOLDER}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, TypeAlias
 
-from .edits import line_opcodes
+from ..edits import line_opcodes
 
 Choice = Literal["keep", "lf", "crlf"]
 CHOICES: tuple[Choice, ...] = ("keep", "lf", "crlf")

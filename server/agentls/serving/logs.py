@@ -11,8 +11,8 @@ import logging
 import os
 import re
 
-from .config.environment import DotEnv, config_dir
-from .redaction import in_redaction_order, redact, secret_values
+from ..config.environment import DotEnv, config_dir
+from ..redaction import in_redaction_order, redact, secret_values
 
 _USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]+@")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from .interfaces import PlanItem, SubagentShown
+from ..interfaces import PlanItem, SubagentShown
 
 
 class EventSink(Protocol):

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agentls import logs
+from agentls.serving import logs
 from editor_client import editor
 from fake_api import FakeAnthropic, reply, text
 
