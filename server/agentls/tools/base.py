@@ -130,7 +130,7 @@ class ToolContext:
         rules, and the loaded user skills' `allowed-tools`) and the project's."""
         settings = self.settings
         own = settings.permissions + command_rules(settings.allowed_commands)
-        return own + self.skills.rules + self.project_rules
+        return own + self.mode.kept + self.skills.rules + self.project_rules
 
     def gate(self) -> Gate:
         """The permission gate as it stands for the call being run: every question about
@@ -145,6 +145,7 @@ class ToolContext:
             unsandboxed_when_approved=settings.approved_commands_unsandboxed,
             shell_sandboxed=self.shell.sandboxed,
             grants=self.grants,
+            session=self.mode,
             hook=self.hooked,
         )
 
