@@ -332,6 +332,9 @@ def test_the_transcript_shows_a_commands_output_as_it_runs_and_a_failure(
     assert report["shown"] and report["stayed"]  # beside the code, the cursor left there
     assert report["warnings"] == []  # seen in the transcript: no message to press Enter on
     assert report["result"]["status"] == "done"
+    # Issue 40, row 7: the outcome line was followed by a bare `1` (gsub's count).
+    outcome = next(n for n, line in enumerate(log) if line.startswith("**done**"))
+    assert log[outcome + 1 :] in ([], [""]) and "1" not in log, log
 
 
 def test_the_transcript_indents_a_subagents_steps_under_its_step(
