@@ -24,6 +24,7 @@ from ..agent.prompt import task_message
 from ..background import control, records, review
 from ..background.control import BackgroundError, Options
 from ..background.landing import carry_out
+from ..background.transcript import transcript
 from ..config.settings import Settings
 from ..disk import files
 from ..disk.paths import relative
@@ -38,6 +39,7 @@ BACKGROUND_TASKS = "agent.backgroundTasks"
 REVIEW = "agent.reviewBackgroundTask"
 CANCEL_BACKGROUND = "agent.cancelBackgroundTask"
 DISCARD = "agent.discardBackgroundTask"
+LOG = "agent.backgroundTaskLog"
 CHANGED = "agent/backgroundTask"
 
 POLL = 0.5
@@ -153,6 +155,15 @@ async def discard(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
         raise _failed(error) from None
     _watch(ls).seen.pop(task_id, None)
     return {"discarded": True}
+
+
+async def task_log(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
+    """The task's transcript, as `agentls tasks log` prints it."""
+    task_id = _task_id(LOG, arguments)
+    entry = await asyncio.to_thread(records.find, ls.root().resolve(), task_id)
+    if entry is None:
+        raise _failed(BackgroundError(f"no background task {task_id}"))
+    return {"text": await asyncio.to_thread(transcript, entry)}
 
 
 def _notify(ls: AgentServer, item: dict[str, Any]) -> None:
@@ -312,4 +323,5 @@ COMMANDS = {
     REVIEW: review_task,
     CANCEL_BACKGROUND: cancel_background,
     DISCARD: discard,
+    LOG: task_log,
 }
