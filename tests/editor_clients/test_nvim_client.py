@@ -402,3 +402,7 @@ def test_agent_bang_runs_in_the_background_and_agent_tasks_reviews_it(
     assert report["buffer_undone"] == ["x = 0", "y = 0"]  # :AgentUndo took the review back
     assert (root / "app.py").read_text() == "x = 0\ny = 0\n"
     assert (root / "old.txt").read_text() == "old\n"  # and the deleted file came back
+    # Issue 40, row 8: Open Log shows the server's transcript, not the JSONL.
+    log = report["log"]
+    assert log[0] == f"Background task {report['started']['id']}: set x to 1", log
+    assert log[1].startswith("done · 3 steps") and not any(line.startswith("{") for line in log)
