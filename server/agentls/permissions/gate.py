@@ -191,9 +191,10 @@ class Gate:
         command = request.source == "command"
         unsandboxed = command and self.unsandboxed_when_approved
         host = request.host if request.source == "fetch" else ""
+        fetch = {"host": host} if host else {}  # a question about a fetch, asked as one
         try:
             answer = await self.approver.approve(
-                request.shown, unsandboxed and self.shell_sandboxed, host
+                request.shown, unsandboxed and self.shell_sandboxed, **fetch
             )
         except Unanswered as nobody:
             raise Refusal("nobody", request, why, str(nobody)) from None
