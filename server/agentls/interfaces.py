@@ -196,7 +196,8 @@ class Shell(Protocol):
         ...
 
 
-Decision = Literal["allow", "allow_task", "deny"]
+Decision = Literal["allow", "allow_task", "allow_always", "deny"]
+"""`allow_always`: a fetch's host allowed for the rest of the session (offered for a fetch)."""
 
 
 class Unanswered(Exception):
@@ -206,10 +207,13 @@ class Unanswered(Exception):
 
 
 class Approver(Protocol):
-    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False, host: str = "") -> Decision:
         """Ask the user about a tool call (only the permission gate does,
         `permissions/gate.py`); `unsandboxed`: an allowed command runs outside the sandbox,
-        which the question must say. Raises Unanswered when nobody can answer."""
+        which the question must say. `host`: the call fetches `command`, a URL, from it,
+        asked in the gate's words (`gate.fetch_question`), with "always for this host"
+        (`allow_always`) among the answers where the door can offer it. Raises Unanswered
+        when nobody can answer."""
         ...
 
     async def approve_plan(self, plan: str) -> bool:

@@ -149,6 +149,13 @@ async def test_discard_removes_the_worktree_and_the_branch(
     started = await lsp_editor.command("agent.runInBackground", {"task": "Set a."})
     await wait_for_status(lambda: tasks(lsp_editor), started["id"], {"done"})
     assert Path(started["worktree"]).is_dir()
+    # Issue 40, row 8: the editors' Open Log showed the raw JSONL; now the server's text.
+    log = await lsp_editor.command("agent.backgroundTaskLog", {"id": started["id"]})
+    lines = log["text"].splitlines()
+    assert lines[0] == f"Background task {started['id']}: Set a."
+    assert lines[1].startswith("done · 2 steps")
+    assert "▸ edit_file: a.py" in lines and lines[-1] == "A done."
+    assert '"type"' not in log["text"]
     assert await lsp_editor.command("agent.discardBackgroundTask", {"id": started["id"]}) == {
         "discarded": True
     }

@@ -62,6 +62,13 @@ def test_run_background_then_tasks_review_and_undo(fake: FakeAnthropic, root: Pa
     assert (root / "app.py").read_text() == SOURCE.replace("line 10\n", "line ten\n")
     assert "(reviewed)" in agentls(root, env, "tasks")
 
+    # Issue 40, row 8: a readable transcript of the task, not its JSONL.
+    log = agentls(root, env, "tasks", "log", task_id).splitlines()
+    assert log[0] == f"Background task {task_id}: Rename lines." and log[1].startswith("done · ")
+    assert "▸ write_file: app.py" in log and log[-1] == "Renamed."
+    assert "  ✓ Edited app.py: all 2 hunks accepted." in log
+    assert not any(line.startswith("{") for line in log)
+
     agentls(root, env, "undo", "--yes")
     assert (root / "app.py").read_text() == SOURCE
     agentls(root, env, "tasks", "discard", task_id)

@@ -332,6 +332,9 @@ def test_the_transcript_shows_a_commands_output_as_it_runs_and_a_failure(
     assert report["shown"] and report["stayed"]  # beside the code, the cursor left there
     assert report["warnings"] == []  # seen in the transcript: no message to press Enter on
     assert report["result"]["status"] == "done"
+    # Issue 40, row 7: the outcome line was followed by a bare `1` (gsub's count).
+    outcome = next(n for n, line in enumerate(log) if line.startswith("**done**"))
+    assert log[outcome + 1 :] in ([], [""]) and "1" not in log, log
 
 
 def test_the_transcript_indents_a_subagents_steps_under_its_step(
@@ -399,3 +402,7 @@ def test_agent_bang_runs_in_the_background_and_agent_tasks_reviews_it(
     assert report["buffer_undone"] == ["x = 0", "y = 0"]  # :AgentUndo took the review back
     assert (root / "app.py").read_text() == "x = 0\ny = 0\n"
     assert (root / "old.txt").read_text() == "old\n"  # and the deleted file came back
+    # Issue 40, row 8: Open Log shows the server's transcript, not the JSONL.
+    log = report["log"]
+    assert log[0] == f"Background task {report['started']['id']}: set x to 1", log
+    assert log[1].startswith("done · 3 steps") and not any(line.startswith("{") for line in log)

@@ -98,3 +98,22 @@ def test_plan_mode_from_the_command_line_offers_only_read_only_tools(
     offered = {tool["name"] for tool in fake.requests[0].body["tools"]}
     assert "exit_plan_mode" in offered and not offered & {"bash", "edit_file", "write_file"}
     assert "Carry out this plan? [y/N]" in done.stdout
+
+
+@pytest.mark.skipif(TIME_SERVER is None, reason="pip install mcp-server-time")
+def test_an_mcp_step_answered_in_json_reads_as_a_line_in_the_terminal(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    """Issue 40, row 10: the time server answers in pretty-printed JSON, and the step's
+    result line was its first line, `✓ {`."""
+    _user_settings(tmp_path, {**SETTINGS, "mcpServers": {"time": SERVERS["time"]}})
+    fake.script(
+        reply(tool_use("mcp__time__get_current_time", {"timezone": "Etc/UTC"})),
+        reply(text("done")),
+    )
+    done = run(tmp_path, fake, "--yes", "what time is it?")
+    assert done.returncode == 0, done.stderr + done.stdout
+    result = done.stdout.splitlines()[
+        done.stdout.splitlines().index("▸ mcp__time__get_current_time") + 1
+    ]
+    assert result.startswith("  ✓ timezone: Etc/UTC, datetime: "), done.stdout

@@ -61,3 +61,36 @@ async def test_a_servers_question_is_one_question_among_the_approvers(tmp_path: 
         approver.approve("read_file a"), user.elicit("paged", "Who are you?", schema)
     )
     assert approved == "allow" and answer.content == {"name": "Grace"} and client.most == 1
+
+
+class _Structured(_Client):
+    """A client that answers `agent/approveCommand` with its second choice."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.client_capabilities = SimpleNamespace(
+            experimental={"agentls": {"approveCommand": True}}
+        )
+        self.protocol = self
+        self.sent: list[Any] = []
+
+    async def send_request_async(self, method: str, params: Any) -> Any:
+        self.sent.append(params)
+        return {"choice": params["choices"][1]["id"]}
+
+
+async def test_a_fetch_is_asked_as_a_fetch_with_always_for_its_host(tmp_path: Path) -> None:
+    """Issue 40, row 11: the editors show the server's words and choices as they come."""
+    client = _Structured()
+    approver = LspApprover(client, Settings(), tmp_path)  # type: ignore[arg-type]
+    decision = await approver.approve("https://docs.python.org/3/", host="docs.python.org")
+    (asked,) = client.sent
+    assert decision == "allow_always" and asked["command"] == "https://docs.python.org/3/"
+    assert asked["prompt"] == "The agent wants to fetch a page"
+    assert [c["title"] for c in asked["choices"]] == [
+        "Allow",
+        "Always for docs.python.org",
+        "Allow for this task",
+        "Deny",
+    ]
+    assert await approver.approve("make") == "allow_task"  # a command: no "always"

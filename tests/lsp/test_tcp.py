@@ -115,6 +115,7 @@ async def test_the_server_answers_initialize_with_its_commands(
         "agent.reviewBackgroundTask",
         "agent.cancelBackgroundTask",
         "agent.discardBackgroundTask",
+        "agent.backgroundTaskLog",
     }
     # Asking for saves makes Neovim send its held-back didChange with each save.
     assert answer["capabilities"]["textDocumentSync"]["save"] is True

@@ -37,7 +37,7 @@ class _Approver:
         self.answer = answer
         self.asked: list[tuple[str, bool]] = []
 
-    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False, host: str = "") -> Decision:
         self.asked.append((command, unsandboxed))
         if self.answer is None:
             raise Unanswered("Refused: nobody could approve it.")

@@ -237,10 +237,13 @@ class Approver:
         self.answers = list(answers)
         self.asked: list[str] = []
         self.unsandboxed: list[bool] = []
+        self.hosts: list[str] = []
+        """The host of each question that was a fetch's ("" for any other)."""
 
-    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False, host: str = "") -> Decision:
         self.asked.append(command)
         self.unsandboxed.append(unsandboxed)
+        self.hosts.append(host)
         return self.answers.pop(0) if self.answers else "deny"
 
     async def approve_project(self, what: str) -> bool:

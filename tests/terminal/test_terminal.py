@@ -541,7 +541,65 @@ def test_a_subagents_events_name_it_and_the_agent_call_and_the_screen_nests_them
     assert "    ⎿ agent-1 Explore: find x" in lines
     assert "      ▸ read_file: app.py" in lines
     assert "      x is at app.py:1" in lines
-    assert any(line.startswith("      ✓ Explore agent-1: done · 2 steps") for line in lines)
+    assert [line for line in lines if "✓ Explore agent-1: done · 2 steps" in line] == [
+        next(line for line in lines if line.startswith("  ✓ Explore agent-1: done · 2 steps"))
+    ]
+
+
+def _by_subagent(lines: list[str]) -> dict[str, list[str]]:
+    """Each subagent's lines, by the `⎿ agent-N` header they sit under."""
+    said: dict[str, list[str]] = {}
+    speaker = ""
+    for line in lines:
+        if line.startswith("    ⎿ "):
+            speaker = line.split()[1]
+        elif line.startswith("      "):
+            said.setdefault(speaker, []).append(line.strip())
+    return said
+
+
+def test_two_subagents_at_once_each_speak_under_their_own_name_and_end_once(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    """Issue 40, row 6: the first subagent's lines sat under the second's header, and each
+    result was printed twice (the subagent's end, then its `agent` step's)."""
+    (tmp_path / "app.py").write_text("x = 1\n")
+    (tmp_path / "lib.py").write_text("y = 2\n")
+    find = {"subagent_type": "Explore"}
+    fake.script(
+        reply(
+            tool_use("agent", {**find, "description": "find x", "prompt": "find x in app"}),
+            tool_use("agent", {**find, "description": "find y", "prompt": "find y in lib"}),
+        ),
+        reply(text("Done.")),
+    )
+    for prompt, name in (("find x in app", "app"), ("find y in lib", "lib")):
+        fake.script_for(
+            prompt,
+            reply(text(f"Reading {name}."), tool_use("read_file", {"path": f"{name}.py"})),
+            reply(text(f"Found in {name}.py:1")),
+        )
+    done = run(tmp_path, fake, "--yes", "go")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    said = _by_subagent(lines)
+    assert said["agent-1"] == [
+        "Reading app.",
+        "▸ read_file: app.py",
+        "✓ read app.py (1 line)",
+        "Found in app.py:1",
+    ], done.stdout
+    assert said["agent-2"] == [
+        "Reading lib.",
+        "▸ read_file: lib.py",
+        "✓ read lib.py (1 line)",
+        "Found in lib.py:1",
+    ], done.stdout
+    ended = [line for line in lines if "Explore agent-" in line and ": done · " in line]
+    assert [line[:26] for line in ended] == [
+        "  ✓ Explore agent-1: done ",
+        "  ✓ Explore agent-2: done ",
+    ]
 
 
 def test_images_from_i_and_at_mentions_reach_the_model(tmp_path: Path, fake: FakeAnthropic) -> None:

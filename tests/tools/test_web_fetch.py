@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import re
 import secrets
 import threading
@@ -19,13 +20,17 @@ from typing import Any
 import httpcore2
 import pytest
 from agentls.config.settings import Settings, parse
-from agentls.permissions.rules import parse_rules
+from agentls.permissions.gate import Request
+from agentls.permissions.modes import SessionMode
+from agentls.permissions.rules import Rules, parse_rules
 from agentls.tools import run_tool
 from agentls.tools.image_results import collecting
 from agentls.tools.web_fetch import CACHE
 from agentls.web.pages import untrusted
 from doubles import Approver, tool_context
+from fake_api import FakeAnthropic, reply, text, tool_use
 from pictures import png
+from terminal.test_terminal import run
 
 PAGE = """<html><head><title>Docs</title><style>body {color: red}</style>
 <script>alert('x')</script></head><body>
@@ -183,8 +188,39 @@ async def test_an_unlisted_domain_asks_with_the_domain_shown(tmp_path: Path, sit
     rules = parse_rules({"allow": ["web_fetch(domain:docs.python.org)"]})
     context = allowed(tmp_path, approver, permissions=rules, web_fetch_allow_hosts=("localhost",))
     text, is_error = await run_tool(context, "web_fetch", {"url": site.url(host="localhost")})
-    assert approver.asked == [f"web_fetch localhost: {site.url(host='localhost')}"]
+    assert approver.asked == [site.url(host="localhost")] and approver.hosts == ["localhost"]
     assert is_error and "denied fetching from localhost" in text and site.hits == []
+
+
+async def test_always_for_a_host_is_kept_for_the_session_as_a_rule(
+    tmp_path: Path, site: Site
+) -> None:
+    approver = Approver("allow_always")
+    mode = SessionMode()
+    site.routes["/again"] = site.routes["/3"] = site.routes["/"]
+    first = allowed(tmp_path, approver, permissions=Rules())
+    first.mode = mode
+    text, is_error = await run_tool(first, "web_fetch", {"url": site.url("/")})
+    assert not is_error, text
+    assert [str(rule) for rule in mode.kept.allow] == ["web_fetch(domain:127.0.0.1)"]
+    later = allowed(tmp_path, Approver(), permissions=Rules())
+    later.mode = mode  # the session's next task
+    text, is_error = await run_tool(later, "web_fetch", {"url": site.url("/again")})
+    assert not is_error and later.approver.asked == [] and approver.asked == [site.url("/")]
+    assert site.hits == ["/", "/again"]
+    # Only this host, and only this session: another session is asked again.
+    text, is_error = await run_tool(
+        allowed(tmp_path, Approver(), permissions=Rules()), "web_fetch", {"url": site.url("/3")}
+    )
+    assert is_error and site.hits == ["/", "/again"]
+
+
+async def test_always_names_no_pattern_a_hostile_host_could_widen(tmp_path: Path) -> None:
+    context = tool_context(tmp_path, Approver("allow_always"), approve_commands="ask")
+    gate = context.gate()
+    asked = Request(source="fetch", tool="web_fetch", arguments={"url": "http://x"}, host="*")
+    await gate.ask(asked)
+    assert context.mode.kept == Rules()
 
 
 async def test_a_deny_rule_refuses_without_asking(tmp_path: Path, site: Site) -> None:
@@ -346,9 +382,9 @@ async def test_the_deadline_counts_every_redirect_but_not_the_users_answer(
     assert "redirects included" in text and site.hits[:2] == ["/hop0", "/hop1"]
 
     class Slow(Approver):
-        async def approve(self, command: str, unsandboxed: bool = False) -> Any:
+        async def approve(self, command: str, unsandboxed: bool = False, **more: Any) -> Any:
             await asyncio.sleep(1.5)  # the user reads the question
-            return await super().approve(command, unsandboxed)
+            return await super().approve(command, unsandboxed, **more)
 
     site.routes["/"] = (200, "text/plain", b"answered", {})
     asked = allowed(tmp_path, Slow("allow"), permissions=parse_rules({}), web_fetch_timeout=1.0)
@@ -381,3 +417,47 @@ async def test_html_is_parsed_only_so_far_and_however_deeply_nested(
     text, is_error = await run_tool(allowed(tmp_path), "web_fetch", {"url": site.url("/deep")})
     assert not is_error and "deep text" in text, text
     assert time.monotonic() - started < 60
+
+
+def test_the_terminal_asks_a_fetch_as_a_fetch_and_keeps_always_for_the_session(
+    tmp_path: Path, site: Site, fake: FakeAnthropic
+) -> None:
+    """Issue 40, row 11: the question read ``Run `web_fetch 127.0.0.1: …`?`` and offered
+    nothing beyond this task."""
+    config = tmp_path / ".config" / "agentls"
+    config.mkdir(parents=True)
+    (config / "settings.json").write_text(json.dumps({"webFetch": {"allowHosts": ["127.0.0.1"]}}))
+    site.routes["/again"] = site.routes["/"]
+    fake.script(
+        reply(tool_use("web_fetch", {"url": site.url("/")})),
+        reply(text("Read it.")),
+        reply(tool_use("web_fetch", {"url": site.url("/again")})),
+        reply(text("Read it again.")),
+    )
+    done = run(tmp_path, fake, stdin="read the docs\nh\nread them again\n")
+    assert done.returncode == 0, done.stderr
+    question = f"Fetch {site.url('/')}? [y]es / [h] always for 127.0.0.1 / [a]ll this task / [N]o"
+    assert done.stdout.count(question) == 1 and done.stdout.count("Fetch http") == 1
+    assert "Read it again." in done.stdout and site.hits == ["/", "/again"]
+
+
+def test_a_refused_address_is_one_plain_sentence_in_the_terminal(
+    tmp_path: Path, site: Site, fake: FakeAnthropic
+) -> None:
+    fake.script(reply(tool_use("web_fetch", {"url": site.url("/")})), reply(text("No.")))
+    done = run(tmp_path, fake, "--yes", "read the docs")
+    assert done.returncode == 0, done.stderr
+    refused = next(line for line in done.stdout.splitlines() if line.startswith("  ✗"))
+    assert refused == (
+        "  ✗ Refused: 127.0.0.1 is a loopback address, and web_fetch reaches only public "
+        "addresses unless the host is in the webFetch.allowHosts setting."
+    )
+    assert site.hits == []
+
+
+async def test_a_name_that_resolves_to_loopback_says_what_it_resolves_to(
+    tmp_path: Path, site: Site
+) -> None:
+    context = allowed(tmp_path, web_fetch_allow_hosts=())
+    text, is_error = await run_tool(context, "web_fetch", {"url": site.url(host="localhost")})
+    assert is_error and re.search(r"localhost resolves to (127\.0\.0\.1|::1), a loopback ", text)

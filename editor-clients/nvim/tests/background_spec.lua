@@ -46,7 +46,14 @@ h.main(function()
   h.wait('the undo', function()
     return #undone > 0
   end)
+  local buffer_undone = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  local logs = h.events('AgentlsBackgroundLog')
+  require('agentls.background').act(0, { id = started[1].task.id }, 'Open Log')
+  h.wait('the log', function()
+    return #logs > 0
+  end)
   return {
+    log = vim.api.nvim_buf_get_lines(logs[1].bufnr, 0, -1, false),
     started = started[1].task,
     editable = editable,
     states = vim.tbl_map(function(data)
@@ -58,6 +65,6 @@ h.main(function()
     review = reviewed[1].result,
     buffer_after = buffer_after,
     old_after_review = old_after_review,
-    buffer_undone = vim.api.nvim_buf_get_lines(0, 0, -1, false),
+    buffer_undone = buffer_undone,
   }
 end)

@@ -88,8 +88,16 @@ export function registerTaskCommands(send: ServerCommand, tasks: BackgroundTasks
     vscode.commands.registerCommand('agentls.tasks.refresh', () => refresh(send, tasks)),
     vscode.commands.registerCommand('agentls.tasks.openLog', async (given?: BackgroundTask) => {
       const task = await chosen(given);
-      if (task) {
-        await vscode.window.showTextDocument(vscode.Uri.file(task.log), { preview: true });
+      if (!task) {
+        return;
+      }
+      try {
+        // The server's transcript (`agentls tasks log`'s text), not the raw log.jsonl.
+        const log = (await send('agent.backgroundTaskLog', { id: task.id })) as { text: string };
+        const document = await vscode.workspace.openTextDocument({ content: log.text, language: 'plaintext' });
+        await vscode.window.showTextDocument(document, { preview: true });
+      } catch (error) {
+        failure(error);
       }
     }),
     vscode.commands.registerCommand('agentls.tasks.cancel', async (given?: BackgroundTask) => {

@@ -10,6 +10,7 @@ import acp
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate, ToolKind
 
 from ..interfaces import Decision
+from ..permissions.gate import always_for, fetch_question
 from .progress import AcpProgress, step_in_flight
 
 ALLOW_ONCE = PermissionOption(option_id="allow", name="Allow once", kind="allow_once")
@@ -17,6 +18,11 @@ ALLOW_ALWAYS = PermissionOption(
     option_id="allow_always", name="Allow always (this session)", kind="allow_always"
 )
 REJECT = PermissionOption(option_id="reject", name="Reject", kind="reject_once")
+
+
+def _always_for(host: str) -> PermissionOption:
+    """A fetch's "always": for its host, the rest of the session."""
+    return ALLOW_ALWAYS.model_copy(update={"name": always_for(host)})
 
 
 class PermissionClient(Protocol):
@@ -76,7 +82,13 @@ class AcpApprover:
             await self.progress.updates.flush()
             return await ask(self.client, self.session_id, call, options)
 
-    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False, host: str = "") -> Decision:
+        if host:
+            call = _call(self.progress, fetch_question(command), "fetch", {"url": command})
+            choice = await self._ask(call, [ALLOW_ONCE, _always_for(host), REJECT])
+            if choice == ALLOW_ALWAYS.option_id:
+                return "allow_always"
+            return "allow" if choice == ALLOW_ONCE.option_id else "deny"
         title = f"{command} (outside the sandbox)" if unsandboxed else command
         call = _call(self.progress, title, "execute", {"command": command})
         choice = await self._ask(call, [ALLOW_ONCE, ALLOW_ALWAYS, REJECT])

@@ -51,7 +51,7 @@ class ReviewApprover:
     """Nobody to ask: a command (or tool) a rule asks about is refused, and the model told
     to leave it for the review; a project's hooks and servers and a plan are refused."""
 
-    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False, host: str = "") -> Decision:
         raise Unanswered(LEFT_FOR_REVIEW)
 
     async def approve_plan(self, plan: str) -> bool:

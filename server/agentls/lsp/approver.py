@@ -21,10 +21,12 @@ from pygls.lsp.server import LanguageServer
 
 from ..config.settings import Settings
 from ..interfaces import Decision, Unanswered
+from ..permissions.gate import always_for, fetch_question
 from ..visible import visible
 
 APPROVE_COMMAND = "agent/approveCommand"
 PROMPT = "The agent wants to run a command"
+FETCH_PROMPT = "The agent wants to fetch a page"
 CHOICES: dict[Decision, str] = {
     "allow": "Allow",
     "allow_task": "Allow for this task",
@@ -49,10 +51,18 @@ def client_approves_commands(server: LanguageServer) -> bool:
     return isinstance(ours, dict) and ours.get("approveCommand") is True
 
 
-def _decision(answer: Any) -> Decision:
+def _choices(host: str) -> dict[Decision, str]:
+    """A command's choices; a fetch's add "Always for HOST", before "Deny"."""
+    if not host:
+        return CHOICES
+    always: dict[Decision, str] = {"allow_always": always_for(visible(host))}
+    return {"allow": ALLOW, **always, "allow_task": CHOICES["allow_task"], "deny": DENY}
+
+
+def _decision(answer: Any, choices: dict[Decision, str]) -> Decision:
     """The client's answer to `agent/approveCommand`; anything but a known choice denies."""
     choice = answer.get("choice") if isinstance(answer, dict) else getattr(answer, "choice", None)
-    for decision in CHOICES:
+    for decision in choices:
         if choice == decision:
             return decision
     return "deny"
@@ -81,16 +91,19 @@ class LspApprover:
             )
         return answer.title if answer else None
 
-    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False, host: str = "") -> Decision:
+        choices = _choices(host)
         if client_approves_commands(self.server):
-            return await self._ask_structured(command, unsandboxed)
+            return await self._ask_structured(command, unsandboxed, choices)
         if not self.cannot_ask:
             try:
                 where = " outside the sandbox" if unsandboxed else ""
                 message = f"The agent wants to run{where}:\n{visible(command)}"
-                title = await self._ask(message, list(CHOICES.values()))
+                if host:
+                    message = fetch_question(visible(command))
+                title = await self._ask(message, list(choices.values()))
                 # A dismissed prompt (null) denies.
-                by_title = {title: decision for decision, title in CHOICES.items()}
+                by_title = {title: decision for decision, title in choices.items()}
                 return by_title.get(title or DENY, "deny")
             except JsonRpcException as error:
                 self.cannot_ask = error.message or type(error).__name__
@@ -98,18 +111,23 @@ class LspApprover:
             CANNOT_ASK.format(error=self.cannot_ask, commands=" or the allowedCommands setting")
         )
 
-    async def _ask_structured(self, command: str, unsandboxed: bool) -> Decision:
+    async def _ask_structured(
+        self, command: str, unsandboxed: bool, choices: dict[Decision, str]
+    ) -> Decision:
+        fetch = "allow_always" in choices
         params = {
             # As the user must see it: no control character may disguise what runs.
             "command": visible(command),
             "cwd": str(self.root),
             "sandboxed": not unsandboxed,
-            "prompt": PROMPT + (" outside the sandbox" if unsandboxed else ""),
-            "choices": [{"id": key, "title": title} for key, title in CHOICES.items()],
+            "prompt": FETCH_PROMPT
+            if fetch
+            else PROMPT + (" outside the sandbox" if unsandboxed else ""),
+            "choices": [{"id": key, "title": title} for key, title in choices.items()],
         }
         async with self.asking:
             answer = await self.server.protocol.send_request_async(APPROVE_COMMAND, params)
-        return _decision(answer)
+        return _decision(answer, choices)
 
     async def approve_plan(self, plan: str) -> bool:
         """The plan mode's end: the plan shown, and whether to carry it out (a client that

@@ -24,12 +24,13 @@ from ..agent.prompt import task_message
 from ..background import control, records, review
 from ..background.control import BackgroundError, Options
 from ..background.landing import carry_out
+from ..background.transcript import transcript
 from ..disk import files
 from ..disk.paths import relative
 from ..edits import landed
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
-from .command_table import CANCEL_BACKGROUND, DISCARD, REVIEW, RUN_IN_BACKGROUND
+from .command_table import CANCEL_BACKGROUND, DISCARD, LOG, REVIEW, RUN_IN_BACKGROUND
 from .file_context import task_arguments
 from .workspace import LspWorkspace, uri_of
 
@@ -123,6 +124,15 @@ async def discard(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
         raise _failed(error) from None
     _watch(ls).seen.pop(task_id, None)
     return {"discarded": True}
+
+
+async def task_log(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
+    """The task's transcript, as `agentls tasks log` prints it."""
+    task_id = _task_id(LOG, arguments)
+    entry = await asyncio.to_thread(records.find, ls.root().resolve(), task_id)
+    if entry is None:
+        raise _failed(BackgroundError(f"no background task {task_id}"))
+    return {"text": await asyncio.to_thread(transcript, entry)}
 
 
 def _notify(ls: AgentServer, item: dict[str, Any]) -> None:

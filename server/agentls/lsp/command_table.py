@@ -24,6 +24,7 @@ BACKGROUND_TASKS = "agent.backgroundTasks"
 REVIEW = "agent.reviewBackgroundTask"
 CANCEL_BACKGROUND = "agent.cancelBackgroundTask"
 DISCARD = "agent.discardBackgroundTask"
+LOG = "agent.backgroundTaskLog"
 
 COMMANDS: dict[str, tuple[str, str]] = {
     RUN_TASK: ("commands", "run_task"),
@@ -45,5 +46,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     REVIEW: ("background", "review_task"),
     CANCEL_BACKGROUND: ("background", "cancel_background"),
     DISCARD: ("background", "discard"),
+    LOG: ("background", "task_log"),
 }
 """Each command's name: (the module of `agentls.lsp`, the function), called `(server, *args)`."""

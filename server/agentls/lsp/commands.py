@@ -125,9 +125,12 @@ async def set_mode(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     if wanted is not None:
         refuse_while_running(ls, "A task is running; switch the mode when it has ended.")
         try:
-            ls.mode = SessionMode(mode_of(wanted))
+            mode = mode_of(wanted)
         except ValueError as error:
             raise JsonRpcInvalidParams(f"mode: {error}") from None
+        # The session's "always" answers outlive a switch of mode.
+        ls.mode = ls.mode or SessionMode()
+        ls.mode.current = mode
     current = ls.mode.current if ls.mode else (await ls.settings()).mode
     return {"mode": current, "modes": [{"id": m, "description": d} for m, d in MODES.items()]}
 

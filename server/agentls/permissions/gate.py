@@ -15,6 +15,7 @@ the programs agentls starts."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any, Literal
 
 from ..interfaces import Approver, Unanswered
 from .decide import Decision, decide, unreadable
-from .modes import Mode
+from .modes import Mode, SessionMode
 from .rules import Rule, Rules, Verdict
 
 Source = Literal["call", "command", "tool", "fetch", "edit"]
@@ -35,6 +36,18 @@ allow rule, a hook's allow or the acceptEdits mode lets it land."""
 
 _ASKED_BY_DEFAULT: frozenset[Source] = frozenset({"command", "tool", "fetch"})
 _HOOKED = "a PreToolUse hook said so"
+_PLAIN_HOST = re.compile(r"[a-z0-9.:-]{1,253}")
+"""A host an "always" answer may name in a rule: no pattern character can widen it."""
+
+
+def fetch_question(url: str) -> str:
+    """A fetch as every door asks it."""
+    return f"Fetch {url}?"
+
+
+def always_for(host: str) -> str:
+    """The answer that allows a fetch's host for the rest of the session."""
+    return f"Always for {host}"
 
 
 @dataclass
@@ -56,9 +69,9 @@ class Request:
     arguments: Mapping[str, Any]
     """What the rules see: the command, the path relative to the root, the URL."""
     shown: str = ""
-    """The question the user is shown: the command line, `web_fetch host: url`, ..."""
+    """What the user is asked about: the command line, a fetch's URL, ..."""
     host: str = ""
-    """A fetch's host, which a refusal names."""
+    """A fetch's host, which the question and a refusal name."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +143,8 @@ class Gate:
     shell_sandboxed: bool = False
     """The task's shell runs commands in a sandbox (so leaving it is worth saying)."""
     grants: Grants = field(default_factory=Grants)
+    session: SessionMode | None = None
+    """Where an "always" answer is kept as a rule, for the rest of the session."""
     hook: Verdict | None = None
     """The PreToolUse hooks' verdict on this call (`hooked`)."""
 
@@ -175,9 +190,11 @@ class Gate:
         """The call put to the user, once."""
         command = request.source == "command"
         unsandboxed = command and self.unsandboxed_when_approved
+        host = request.host if request.source == "fetch" else ""
+        fetch = {"host": host} if host else {}  # a question about a fetch, asked as one
         try:
             answer = await self.approver.approve(
-                request.shown, unsandboxed and self.shell_sandboxed
+                request.shown, unsandboxed and self.shell_sandboxed, **fetch
             )
         except Unanswered as nobody:
             raise Refusal("nobody", request, why, str(nobody)) from None
@@ -185,4 +202,6 @@ class Gate:
             raise Refusal("user", request, why)
         if answer == "allow_task" and request.source in _ASKED_BY_DEFAULT:
             self.grants.for_task = True
+        if answer == "allow_always" and self.session and _PLAIN_HOST.fullmatch(host):
+            self.session.keep(Rule("web_fetch", f"domain:{host}"))
         return Permit(reviewed=True, sandboxed=not unsandboxed)

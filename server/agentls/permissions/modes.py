@@ -7,8 +7,10 @@ switches to `default` and the plan is carried out."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
+
+from .rules import Rule, Rules
 
 Mode = Literal["default", "acceptEdits", "plan"]
 MODES: dict[Mode, str] = {
@@ -32,3 +34,10 @@ class SessionMode:
     it while the session is idle; an approved plan switches it to `default`."""
 
     current: Mode = "default"
+    kept: Rules = field(default_factory=Rules)
+    """The allow rules the user's "always" answers made (`web_fetch(domain:HOST)`): they
+    hold for the rest of the session, weighed with the settings' rules."""
+
+    def keep(self, rule: Rule) -> None:
+        if rule not in self.kept.allow:
+            self.kept = self.kept + Rules(allow=(rule,))

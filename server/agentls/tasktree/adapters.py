@@ -67,7 +67,7 @@ class BatchApprover:
     """Nobody to ask: what would be asked is refused (a command an ask rule names, a
     project's hooks and MCP servers, a plan)."""
 
-    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False, host: str = "") -> Decision:
         return "deny"
 
     async def approve_plan(self, plan: str) -> bool:

@@ -14,6 +14,7 @@ from ..edits import unified_diff
 from ..extensions.mcp_elicitation import ask_fields
 from ..extensions.mcp_user import Answer
 from ..interfaces import Change, Decision, Landed
+from ..permissions.gate import always_for, fetch_question
 from ..visible import visible
 from .answers import Answers
 from .screen import Screen
@@ -60,12 +61,20 @@ class TerminalApprover:
         """One question at a time: the read-only calls of a turn run together, and two
         questions at once would share a line and wait for stdin side by side (one forever)."""
 
-    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False, host: str = "") -> Decision:
         where = " outside the sandbox" if unsandboxed else ""
         question = f"Run `{visible(command)}`{where}? [y]es / [a]ll this task / [N]o "
+        if host:
+            always = always_for(visible(host)).lower()
+            question = (
+                f"{fetch_question(visible(command))} [y]es / [h] {always} / [a]ll this task / [N]o "
+            )
         async with self.asking:
             answer = await self.screen.ask(question, self.answers)
-        return {"y": "allow", "a": "allow_task"}.get(answer[:1], "deny")  # type: ignore[return-value]
+        answers: dict[str, Decision] = {"y": "allow", "a": "allow_task"}
+        if host:
+            answers["h"] = "allow_always"
+        return answers.get(answer[:1], "deny")
 
     async def approve_project(self, what: str) -> bool:
         question = f"The project asks to {visible(what)}. Allow (remembered)? [y/N] "

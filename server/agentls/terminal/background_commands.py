@@ -1,6 +1,7 @@
 """The background tasks from the terminal: `agentls run --background TASK` (prints the
 task's id and returns), `agentls tasks` (a table), `agentls tasks review ID` (each hunk
-asked about, y/n, then written), `agentls tasks cancel ID`, `agentls tasks discard ID`.
+asked about, y/n, then written), `agentls tasks cancel ID`, `agentls tasks discard ID`,
+`agentls tasks log ID` (its transcript).
 
 The settings are the user's own file's (`~/.config/agentls/settings.json`), as for every
 terminal task; a review here is a task of the checkpoints, which `agentls undo` takes back.
@@ -20,6 +21,7 @@ from ..agent.conversation import Conversation
 from ..background import control, records, review
 from ..background.control import BackgroundError, Options
 from ..background.landing import NotLanded, carry_out
+from ..background.transcript import transcript
 from ..config import user_settings
 from ..disk import files
 from ..disk.landing import land_on_disk
@@ -94,6 +96,18 @@ def cancel(task_id: str) -> int:
         print(f"agentls: {error}", file=sys.stderr)
         return 1
     print(f"{task_id}: {'cancelling' if entry.status.status in records.ACTIVE else 'ended'}")
+    return 0
+
+
+def log(task_id: str) -> int:
+    entry = records.find(Path.cwd().resolve(), task_id)
+    if entry is None:
+        print(
+            f"agentls: no background task {task_id} here (agentls tasks lists them)",
+            file=sys.stderr,
+        )
+        return 1
+    sys.stdout.write(transcript(entry))
     return 0
 
 

@@ -119,6 +119,7 @@ def add_commands(commands: Any) -> None:
         ("review", "put the task's change to you, hunk by hunk"),
         ("cancel", "stop a task that runs or waits"),
         ("discard", "remove the task, its worktree and its branch"),
+        ("log", "what the task's agent said and did, as a transcript"),
     ):
         one = task_commands.add_parser(name, help=words)
         one.add_argument("id", help="the task's id (agentls tasks lists them)")
@@ -210,9 +211,9 @@ def _tasks(arguments: argparse.Namespace) -> int:
 
     if arguments.tasks_command == "review":
         return tasks.review_in_terminal(arguments.id, arguments.yes)
-    if arguments.tasks_command in ("cancel", "discard"):
-        act = tasks.cancel if arguments.tasks_command == "cancel" else tasks.discard
-        return act(arguments.id)
+    if arguments.tasks_command in ("cancel", "discard", "log"):
+        acts = {"cancel": tasks.cancel, "discard": tasks.discard, "log": tasks.log}
+        return acts[arguments.tasks_command](arguments.id)
     return tasks.table()
 
 

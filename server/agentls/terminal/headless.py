@@ -71,7 +71,7 @@ class HeadlessApprover:
         self.not_approved: list[str] = []
         """What the project asked to run that nobody could approve, in the user's words."""
 
-    async def approve(self, command: str, unsandboxed: bool = False) -> Decision:
+    async def approve(self, command: str, unsandboxed: bool = False, host: str = "") -> Decision:
         why = "a permission rule asks for it, which --yes never answers" if self.yes else ""
         raise Unanswered(
             f"Refused: nobody could approve it (agentls run -p{' --yes' if self.yes else ''}: "

@@ -131,6 +131,8 @@ class Screen:
         self._step_started = 0.0
         self.running_subagents: dict[str, _Running] = {}
         """By id, in the order they started: each has a spinner under the task's."""
+        self._speaker: str | None = None
+        """The subagent whose line was printed last, if nothing was printed since."""
 
     # Progress
 
@@ -271,12 +273,18 @@ class Screen:
             self._live.stop()
             self._live = None
         self._streamed = None
+        self._speaker = None
 
-    def nested(self, line: Text) -> None:
-        """A line of a subagent's, printed for good under the step that started it; what
-        was moving moves on (subagents run at the same time as the task's own steps)."""
+    def nested(self, line: Text, speaker: str, header: Text | None = None) -> None:
+        """A line of subagent `speaker`'s, printed for good under the step that started it;
+        what was moving moves on (subagents run at the same time as the task's own steps).
+        Their lines interleave, so a line that follows another's comes under its `header`."""
+        follows = self._speaker == speaker
         self._settle()
+        if header is not None and not follows:
+            self.console.print(header)
         self.console.print(line)
+        self._speaker = speaker
         self._wait()
 
     def _end_step(self) -> None:
@@ -299,10 +307,11 @@ class SubagentLines:
         self._running = _Running(self.indent, shown.id)
         screen.running_subagents[shown.id] = self._running
         what = f"{shown.type}: {visible(shown.description, lines=False)}"
-        screen.nested(Text(f"{self.indent}⎿ {self.name} {what}", "bold cyan"))
+        self._header = Text(f"{self.indent}⎿ {self.name}", "bold cyan")
+        screen.nested(Text(f"{self.indent}⎿ {self.name} {what}", "bold cyan"), self.name)
 
     def _line(self, text: str, style: str = "") -> None:
-        self.screen.nested(Text(f"{self.indent}  {text}", style))
+        self.screen.nested(Text(f"{self.indent}  {text}", style), self.name, self._header)
 
     def _flush(self) -> None:
         said = visible("".join(self._text)).strip()
@@ -336,7 +345,7 @@ class SubagentLines:
         return SubagentLines(self.screen, shown)
 
     def finished(self, ok: bool, detail: str) -> None:
+        """Its last words; how it ended is its `agent` step's result, printed by the agent
+        that started it (a cancelled one's: the task's outcome)."""
         self.screen.running_subagents.pop(self.name, None)
         self._flush()
-        mark = "✓" if ok else "✗"
-        self._line(f"{mark} {visible(detail, lines=False)}", "green" if ok else "red")

@@ -13,6 +13,7 @@ from ..interfaces import Approver, Hooks, LanguageServers, Progress, Shell, Work
 from ..permissions.gate import Gate, Grants
 from ..permissions.modes import SessionMode
 from ..permissions.rules import Rules, Verdict, command_rules
+from .result_lines import result_line
 
 
 class ToolError(Exception):
@@ -129,7 +130,7 @@ class ToolContext:
         rules, and the loaded user skills' `allowed-tools`) and the project's."""
         settings = self.settings
         own = settings.permissions + command_rules(settings.allowed_commands)
-        return own + self.skills.rules + self.project_rules
+        return own + self.mode.kept + self.skills.rules + self.project_rules
 
     def gate(self) -> Gate:
         """The permission gate as it stands for the call being run: every question about
@@ -144,6 +145,7 @@ class ToolContext:
             unsandboxed_when_approved=settings.approved_commands_unsandboxed,
             shell_sandboxed=self.shell.sandboxed,
             grants=self.grants,
+            session=self.mode,
             hook=self.hooked,
         )
 
@@ -166,15 +168,8 @@ exited non-zero answered, but failed) and one line in their words (`read app.py 
 20-60)`), from the call's arguments and its result."""
 
 
-def first_sentence(text: str) -> str:
-    """The result's first sentence: what follows ("Do not retry it; ask or take another
-    way.") is advice written for the model."""
-    sentence, stop, _ = (text.splitlines()[0] if text else "").partition(". ")
-    return sentence + "." if stop else sentence
-
-
-def _first_sentence(arguments: dict[str, Any], result: str) -> tuple[bool, str]:
-    return True, first_sentence(result)
+def _result_line(arguments: dict[str, Any], result: str) -> tuple[bool, str]:
+    return True, result_line(result)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -197,7 +192,7 @@ class Tool:
     input_schema: dict[str, Any] | None = None
     """The whole JSON schema of its input when it is not agentls's own (an MCP tool's):
     sent as it is, and the arguments checked against it."""
-    words: Words = _first_sentence
+    words: Words = _result_line
     delegates: bool = False
     """It runs a subagent (the `agent` tool): offered in the plan mode too, where the subagent
     gets only read-only tools; a turn's delegating calls run at the same time."""
@@ -226,7 +221,7 @@ def told(tool: Tool | None, arguments: Any, result: str, is_error: bool) -> tupl
     """Whether a step did what was asked, and what happened in the user's words (an error
     in its own first sentence); the model gets `result` whole."""
     if is_error or tool is None or not isinstance(arguments, dict):
-        return not is_error, first_sentence(result)
+        return not is_error, result_line(result)
     return tool.words(arguments, result)
 
 

@@ -34,10 +34,7 @@ _REFUSED_TYPES = {
 
 async def permit(context: ToolContext, host: str, url: str) -> None:
     """A fetch from `host` put to the permission gate, which refuses or lets it through."""
-    shown = f"web_fetch {host}: {url}"
-    asked = Request(
-        source="fetch", tool="web_fetch", arguments={"url": url}, shown=shown, host=host
-    )
+    asked = Request(source="fetch", tool="web_fetch", arguments={"url": url}, shown=url, host=host)
     await context.gate().ask(asked)
 
 

@@ -43,21 +43,31 @@ def embedded_ipv4(address: Address) -> Address:
     return address
 
 
-def why_refused(address: Address) -> str | None:
-    """Why `address` is not a public one (None when it is)."""
+def kind_refused(address: Address) -> str | None:
+    """What kind of address `address` is when it is not a public one (None when it is):
+    `a loopback address`, ..."""
     judged = embedded_ipv4(address)
-    shown = f"{address}" if judged == address else f"{address} ({judged})"
+    also = "" if judged == address else f" (standing for {judged})"
     if judged.is_loopback:
-        return f"{shown} is a loopback address"
+        return f"a loopback address{also}"
     if judged.is_link_local:  # 169.254.169.254, the cloud metadata service, is one
-        return f"{shown} is a link-local address (where cloud metadata services answer)"
+        return f"a link-local address{also}, where cloud metadata services answer"
     if judged.is_unspecified:
-        return f"{shown} is the unspecified address"
+        return f"the unspecified address{also}"
     if judged.is_multicast:
-        return f"{shown} is a multicast address"
+        return f"a multicast address{also}"
     if judged.is_private or not judged.is_global:
-        return f"{shown} is a private or reserved address"
+        return f"a private or reserved address{also}"
     return None
+
+
+def refusal(host: str, address: str, kind: str) -> str:
+    """One plain sentence: what the host is, and the setting that would allow it."""
+    what = f"{host} is {kind}" if address == host else f"{host} resolves to {address}, {kind}"
+    return (
+        f"{what}, and web_fetch reaches only public addresses unless the host is in the "
+        "webFetch.allowHosts setting"
+    )
 
 
 def allowed_host(host: str, allow_hosts: Iterable[str]) -> bool:
@@ -84,12 +94,9 @@ async def checked_addresses(host: str, port: int, allow_hosts: Iterable[str]) ->
     if allowed_host(host, allow_hosts):
         return addresses
     for text in addresses:
-        why = why_refused(ipaddress.ip_address(text))
-        if why is not None:
-            raise Refused(
-                f"{host} resolves to {why}: web_fetch reaches public addresses only "
-                "(the user may allow a host in the webFetch.allowHosts setting)"
-            )
+        kind = kind_refused(ipaddress.ip_address(text))
+        if kind is not None:
+            raise Refused(refusal(host, text, kind))
     return addresses
 
 

@@ -105,6 +105,33 @@ local function outcome(result)
   return words
 end
 
+---The task's transcript, in the server's words (`agent.backgroundTaskLog`), in a scratch
+---buffer `agentls://log/<id>` in a split.
+---@param bufnr integer
+---@param id string
+local function open_log(bufnr, id)
+  history.call(bufnr, 'agent.backgroundTaskLog', { id = id }, function(result)
+    local name = 'agentls://log/' .. id
+    local log = vim.fn.bufnr(name)
+    if log == -1 then
+      log = vim.api.nvim_create_buf(true, true)
+      vim.api.nvim_buf_set_name(log, name)
+      vim.bo[log].bufhidden = 'hide'
+    end
+    vim.bo[log].modifiable = true
+    vim.api.nvim_buf_set_lines(
+      log,
+      0,
+      -1,
+      false,
+      vim.split(result.text, '\n', { plain = true, trimempty = true })
+    )
+    vim.bo[log].modifiable = false
+    vim.cmd.sbuffer(log)
+    fire('AgentlsBackgroundLog', { id = id, bufnr = log })
+  end)
+end
+
 ---@param bufnr integer
 ---@param item agentls.BackgroundTask
 ---@param action string
@@ -117,7 +144,7 @@ function M.act(bufnr, item, action)
       fire('AgentlsBackgroundReviewed', { result = result })
     end)
   elseif action == 'Open Log' then
-    vim.cmd.split(vim.fn.fnameescape(item.log))
+    open_log(bufnr, item.id)
   elseif action == 'Cancel' then
     history.call(bufnr, 'agent.cancelBackgroundTask', { id = item.id }, function()
       notify(('cancelling %s'):format(item.title))

@@ -246,7 +246,8 @@ end
 ---@param result agentls.TaskResult
 function M.finish(result)
   tail = nil
-  local lines = { (result.outcome or result.status):gsub('^(%w+)', '**%1**') }
+  -- In parentheses: gsub's second value, its count, would be a line of its own.
+  local lines = { ((result.outcome or result.status):gsub('^(%w+)', '**%1**')) }
   if result.status ~= 'done' and result.summary and result.summary ~= '' then
     table.insert(lines, '')
     table.insert(lines, result.summary)
