@@ -255,7 +255,7 @@ class Agent:
         chars = prompt_chars(system, schemas, messages)
         chars -= self._fit(chars, limit)
         try:
-            turn = await self.model.respond(system, messages, schemas, self.progress.text)
+            turn = await self._respond(system, messages, schemas, chars)
         except PromptTooLong as error:
             # The estimate fell short of the API's count (or the window is smaller than the
             # settings say): learn the real size, cut a fifth at least, and ask once more.
@@ -264,9 +264,23 @@ class Agent:
             if not removed:
                 raise
             chars -= removed
-            turn = await self.model.respond(system, messages, schemas, self.progress.text)
+            turn = await self._respond(system, messages, schemas, chars)
         budget.observe(turn.usage.prompt, chars)
         return turn
+
+    async def _respond(
+        self, system: str, messages: list[Block], schemas: list[Block], chars: int
+    ) -> Turn:
+        # The answer goes into the same window as the prompt: its limit is the room left.
+        room = self.limits.context_window - self.conversation.budget.estimate(chars)
+        return await self.model.respond(
+            system,
+            messages,
+            schemas,
+            self.progress.text,
+            on_notice=self.progress.notice,
+            max_tokens=room,
+        )
 
     def _fit(self, chars: int, limit: int) -> int:
         removed = self.conversation.budget.fit(self.conversation.messages, chars, limit)
