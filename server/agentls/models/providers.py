@@ -10,6 +10,7 @@ provider lacks.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -183,6 +184,7 @@ def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str])
     This is the only place a provider's key or URL is read. A profile's key never goes to
     another provider's default host: a named profile reads its own variable only, and the
     SDKs' base-URL variables count for the plain `anthropic` and `openai` profiles alone.
+    No key is demanded for a server on the loopback address (a local model's).
     Raises ModelError for an unknown provider or a missing key.
     """
     name = provider or env.get("AGENTLS_PROVIDER") or DEFAULT_PROVIDER
@@ -208,9 +210,24 @@ def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str])
     for variable, auth in profile.keys:
         if env.get(variable):
             return Endpoint(profile, url, env[variable], auth, source, variable)
-    if profile.keys:
+    if profile.keys and not on_loopback(url):  # a server on this machine may want none
         raise ModelError(f"No {profile.title} API key is set.", profile.key_hint)
     return Endpoint(profile, url, None, "none", source)
+
+
+def on_loopback(url: str) -> bool:
+    """Whether `url`'s host is this machine's loopback (`localhost`, 127.0.0.0/8, ::1): a
+    server no one else can reach, such as a local model's, which wants no key."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):  # RFC 6761: always loopback
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 CONTEXT_WINDOWS: tuple[tuple[str, int], ...] = (
