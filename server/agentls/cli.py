@@ -301,13 +301,15 @@ def check_settings(raw: str) -> int:
 
 def check_model(raw: str) -> int:
     """Print the model and endpoint a task would use (never the key), or why there is none;
-    exit status 1 then. The workspace does not matter: only the user's sources configure it."""
+    exit status 1 then; and what a local server says will not work (tools its chat template
+    drops). The workspace does not matter: only the user's sources configure it."""
+    import asyncio
     from pathlib import Path
 
     from .config import environment
     from .config.settings import parse
     from .interfaces import ModelError
-    from .models import providers
+    from .models import capabilities, providers
 
     try:
         settings, _ = parse(json.loads(raw))
@@ -317,12 +319,17 @@ def check_model(raw: str) -> int:
     env = environment.load(Path.cwd()).client
     try:
         endpoint = providers.endpoint(settings.provider, settings.base_url, env)
-        print(
-            providers.describe(endpoint, providers.model_id(endpoint.profile, settings.model, env))
-        )
+        model = providers.model_id(endpoint.profile, settings.model, env)
     except ModelError as error:
         print(f"{error} {error.hint}")
         return 1
+    print(providers.describe(endpoint, model))
+    window = settings.context_window or providers.context_window(model, endpoint.profile.wire)
+    try:
+        for warning in asyncio.run(capabilities.warnings(endpoint, model, window)):
+            print(f"warning: {warning}")
+    except capabilities.NotAsked as why:
+        print(f"Could not ask {endpoint.shown_url} what it supports ({why}).")
     return 0
 
 

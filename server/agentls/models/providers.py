@@ -21,6 +21,7 @@ from ..interfaces import ModelError
 
 Wire = Literal["anthropic", "openai"]
 Auth = Literal["x-api-key", "bearer", "none"]
+Asking = Literal["llamacpp", "ollama"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class Profile:
     vision: bool = True
     """Whether its models take images, unless the `vision` setting says: a local server's
     model is often text only, and DeepSeek's API takes no image."""
+    capabilities: Asking | None = None
+    """How the server can be asked what its model supports (`capabilities.py`), if at all."""
 
     @property
     def key_hint(self) -> str:
@@ -80,6 +83,7 @@ PROFILES: dict[str, Profile] = {
             (),
             cache_markers=False,
             vision=False,
+            capabilities="ollama",
         ),
         Profile(
             "llamacpp",
@@ -89,6 +93,7 @@ PROFILES: dict[str, Profile] = {
             (),
             cache_markers=False,
             vision=False,
+            capabilities="llamacpp",
         ),
         Profile(
             "vllm",

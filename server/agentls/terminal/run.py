@@ -27,6 +27,7 @@ from ..config.settings import Settings
 from ..event_progress import EventProgress
 from ..extensions.commands import for_workspace
 from ..interfaces import Approver, ModelError
+from ..models import capabilities
 from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
 from ..visible import visible
@@ -293,8 +294,14 @@ async def _run(
     terminal = TerminalSession(setup, root, options, stream, session, clients)
     # Before anything is awaited, so no Ctrl-C is left to asyncio's own (a traceback).
     loop.add_signal_handler(signal.SIGINT, terminal.interrupt)
-    if setup.warning and started is None:
-        (sys.stderr if options.output_format else stream).write(f"agentls: {setup.warning}\n")
+    if started is None:
+        said = [setup.warning] if setup.warning else []
+        model = setup.model
+        said += await capabilities.before_task(
+            model.endpoint, model.name, setup.settings.context_window
+        )
+        for warning in said:
+            (sys.stderr if options.output_format else stream).write(f"agentls: {warning}\n")
     try:
         if task is None:
             return await terminal.conversation(started.line if started else None)
