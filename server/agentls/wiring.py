@@ -94,7 +94,7 @@ class TaskSetup:
             (*self.settings.mcp_servers, *mcp_servers),
             approver,
             lambda: conversation.id,
-            notify or (lambda message: progress.text(f"\n(agentls: {message})\n")),
+            notify or (lambda message: progress.notice(f"agentls: {message}")),
             mcp_user,
         )
         extensions.context = tools
