@@ -299,16 +299,15 @@ class Failure:
 
 
 def timed_out(error: BaseException) -> bool:
-    """Whether `error` comes from a read that waited longer than the timeout."""
+    """Whether `error` comes from a read that waited longer than the timeout (both SDKs
+    raise their APITimeoutError from the transport's own)."""
     import httpx2
 
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, httpx2.TimeoutException) or type(current).__name__ == (
-            "APITimeoutError"
-        ):
+        if isinstance(current, httpx2.TimeoutException):
             return True
         current = current.__cause__ or current.__context__
     return False
