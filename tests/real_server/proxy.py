@@ -44,7 +44,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _forward(self, body: Any) -> None:
         proxy = self.server.proxy
-        if isinstance(body, dict) and proxy.prefill is not None and not proxy.exchanges:
+        first = not any(e.method == "POST" for e in proxy.exchanges)  # after GET /props
+        if isinstance(body, dict) and proxy.prefill is not None and first:
             body = proxy.prefill(self.path, body)
         exchange = Exchange(self.command, self.path, body)
         proxy.exchanges.append(exchange)
