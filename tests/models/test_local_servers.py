@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls.interfaces import SAID, ModelError, Turn
+from agentls.interfaces import SAID, ModelError
 from agentls.models import providers
 from agentls.models.anthropic import AnthropicModel, ClientCache
 from agentls.models.chat import ChatModel
@@ -75,10 +75,10 @@ async def test_agentls_marks_never_reach_a_server_without_cache_markers() -> Non
     messages = [HELLO[0], {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}]
     messages.append({"role": "user", "content": [note, {"type": "text", "text": "again"}]})
     with FakeAnthropic() as fake:  # refuses an unknown field, as the API does
-        fake.script(recorded("llamacpp/messages_call"))
+        fake.script(recorded("llamacpp/messages_cut_call"))
         turn = await model(fake).respond("system", messages, TOOLS, lambda piece: None)
         assert SAID not in json.dumps(fake.requests[0].body)
-    assert turn.stop_reason == "tool_use"
+    assert turn.stop_reason == "max_tokens"
     assert messages[-1]["content"][0][SAID] == ""  # the conversation keeps its own
 
 
@@ -151,7 +151,7 @@ async def test_the_answers_limit_is_the_room_the_window_leaves(tmp_path: Path) -
 
 
 def test_max_tokens_never_asks_for_more_than_the_window(tmp_path: Path, api: FakeAnthropic) -> None:
-    api.script(replayed(api, "call"), reply(text("done")))
+    api.script(replayed(api, "cut_call"), reply(text("done")))
     _settings(tmp_path, api, contextWindow=8192, maxTokens=16000)
     (tmp_path / "a.py").write_text("print('hello')\n")
     done = run(tmp_path, api, "-p", "read a.py", key="")
@@ -236,12 +236,3 @@ def run_check_model(root: Path, fake: FakeAnthropic, settings: dict[str, Any]) -
     from terminal.test_terminal import agentls
 
     return agentls(root, fake, "check-model", json.dumps(settings), key="")
-
-
-async def test_a_turn_is_whole_when_nothing_was_cut(api: FakeAnthropic) -> None:
-    # The recorded call, whole: what the other tests cut or break is a sound answer.
-    api.script(replayed(api, "call"))
-    turn: Turn = await model(api).respond("system", HELLO, TOOLS, lambda piece: None)
-    calls = [b for b in turn.content if b["type"] == "tool_use"]
-    assert turn.stop_reason == "tool_use" and calls[0]["name"] == "read_file"
-    assert isinstance(calls[0]["input"], dict)

@@ -5,8 +5,11 @@ came, and the server's build. The tests of the adapters replay them, so the wire
 meet are the real server's, not ours.
 
 What is asked: a tool call forced by an assistant prefill (ChatML's `<tool_call>` opened),
-whole and cut at `max_tokens`, in both formats; a prefill the server cannot parse (its
-mid-stream error event); and `/props` with a template that has tools and one that has not.
+let run (`call`: SmolLM2 writes the call, then output the server's parser refuses, and the
+server ends with its error event) and cut at `max_tokens` (`cut_call`), in both formats; a
+prefill the server cannot parse (`unparseable_call`); and `/props` with a template that has
+tools and one that has not, their template texts left out (llama.cpp's and the model's own
+files, not ours to copy).
 """
 
 from __future__ import annotations
@@ -95,8 +98,15 @@ def ask(server: Running, method: str, path: str, body: dict[str, Any] | None) ->
     }
 
 
+TEMPLATES = ("chat_template", "chat_template_tool_use")
+
+
 def save(name: str, server: Running, method: str, path: str, body: Any) -> None:
     answer = ask(server, method, path, body)
+    if path == "/props":
+        props = json.loads(answer["body"])
+        props.update({key: "(left out)" for key in TEMPLATES if key in props})
+        answer["body"] = json.dumps(props)
     build = server.get("/props").get("build_info")
     recording = {
         "server": f"llama.cpp llama-server {build}",
@@ -115,7 +125,7 @@ def main() -> None:
             save("props_with_tools", server, "GET", "/props", None)
             for name, prefill, limit in (
                 ("call", OPENED, 64),
-                ("cut_call", OPENED, 3),
+                ("cut_call", OPENED, 6),  # the call begun: `{` of its input
                 ("unparseable_call", UNPARSEABLE, 16),
             ):
                 save(
