@@ -111,6 +111,7 @@ def test_a_task_on_the_real_server_through_each_adapter(
     events = [json.loads(line) for line in ran.stdout.splitlines()]
     outcome = events[-1]
     assert outcome["type"] == "outcome", said
+    print(f"{profile}: {outcome['status']}, {len(asked)} requests: {outcome['summary'][:300]}")
     assert ran.returncode == EXIT_CODES[outcome["status"]], said
     assert not [e for e in events if e["type"] == "note"], said  # nothing asked again
     if outcome["status"] == "failed":
