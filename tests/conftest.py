@@ -64,6 +64,8 @@ TIERS = {
     "ray": "needs the ray extra (pip install '.[ray]'): small Ray clusters on loopback",
     "mcp_conformance": "needs the MCP conformance suite and Node 22 (npm: "
     "tests/extensions/conformance/setup.sh)",
+    "real_server": "needs llama.cpp's llama-server built from PyPI's sdist and a small model "
+    "(tests/real_server/setup.sh): minutes of CPU",
 }
 """Tests that need system packages, or take a minute of CPU each (the fast suite stays within
 3 minutes on 2 cores). `pytest` alone deselects them (pyproject's addopts); `.ci/run`

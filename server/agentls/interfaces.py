@@ -87,9 +87,20 @@ OnText = Callable[[str], None]
 
 class Model(Protocol):
     async def respond(
-        self, system: str, messages: Messages, tools: Schemas, on_text: OnText
+        self,
+        system: str,
+        messages: Messages,
+        tools: Schemas,
+        on_text: OnText,
+        *,
+        on_notice: OnText | None = None,
+        max_tokens: int | None = None,
     ) -> Turn:
-        """Ask for the next turn, streaming its text to `on_text`. Raises ModelError."""
+        """Ask for the next turn, streaming its text to `on_text`; what agentls says about
+        the asking (an answer that broke off is asked again) goes to `on_notice`, never to
+        `on_text`. `max_tokens`: the room the context window leaves the answer, when the
+        caller knows it (the answer's limit is the smaller of it and the setting). Raises
+        ModelError."""
         ...
 
 
@@ -294,6 +305,11 @@ class Progress(Protocol):
 
     def text(self, delta: str) -> None:
         """A piece of the model's streamed text."""
+        ...
+
+    def notice(self, text: str) -> None:
+        """agentls's own word in the middle of the model's text, not part of it (an answer
+        that broke off is asked again)."""
         ...
 
     def plan(self, items: list[PlanItem]) -> None:

@@ -96,7 +96,7 @@ class TaskSetup:
             (*self.settings.mcp_servers, *mcp_servers),
             approver,
             lambda: conversation.id,
-            notify or (lambda message: progress.text(f"\n(agentls: {message})\n")),
+            notify or (lambda message: progress.notice(f"agentls: {message}")),
             mcp_user,
         )
         extensions.context = tools  # the skills' catalog joins once the task starts (submitted)

@@ -10,7 +10,7 @@ from agentls.acp.replay import replay
 from agentls.acp.updates import Updates
 from agentls.agent.conversation import Conversation
 from agentls.interfaces import Turn
-from agentls.models.anthropic import with_cache_breakpoints
+from agentls.models.anthropic import anthropic_blocks, with_cache_breakpoints
 from doubles import ScriptedModel, make_agent, say
 from fake_api import validate_request
 
@@ -23,7 +23,7 @@ class Sink:
         self.updates.append(update)
 
 
-async def _never(*arguments: object) -> Turn:
+async def _never(*arguments: object, **asked: object) -> Turn:
     await asyncio.sleep(3600)
     raise AssertionError("unreachable")
 
@@ -67,7 +67,7 @@ async def test_notes_reach_the_model_as_text_without_their_mark(tmp_path: Path) 
     session = await _cancelled_then_steered(tmp_path)
     texts = [b["text"] for m in session.messages for b in m["content"] if b["type"] == "text"]
     assert "(The user cancelled this task; do not go on with it unless asked.)" in texts
-    _, sent = with_cache_breakpoints("system", session.messages)
+    _, sent = with_cache_breakpoints("system", anthropic_blocks(session.messages))
     body = {"model": "m", "max_tokens": 10, "messages": sent}
     assert validate_request(body) is None
     # The conversation itself keeps the marks, for the next replay.

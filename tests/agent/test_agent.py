@@ -158,7 +158,7 @@ async def test_a_task_cancelled_before_any_answer_is_marked_for_the_next(tmp_pat
     ]
 
 
-async def _never(*arguments: object) -> Turn:
+async def _never(*arguments: object, **asked: object) -> Turn:
     await asyncio.sleep(3600)
     raise AssertionError("unreachable")
 

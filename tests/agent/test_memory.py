@@ -97,10 +97,10 @@ async def test_the_prompt_holds_memory_and_stays_the_same_through_a_task(tmp_pat
     systems: list[str] = []
 
     class Recording(ScriptedModel):
-        async def respond(self, system, messages, tools, on_text):  # type: ignore[no-untyped-def]
+        async def respond(self, system, messages, tools, on_text, **asked):  # type: ignore[no-untyped-def]
             systems.append(system)
             (root / "AGENTS.md").write_text("project: changed mid-task\n")
-            return await super().respond(system, messages, tools, on_text)
+            return await super().respond(system, messages, tools, on_text, **asked)
 
     model = Recording(call("read_file", path="a.txt"), say("ok"))
     agent, _ = make_agent(root, model, memory=ProjectMemory.load(root, config, ()))

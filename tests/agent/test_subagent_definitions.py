@@ -191,5 +191,6 @@ async def test_a_plugins_agents_are_the_users_own_named_plugin_colon_name(
     looked = [r for r in model.requests if r["who"] == "look"]
     assert all(r["tools"] == ["read_file", "grep"] for r in looked)
     assert looked[0]["system"].startswith("You review code.")
-    said = "".join(event[1] for event in progress.events if event[0] == "text")
+    # agentls's word, not the model's text.
+    said = "".join(event[1] for event in progress.events if event[0] == "notice")
     assert "broken.md is ignored: no front matter" in said

@@ -27,7 +27,7 @@ class Routed:
         self.requests: list[dict[str, Any]] = []
         self.name = "claude-sonnet-5-5"
 
-    async def respond(self, system, messages, tools, on_text) -> Turn:  # type: ignore[no-untyped-def]
+    async def respond(self, system, messages, tools, on_text, **asked) -> Turn:  # type: ignore[no-untyped-def]
         first = messages[0]["content"][0]["text"]
         who = next(key for key in self.scripts if first.startswith(key))
         self.requests.append(

@@ -41,6 +41,9 @@ Turns (consumed FIFO, one per ``POST /v1/messages``):
   ``bad_request``. Body: ``{"type":"error","error":{"type":..,"message":..}}``.
 * ``Hang`` / ``hang(seconds, then=None)``: waits, then plays ``then``; with no
   ``then`` (or when the fake stops) it closes the connection without answering.
+* ``Replay`` / ``recorded(name)``: a real server's answer played back byte for byte
+  (``fake_api.replay``; the recordings in ``recordings/``), ``.cut(n, silence)`` its first
+  ``n`` events then a silence.
 * A callable ``(body: dict) -> turn``, called when the request arrives.
 * Shorthands accepted by ``script``: a ``str`` is a text reply, a lone block is a
   one-block reply.
@@ -65,6 +68,9 @@ JSON turn form (``POST /_fake/script`` takes a list, ``--script FILE`` too)::
     {"fault": {"status": 429, "type": "rate_limit_error", "message": "slow down",
                "headers": {"retry-after-ms": "10"}}}
     {"hang": 2.5, "then": {"text": "late"}}
+
+``fake.server_info[(method, path)]`` answers a server's own endpoints (llama.cpp's
+``GET /props``, Ollama's ``POST /api/show``) with JSON or a Replay.
 
 Other control endpoints: ``GET /_fake/requests`` (recorded bodies),
 ``GET /_fake/billed``, ``POST /_fake/reset`` (script, requests, cache, billing, ids).
@@ -96,6 +102,7 @@ from .limits import (
     DEFAULT_MIN_CACHEABLE_TOKENS,
     EXHAUSTED_MESSAGE,
 )
+from .replay import Replay, recorded
 from .script import (
     Fault,
     Hang,
@@ -134,6 +141,7 @@ __all__ = [
     "Hang",
     "InputUsage",
     "Recorded",
+    "Replay",
     "Reply",
     "ServerToolBlock",
     "TextBlock",
@@ -150,6 +158,7 @@ __all__ = [
     "output_tokens",
     "overloaded",
     "rate_limited",
+    "recorded",
     "reply",
     "server_error",
     "text",

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .limits import MALFORMED_JSON
+from .replay import Replay
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ class Hang:
 
 
 # A callable turn is a scripted model: it sees the request body when it arrives.
-Turn = Reply | Fault | Hang | Callable[[dict[str, Any]], "Turn"]
+Turn = Reply | Fault | Hang | Replay | Callable[[dict[str, Any]], "Turn"]
 ScriptItem = Turn | str | TextBlock | ToolUseBlock
 
 
@@ -175,7 +176,7 @@ def as_turn(item: ScriptItem) -> Turn:
         return reply(item)
     if isinstance(item, (TextBlock, ToolUseBlock)):
         return reply(item)
-    if isinstance(item, (Reply, Fault, Hang)) or callable(item):
+    if isinstance(item, (Reply, Fault, Hang, Replay)) or callable(item):
         return item
     raise TypeError(f"not a turn: {item!r}")
 

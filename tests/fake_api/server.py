@@ -19,6 +19,7 @@ from typing import Any
 from .billing import Billing, InputUsage, compute_input_usage, output_tokens, over_window
 from .images import chat_images, messages_images
 from .limits import CACHE_LOOKBACK_BLOCKS, DEFAULT_MIN_CACHEABLE_TOKENS, EXHAUSTED_MESSAGE
+from .replay import Replay
 from .script import (
     Fault,
     Hang,
@@ -139,8 +140,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, [r.body for r in fake.requests])
         elif route == "/_fake/billed":
             self._send(200, fake.billed.__dict__)
+        elif ("GET", route) in fake.server_info:
+            self._send_info(("GET", route))
         else:
             self._send_error(404, "not_found_error", f"fake API: no route GET {route}")
+
+    def _send_info(self, route: tuple[str, str]) -> None:
+        answer = self.server.fake.server_info[route]
+        if isinstance(answer, Replay):
+            self._replay(answer)
+        else:
+            self._send(200, answer)
 
     def do_POST(self) -> None:
         fake = self.server.fake
@@ -164,6 +174,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif route == "/_fake/reset":
             fake.reset()
             self._send(200, {"ok": True})
+        elif ("POST", route) in fake.server_info:
+            fake._record(payload, {k.lower(): v for k, v in self.headers.items()})
+            self._send_info(("POST", route))
         else:
             self._send_error(404, "not_found_error", f"fake API: no route POST {route}")
 
@@ -198,8 +211,25 @@ class _Handler(BaseHTTPRequestHandler):
                 self._play(resolved.then, body)
         elif isinstance(resolved, Fault):
             self._send_error(resolved.status, resolved.type, resolved.message, resolved.headers)
+        elif isinstance(resolved, Replay):
+            self._replay(resolved)
         else:
             self._reply(resolved, body)
+
+    def _replay(self, replay: Replay) -> None:
+        """A real server's answer as it came, then its silence, if it has one."""
+        self.send_response(replay.status)
+        self.send_header("content-type", replay.content_type)
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        for event in replay.events():
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            self.wfile.flush()
+        if replay.silence is not None:
+            self.server.fake._stopping.wait(replay.silence)
+            self._drop()
+            return
+        self.wfile.write(b"0\r\n\r\n")
 
     def _reply(self, turn: Reply, body: dict[str, Any]) -> None:
         fake = self.server.fake
@@ -267,6 +297,9 @@ class FakeAnthropic:
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._wake: socket.socket | None = None
+        self.server_info: dict[tuple[str, str], Any] = {}
+        """Answers of the server's own endpoints by (method, path), JSON or a Replay: what
+        a local server says of itself (llama.cpp's `GET /props`, Ollama's `POST /api/show`)."""
 
     # ---- lifecycle
 
@@ -426,10 +459,10 @@ class FakeAnthropic:
                         return turns.popleft() if turns else None
             return self._queue.popleft() if self._queue else None
 
-    def _resolve(self, turn: Turn, body: dict[str, Any]) -> Reply | Fault | Hang:
+    def _resolve(self, turn: Turn, body: dict[str, Any]) -> Reply | Fault | Hang | Replay:
         # Called outside the lock: a scripted model may inspect the fake itself.
         for _ in range(100):
-            if isinstance(turn, (Reply, Fault, Hang)):
+            if isinstance(turn, (Reply, Fault, Hang, Replay)):
                 return turn
             try:
                 turn = as_turn(turn(body))

@@ -311,7 +311,9 @@ async def test_bad_key_fails_clearly_and_the_server_survives(
 
 
 async def test_missing_key_says_what_to_do(fake: FakeAnthropic, root: Path) -> None:
-    async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
+    # Not on loopback, where a local server wants no key.
+    hosted = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": "https://api.anthropic.invalid"}
+    async with editor(root, fake.url, env=hosted) as client:
         result = await client.run_task("go")
         assert result["status"] == "failed"
         assert result["outcome"] == ("failed · 0 steps · 0 edits · 0 tokens")

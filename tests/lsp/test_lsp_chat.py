@@ -118,7 +118,9 @@ async def test_model_and_a_missing_key(fake: FakeAnthropic, root: Path) -> None:
         "contextWindow": 200_000,
         "maxOutputTokens": 16000,
     }
-    async with editor(root, fake.url, env={"ANTHROPIC_API_KEY": ""}) as client:
+    # Not on loopback, where a local server wants no key.
+    hosted = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": "https://api.anthropic.invalid"}
+    async with editor(root, fake.url, env=hosted) as client:
         described = await client.command("agent.model")
         with pytest.raises(JsonRpcException, match="No Anthropic API key is set"):
             await client.command("agent.chat", {"messages": [{"role": "user", "text": "hi"}]})

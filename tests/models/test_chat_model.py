@@ -168,9 +168,15 @@ async def test_every_call_is_answered_by_a_tool_message_in_order(chat: FakeOpenA
 )
 async def test_an_answer_that_breaks_off_is_asked_again(chat: FakeOpenAI, broken: Reply) -> None:
     chat.script(broken, reply(text("whole "), tool_use("read_file", {"path": "a.py"})))
-    turn, streamed = await ask(chat)
+    pieces: list[str] = []
+    notices: list[str] = []
+    turn = await model(chat).respond(
+        "system", HELLO, TOOLS, pieces.append, on_notice=notices.append
+    )
     assert turn.stop_reason == "tool_use" and turn.content[-1]["input"] == {"path": "a.py"}
-    assert streamed.endswith("(The answer broke off; asking again.)\n\nwhole ")
+    # The notice is agentls's, never the model's text (a script reading stream-json).
+    assert notices == ["The answer broke off; asking again."]
+    assert "".join(pieces).endswith("whole ") and "asking again" not in "".join(pieces)
     assert len(chat.requests) == 2 and chat.requests[1].body == chat.requests[0].body
 
 

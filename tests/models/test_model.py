@@ -64,9 +64,12 @@ async def test_streams_text_and_returns_request_ready_blocks(fake: FakeAnthropic
 async def test_an_answer_that_breaks_off_is_asked_again(fake: FakeAnthropic, broken: Reply) -> None:
     fake.script(broken, reply(text("whole "), tool_use("read_file", {"path": "a.py"}, id="t1")))
     pieces: list[str] = []
-    turn = await model(fake).respond("system", HELLO, [], pieces.append)
+    notices: list[str] = []
+    turn = await model(fake).respond("system", HELLO, [], pieces.append, on_notice=notices.append)
     assert turn.stop_reason == "tool_use" and turn.content[-1]["input"] == {"path": "a.py"}
-    assert "".join(pieces).endswith("(The answer broke off; asking again.)\n\nwhole ")
+    # The notice is agentls's, never the model's text (a script reading stream-json).
+    assert notices == ["The answer broke off; asking again."]
+    assert "".join(pieces).endswith("whole ") and "asking again" not in "".join(pieces)
     assert len(fake.requests) == 2 and fake.requests[1].body == fake.requests[0].body
 
 

@@ -218,3 +218,25 @@ def test_the_key_hint_names_the_users_own_config_file(
         f"DEEPSEEK_API_KEY in the environment or in {tmp_path / 'conf' / 'agentls' / '.env'}"
         in hint
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "url", "keyless"),
+    [
+        ("openai", "http://127.0.0.1:8080/v1", True),
+        ("anthropic", "http://localhost:8080", True),
+        ("openrouter", "http://[::1]:4000/api", True),
+        ("deepseek", "http://127.3.2.1:9", True),
+        ("openai", "http://10.0.0.5:8080/v1", False),
+        ("anthropic", "http://127.0.0.1.example.com", False),
+        ("openai", "http://localhost.example.com:8080/v1", False),
+    ],
+)
+def test_a_server_on_loopback_needs_no_key(name: str, url: str, keyless: bool) -> None:
+    # llama.cpp's server on 127.0.0.1 through the openai profile: the user need not invent one.
+    if keyless:
+        endpoint = providers.endpoint(name, url, {})
+        assert (endpoint.key, endpoint.auth, endpoint.base_url) == (None, "none", url)
+    else:
+        with pytest.raises(ModelError, match="API key is set"):
+            providers.endpoint(name, url, {})

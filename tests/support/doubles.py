@@ -129,6 +129,8 @@ class ScriptedModel:
         self.requests: list[list[dict[str, Any]]] = []
         self.tool_names: list[list[str]] = []
         """The names of the tools offered, per request."""
+        self.max_tokens: list[int | None] = []
+        """The room the loop left each answer (`respond`'s `max_tokens`), per request."""
 
     async def respond(
         self,
@@ -136,8 +138,12 @@ class ScriptedModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
+        *,
+        on_notice: Callable[[str], None] | None = None,
+        max_tokens: int | None = None,
     ) -> Turn:
         self.requests.append([dict(m, content=list(m["content"])) for m in messages])
+        self.max_tokens.append(max_tokens)
         self.tool_names.append([tool["name"] for tool in tools])
         if not self.turns:
             raise ModelError("script exhausted")
@@ -201,6 +207,9 @@ class Recorder:
 
     def steered(self, text: str) -> None:
         self.events.append(("steered", text))
+
+    def notice(self, text: str) -> None:
+        self.events.append(("notice", text))
 
     def output(self, lines: str) -> None:
         self.events.append(("output", lines))

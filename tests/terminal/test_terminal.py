@@ -25,10 +25,12 @@ from rich.console import Console
 from scripts import edit_then_make_a_file
 
 
-def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, str]:
+def _env(
+    root: Path, fake: FakeAnthropic, key: str = "test-key", url: str | None = None
+) -> dict[str, str]:
     return {
         **os.environ,
-        "ANTHROPIC_BASE_URL": fake.url,
+        "ANTHROPIC_BASE_URL": url or fake.url,
         "ANTHROPIC_API_KEY": key,
         "XDG_CONFIG_HOME": str(root / ".config"),
         "NO_COLOR": "1",
@@ -36,7 +38,12 @@ def _env(root: Path, fake: FakeAnthropic, key: str = "test-key") -> dict[str, st
 
 
 def agentls(
-    root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
+    root: Path,
+    fake: FakeAnthropic,
+    *arguments: str,
+    stdin: str = "",
+    key: str = "test-key",
+    url: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """`agentls ARGUMENTS` in ROOT through main() in this process, `stdin` typed on a pipe;
     what only a process shows (Ctrl-C, a closed stdin) is tested on one below."""
@@ -47,7 +54,7 @@ def agentls(
     started_in = Path.cwd()
     with (
         open(read_end, encoding="utf-8") as typed,
-        mock.patch.dict(os.environ, _env(root, fake, key)),
+        mock.patch.dict(os.environ, _env(root, fake, key, url)),
         mock.patch.object(sys, "stdin", typed),
         contextlib.redirect_stdout(out),
         contextlib.redirect_stderr(err),
@@ -64,9 +71,14 @@ def agentls(
 
 
 def run(
-    root: Path, fake: FakeAnthropic, *arguments: str, stdin: str = "", key: str = "test-key"
+    root: Path,
+    fake: FakeAnthropic,
+    *arguments: str,
+    stdin: str = "",
+    key: str = "test-key",
+    url: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    return agentls(root, fake, "run", *arguments, stdin=stdin, key=key)
+    return agentls(root, fake, "run", *arguments, stdin=stdin, key=key, url=url)
 
 
 def test_run_with_yes_applies_edits_and_runs_commands(tmp_path: Path, fake: FakeAnthropic) -> None:
@@ -103,10 +115,19 @@ def test_run_without_yes_asks_and_a_no_keeps_the_file(tmp_path: Path, fake: Fake
 
 
 def test_run_fails_clearly_without_a_key(tmp_path: Path, fake: FakeAnthropic) -> None:
-    keyless = run(tmp_path, fake, "--yes", "x", key="")
+    keyless = run(tmp_path, fake, "--yes", "x", key="", url="https://api.anthropic.invalid")
     assert keyless.returncode == 1
     assert "No Anthropic API key is set. Set ANTHROPIC_API_KEY" in keyless.stdout
     assert fake.requests == []
+
+
+def test_a_server_on_loopback_is_asked_without_a_key(tmp_path: Path, fake: FakeAnthropic) -> None:
+    # A local model's server (llama.cpp's, on 127.0.0.1) wants none: no key to invent.
+    fake.script(reply(text("hello from a local model")))
+    done = run(tmp_path, fake, "-p", "x", key="")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout == "hello from a local model\n"
+    assert "x-api-key" not in fake.requests[0].headers
 
 
 def test_run_reports_api_errors(tmp_path: Path, fake: FakeAnthropic) -> None:

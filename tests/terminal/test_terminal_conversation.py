@@ -373,7 +373,9 @@ def test_the_prompt_comes_before_the_sdk_is_loaded(tmp_path: Path, fake: FakeAnt
 
 
 def test_no_key_ends_the_first_prompt_with_the_reason(tmp_path: Path, fake: FakeAnthropic) -> None:
-    env = {**_env(tmp_path, fake, "xterm-256color"), "ANTHROPIC_API_KEY": ""}
+    # Not on loopback, where a local server wants no key.
+    hosted = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": "https://api.anthropic.invalid"}
+    env = {**_env(tmp_path, fake, "xterm-256color"), **hosted}
     shell = Terminal(tmp_path, env)
     try:
         shell.expect("agentls>")

@@ -112,6 +112,10 @@ class AcpProgress:
     def steered(self, text: str) -> None:
         self.updates.send(acp.update_user_message_text(text))
 
+    def notice(self, text: str) -> None:
+        # Not the answer: a thought, which a client shows apart from it.
+        self.updates.send(acp.update_agent_thought_text(f"({text})\n"))
+
     def subagent(self, shown: SubagentShown) -> AcpSubagentProgress:
         return AcpSubagentProgress(self.updates, shown)
 
@@ -162,6 +166,9 @@ class AcpSubagentProgress:
 
     def steered(self, text: str) -> None:
         pass
+
+    def notice(self, text: str) -> None:
+        self._add(f"\n({text})\n")
 
     def subagent(self, shown: SubagentShown) -> AcpSubagentProgress:
         return AcpSubagentProgress(self.updates, shown)

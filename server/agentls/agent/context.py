@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..images import IMAGE_CHARS
-from ..interfaces import Block, Messages, Model, OnText, PromptTooLong, Schemas, Turn
+from ..interfaces import Block, Messages, Model, Progress, PromptTooLong, Schemas, Turn
+from .budget import LoopLimits
 
 log = logging.getLogger(__name__)
 
@@ -97,14 +98,23 @@ class ContextBudget:
         system: str,
         schemas: Schemas,
         messages: Messages,
-        limit: int,
-        on_text: OnText,
+        limits: LoopLimits,
+        progress: Progress,
     ) -> Turn:
-        """The model's next turn, `messages` first brought within `limit` tokens."""
+        """The model's next turn, `messages` first brought within the prompt's share of the
+        window; the answer held to the room the window leaves it (it goes there too)."""
+        limit = limits.prompt_limit
         chars = prompt_chars(system, schemas, messages)
         chars -= self.fit(messages, chars, limit)
+
+        async def respond() -> Turn:
+            room = limits.context_window - self.estimate(chars)
+            return await model.respond(
+                system, messages, schemas, progress.text, on_notice=progress.notice, max_tokens=room
+            )
+
         try:
-            turn = await model.respond(system, messages, schemas, on_text)
+            turn = await respond()
         except PromptTooLong as error:
             # The estimate fell short of the API's count (or the window is smaller than the
             # settings say): learn the real size, cut a fifth at least, and ask once more.
@@ -113,7 +123,7 @@ class ContextBudget:
             if not removed:
                 raise
             chars -= removed
-            turn = await model.respond(system, messages, schemas, on_text)
+            turn = await respond()
         self.observe(turn.usage.prompt, chars)
         return turn
 

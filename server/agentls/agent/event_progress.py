@@ -42,6 +42,9 @@ class EventProgress:
     def steered(self, text: str) -> None:
         self._send("steered", text=text)
 
+    def notice(self, text: str) -> None:
+        self._send("note", text=text)
+
     def subagent(self, shown: SubagentShown) -> SubagentEvents:
         return SubagentEvents(self.events, shown)
 

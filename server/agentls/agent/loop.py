@@ -211,10 +211,9 @@ class Agent:
         """The model's next turn, the conversation first brought within its context budget."""
         # The same for the task but when an approved plan ends the plan mode (the cache).
         schemas = [t.schema() for t in offered(self.tools).values()]
-        budget, messages = self.conversation.budget, self.conversation.messages
-        limit = self.limits.prompt_limit
-        return await budget.ask(
-            self.model, self.system, schemas, messages, limit, self.progress.text
+        conversation = self.conversation
+        return await conversation.budget.ask(
+            self.model, self.system, schemas, conversation.messages, self.limits, self.progress
         )
 
     def _interrupted(self, why: str) -> None:

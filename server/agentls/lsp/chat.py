@@ -70,8 +70,12 @@ async def chat(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
     def streamed(delta: str) -> None:
         ls.protocol.notify(TEXT, {"token": token, "text": delta})
 
+    def noticed(notice: str) -> None:  # a chat view has only the text to say it in
+        streamed(f"\n\n({notice})\n\n")
+
     request_id = ls.protocol.msg_id
-    job = asyncio.ensure_future(setup.model.respond(SYSTEM, messages, [], streamed))
+    asked = setup.model.respond(SYSTEM, messages, [], streamed, on_notice=noticed)
+    job = asyncio.ensure_future(asked)
     ls.chats[request_id] = job
     try:
         turn = await job

@@ -113,6 +113,10 @@ class LspProgress:
         self._flush_text()
         self._report(f"added to the task: {text}")
 
+    def notice(self, text: str) -> None:
+        self._flush_text()
+        self._report(text)
+
     def text(self, delta: str) -> None:
         self._turn_text.append(delta)
         self._notify(TEXT, {"text": delta})

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..interfaces import SAID, Block, Messages, ModelError, OnText, PromptTooLong, Schemas, Turn
 from ..redaction import redact, secret_values
-from .message_stream import MessageAnswer
+from .message_stream import MessageAnswer, ServerError
 from .providers import DEFAULT_PROVIDER, KEYLESS, PROFILES, Endpoint
 
 if TYPE_CHECKING:
@@ -36,7 +36,13 @@ the SDK waits between them with exponential backoff (0.5 s to 8 s) or as `retry-
 
 STREAM_RETRIES = 2
 """Further attempts at an answer that broke off after it began (the connection dropped, the
-stream ended early, the tool input was not JSON): the SDK retries only failed requests."""
+stream ended early, the tool input was not JSON, the API was overloaded): the SDK retries
+only failed requests. Not a silence past the timeout, nor a server's own error: the same
+request meets them again."""
+
+MIN_ANSWER = 1000
+"""The smallest answer limit the room left in the context window brings maxTokens down to
+(the setting's own minimum)."""
 
 _CACHE = {"type": "ephemeral"}
 WEB_SEARCH: dict[str, Any] = {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}
@@ -148,7 +154,7 @@ def with_cache_breakpoints(
     are made.
     """
     system_blocks: list[Block] = [{"type": "text", "text": system, "cache_control": _CACHE}]
-    marked = [sendable(message) for message in messages]
+    marked = list(messages)
     for index in {len(marked) + i for i in _MESSAGE_BREAKPOINTS if len(marked) + i >= 0}:
         message = copy.copy(marked[index])
         content = list(message["content"])
@@ -198,11 +204,19 @@ class Failure:
     """Turns an SDK's exception into the user's message: both SDKs share one exception
     hierarchy (AuthenticationError, RateLimitError, APIStatusError, ...) by name."""
 
-    def __init__(self, sdk: ModuleType, model: str, endpoint: Endpoint, env: Mapping[str, str]):
+    def __init__(
+        self,
+        sdk: ModuleType,
+        model: str,
+        endpoint: Endpoint,
+        env: Mapping[str, str],
+        timeout: float,
+    ):
         self.sdk = sdk
         self.model = model
         self.endpoint = endpoint
         self.env = env
+        self.timeout = timeout
 
     def __call__(self, error: Exception, broken: bool = False) -> ModelError:
         """`broken`: the error came after the answer began (the SDK's connection errors
@@ -222,7 +236,12 @@ class Failure:
                 "agent.newSession; in the terminal: a new `agentls run`).",
                 _prompt_tokens(too_long) if too_long else None,
             )
-        if broken and not isinstance(error, sdk.APIStatusError):
+        if isinstance(error, ServerError):
+            message = f"{where} failed during its answer: {error}"
+            hint = "The server's log may say more; run the task again."
+        elif timed_out(error):
+            message, hint = self._silence(where, broken)
+        elif broken and not isinstance(error, sdk.APIStatusError):
             message = f"The answer from {where} broke off: {type(error).__name__}: {error}"
             hint = "Run the task again."
         elif isinstance(error, sdk.AuthenticationError):
@@ -239,9 +258,6 @@ class Failure:
         elif isinstance(error, sdk.APIStatusError) and error.status_code >= 500:
             message = f"The API failed after {MAX_RETRIES} retries ({error.status_code})."
             hint = "The service may be overloaded; run the task again later."
-        elif isinstance(error, sdk.APITimeoutError):
-            message = f"{where} did not answer in time, {MAX_RETRIES} retries included."
-            hint = "Check the connection, or raise the agentls.requestTimeout setting."
         elif isinstance(error, sdk.APIConnectionError) and unreachable(error) == "refused":
             message = f"Could not reach {where}: nothing accepts connections there."
             hint = f"Start the server it names, or correct {self.endpoint.url_source}."
@@ -269,6 +285,42 @@ class Failure:
         log.info("model call failed: %s", message)
         return ModelError(message, hint)
 
+    def _silence(self, where: str, broken: bool) -> tuple[str, str]:
+        waited = f"{self.timeout:g} s (the agentls.requestTimeout setting)"
+        if broken:  # the server holds back what it cannot yet parse, or is stuck
+            message = f"{where} sent nothing more for {waited} in the middle of its answer."
+        else:
+            message = f"{where} did not answer within {waited}, {MAX_RETRIES} retries included."
+        hint = (
+            "A local model may need longer for a long prompt: raise agentls.requestTimeout, "
+            "or check the server and its log."
+        )
+        return message, hint
+
+
+def timed_out(error: BaseException) -> bool:
+    """Whether `error` comes from a read that waited longer than the timeout (both SDKs
+    raise their APITimeoutError from the transport's own)."""
+    import httpx2
+
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, httpx2.TimeoutException):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def worth_asking_again(broken: BrokenAnswer) -> bool:
+    """A dropped connection or a stream that ended early may go better next time; a silence
+    past the timeout or an error the server reported itself comes back the same."""
+    cause = broken.cause
+    if isinstance(cause, ServerError):
+        return cause.transient
+    return not timed_out(cause)
+
 
 class BrokenAnswer(Exception):
     """The request was answered, but the answer stopped before its end or could not be read."""
@@ -278,15 +330,16 @@ class BrokenAnswer(Exception):
         self.cause = cause
 
 
-_RETRYING = "\n\n(The answer broke off; asking again.)\n\n"
+RETRYING = "The answer broke off; asking again."
 
 
 async def with_retries(
     ask: Callable[[], Awaitable[Turn]],
-    on_text: Callable[[str], None],
+    on_notice: Callable[[str], None],
     failure: Failure,
 ) -> Turn:
-    """`ask()` again when its answer broke off; every failure as a ModelError.
+    """`ask()` again when its answer broke off, saying so to `on_notice` (never as the
+    model's text); every failure as a ModelError.
 
     Errors opening a stream were already retried by the SDK; those after it opened (a
     dropped connection, tool input that is not JSON) raise BrokenAnswer and are ours.
@@ -296,10 +349,10 @@ async def with_retries(
             return await ask()
         except BrokenAnswer as broken:
             cause = broken.cause
-            if attempt == STREAM_RETRIES:
+            if attempt == STREAM_RETRIES or not worth_asking_again(broken):
                 raise failure(cause, True) from cause
             log.warning("the answer broke off (%s); asking again", cause)
-            on_text(_RETRYING)
+            on_notice(RETRYING)
             await asyncio.sleep(0.5 * 2**attempt)
         except Exception as error:
             raise failure(error) from error
@@ -307,12 +360,14 @@ async def with_retries(
 
 
 def anthropic_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The history as the Messages API takes it: without the reasoning another format's
-    model left in it (a session may change provider between tasks)."""
-    if not any(b.get("type") == "reasoning" for m in messages for b in m["content"]):
-        return messages
+    """The history as the Messages API takes it, whatever the server: without agentls's own
+    marks (`sendable`), nor the reasoning another format's model left in it (a session may
+    change provider between tasks). Only changed messages are copies."""
+    sent = [sendable(message) for message in messages]
+    if not any(b.get("type") == "reasoning" for m in sent for b in m["content"]):
+        return sent
     cleaned = []
-    for message in messages:
+    for message in sent:
         content = [b for b in message["content"] if b.get("type") != "reasoning"]
         cleaned.append({**message, "content": content or [{"type": "text", "text": "(empty)"}]})
     return cleaned
@@ -352,12 +407,30 @@ class Adapter:
         renamed.web_search = self.web_search
         return renamed
 
+    def answer_limit(self, room: int | None) -> int:
+        """The answer's token limit: the maxTokens setting, within the `room` the context
+        window has left for it when the caller knows it, but never below the setting's own
+        floor (a window that full is the prompt's problem, which the server will say)."""
+        return self.max_tokens if room is None else min(self.max_tokens, max(room, MIN_ANSWER))
+
+
+def logged(notice: str) -> None:
+    """A notice nobody asked to see: the log's."""
+    log.info("%s", notice)
+
 
 class AnthropicModel(Adapter):
     client: AsyncAnthropic
 
     async def respond(
-        self, system: str, messages: Messages, tools: Schemas, on_text: OnText
+        self,
+        system: str,
+        messages: Messages,
+        tools: Schemas,
+        on_text: OnText,
+        *,
+        on_notice: OnText | None = None,
+        max_tokens: int | None = None,
     ) -> Turn:
         import anthropic
 
@@ -368,10 +441,11 @@ class AnthropicModel(Adapter):
             system_blocks, messages = with_cache_breakpoints(system, messages)
         else:
             system_blocks = [{"type": "text", "text": system}]
+        limit = self.answer_limit(max_tokens)
         return await with_retries(
-            lambda: self._stream(system_blocks, messages, tools, on_text),
-            on_text,
-            Failure(anthropic, self.name, self.endpoint, self._env),
+            lambda: self._stream(system_blocks, messages, tools, on_text, limit),
+            on_notice or logged,
+            Failure(anthropic, self.name, self.endpoint, self._env, self.timeout),
         )
 
     async def _stream(
@@ -380,6 +454,7 @@ class AnthropicModel(Adapter):
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
+        max_tokens: int,
     ) -> Turn:
         # The loop builds the API's JSON without importing the SDK (interfaces.Block); this
         # is the one place it meets the SDK, whose TypedDicts describe that same JSON. The
@@ -387,7 +462,7 @@ class AnthropicModel(Adapter):
         answer = MessageAnswer(on_text)
         async with self.client.messages.with_streaming_response.create(
             model=self.name,
-            max_tokens=self.max_tokens,
+            max_tokens=max_tokens,
             system=cast("list[TextBlockParam]", system),
             messages=cast("list[MessageParam]", messages),
             tools=cast("list[ToolParam]", tools),

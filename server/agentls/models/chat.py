@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..interfaces import Block, Messages, OnText, Schemas, Turn, Usage
-from .anthropic import Adapter, BrokenAnswer, Failure, with_retries
-from .message_stream import EventData, StreamError
+from .anthropic import Adapter, BrokenAnswer, Failure, logged, with_retries
+from .message_stream import EventData, ServerError
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -177,8 +177,7 @@ class ChatAnswer:
 
     def add(self, chunk: dict[str, Any]) -> None:
         if (error := chunk.get("error")) is not None:
-            said = error.get("message") if isinstance(error, dict) else error
-            raise StreamError(f"error: {said}")
+            raise ServerError(error if isinstance(error, dict) else {"message": error})
         if chunk.get("usage") is not None:
             self.usage = _usage(chunk["usage"])
         for choice in (chunk.get("choices") or [])[:1]:
@@ -223,26 +222,38 @@ class ChatAnswer:
             content.append({"type": "reasoning", "reasoning_content": "".join(self.reasoning)})
         if self.text:
             content.append({"type": "text", "text": "".join(self.text)})
+        cut = self.finish == "length"
         for number, call in enumerate(self.calls):
-            try:
-                arguments = json.loads("".join(call.arguments) or "{}")
-            except ValueError as error:
-                raise BrokenAnswer(error) from error
-            if not isinstance(arguments, dict) or not call.name:
-                unnamed = ValueError(f"tool call {number} is not a named object")
-                raise BrokenAnswer(unnamed) from unnamed
-            content.append(
-                {
-                    "type": "tool_use",
-                    "id": call.id or f"call_{number}",
-                    "name": call.name,
-                    "input": arguments,
-                }
-            )
+            if block := _call_block(number, call, cut):
+                content.append(block)
         stop = STOP_REASONS.get(self.finish, self.finish)
         if self.calls and stop == "end_turn":  # Ollama finishes a call with "stop"
             stop = "tool_use"
         return Turn(content, stop, self.usage)
+
+
+def _call_block(number: int, call: _Call, cut: bool) -> Block | None:
+    """The call as a tool_use block; BrokenAnswer when its arguments are not a JSON object
+    or it has no name. Cut at the token limit (`cut`), it is no broken answer: it comes with
+    empty arguments for the loop to tell the model it was cut, or not at all when its name
+    never came (a call without a name cannot go back in the history)."""
+    try:
+        arguments = json.loads("".join(call.arguments) or "{}")
+    except ValueError as error:
+        if not cut:
+            raise BrokenAnswer(error) from error
+        arguments = {}
+    if cut and not call.name:
+        return None
+    if not isinstance(arguments, dict) or not call.name:
+        unnamed = ValueError(f"tool call {number} is not a named object")
+        raise BrokenAnswer(unnamed) from unnamed
+    return {
+        "type": "tool_use",
+        "id": call.id or f"call_{number}",
+        "name": call.name,
+        "input": arguments,
+    }
 
 
 def _usage(usage: dict[str, Any]) -> Usage:
@@ -259,21 +270,28 @@ class ChatModel(Adapter):
     client: AsyncOpenAI
 
     async def respond(
-        self, system: str, messages: Messages, tools: Schemas, on_text: OnText
+        self,
+        system: str,
+        messages: Messages,
+        tools: Schemas,
+        on_text: OnText,
+        *,
+        on_notice: OnText | None = None,
+        max_tokens: int | None = None,
     ) -> Turn:
         import openai
 
         body = {
             "model": self.name,
             "messages": chat_messages(system, messages),
-            self.endpoint.profile.max_tokens_field: self.max_tokens,
+            self.endpoint.profile.max_tokens_field: self.answer_limit(max_tokens),
         }
         if tools:  # OpenAI refuses an empty list
             body["tools"] = chat_tools(tools)
         return await with_retries(
             lambda: self._stream(body, on_text),
-            on_text,
-            Failure(openai, self.name, self.endpoint, self._env),
+            on_notice or logged,
+            Failure(openai, self.name, self.endpoint, self._env, self.timeout),
         )
 
     async def _stream(self, body: dict[str, Any], on_text: Callable[[str], None]) -> Turn:

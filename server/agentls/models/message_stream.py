@@ -18,6 +18,9 @@ from typing import Any
 
 from ..interfaces import Block, Turn, Usage
 
+_RAW = "raw_input"
+"""A finished tool call's input JSON, as it came, until `MessageAnswer.turn` parses it."""
+
 _COUNTS = (
     "input_tokens",
     "output_tokens",
@@ -30,20 +33,47 @@ class StreamError(Exception):
     """The stream said it failed (an `error` event: overloaded, say) or made no sense."""
 
 
+class ServerError(StreamError):
+    """An `error` event: the server's own words (`message`) and kind (`kind`); only an
+    overloaded or internal API error is worth asking again, a local server's error (the
+    context full, output it could not parse) comes back the same every time."""
+
+    TRANSIENT = ("overloaded_error", "api_error", "rate_limit_error")
+
+    def __init__(self, said: dict[str, Any]) -> None:
+        self.kind = str(said.get("type") or "error")
+        self.message = str(said.get("message") or "")
+        code = f" {said['code']}" if said.get("code") else ""
+        super().__init__(f"{self.message or '(no message)'} ({self.kind}{code})")
+
+    @property
+    def transient(self) -> bool:
+        return self.kind in self.TRANSIENT
+
+
 class EventData:
     """Server-sent events from a body's lines: `add_line` each one; an event's `data:` lines,
-    joined, come back when the blank line that ends it does (`event:` names, comments and
-    ids are not used: both APIs repeat what matters in the data)."""
+    joined, come back when the blank line that ends it does, its `event:` name in `name`
+    (comments and ids are not used). Both APIs repeat the name in the data, but llama.cpp's
+    server names its error events only in the `event:` line."""
 
     def __init__(self) -> None:
         self._data: list[str] = []
+        self._name = ""
+        self.name = ""
+        """The name of the event whose data came back last ("" for none)."""
 
     def add_line(self, line: str) -> str | None:
         if line.startswith("data:"):
             self._data.append(line[6:] if line.startswith("data: ") else line[5:])
+        elif line.startswith("event:"):
+            self._name = line[6:].strip()
         elif not line and self._data:
             data, self._data = "\n".join(self._data), []
+            self.name, self._name = self._name, ""
             return data
+        elif not line:
+            self._name = ""
         return None
 
 
@@ -65,13 +95,15 @@ class _Open:
                 text["citations"] = self.citations
             return text
         if kind in ("tool_use", "server_tool_use"):
-            # A ValueError here is a broken answer, asked again by the caller.
-            arguments = json.loads(joined) if joined else start.get("input", {})
+            # The input is parsed once the stop reason is known (`MessageAnswer.turn`): a call
+            # cut at the token limit is no broken stream.
+            given = start.get("input", {})
             return {
                 "type": kind,
                 "id": start["id"],
                 "name": start["name"],
-                "input": arguments,
+                "input": given,
+                _RAW: joined,
             }
         block: Block = {k: v for k, v in start.items() if v is not None}
         if kind == "thinking":
@@ -95,7 +127,11 @@ class MessageAnswer:
     def add_line(self, line: str) -> None:
         """One line of the event stream (see `EventData`)."""
         if (data := self._events.add_line(line)) is not None:
-            self.add(json.loads(data))
+            event = json.loads(data)
+            if self._events.name == "error" and isinstance(event, dict) and "error" not in event:
+                # llama.cpp's server: the error's fields bare, without the API's envelope.
+                event = {"type": "error", "error": event}
+            self.add(event)
 
     def add(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -113,8 +149,8 @@ class MessageAnswer:
             # keeps the message_start's.
             self._count(event.get("usage") or {})
         elif kind == "error":
-            said = event.get("error") or {}
-            raise StreamError(f"{said.get('type', 'error')}: {said.get('message', '')}")
+            said = event.get("error")
+            raise ServerError(said if isinstance(said, dict) else {"message": said})
 
     def _delta(self, block: _Open, delta: dict[str, Any]) -> None:
         kind = delta.get("type")
@@ -135,12 +171,15 @@ class MessageAnswer:
 
     def turn(self) -> Turn:
         """The whole answer; StreamError when the stream ended before it did (no stop
-        reason yet, or a block never closed)."""
+        reason yet, or a block never closed). A call's input that is not JSON is a broken
+        answer (ValueError), unless the answer was cut at the token limit: the call then
+        comes with an empty input, for the loop to tell the model it was cut."""
         if self.stop_reason is None or self.open:
             raise StreamError("the stream ended before the answer did")
+        cut = self.stop_reason == "max_tokens"
         usage = self.usage
         return Turn(
-            [self.done[index] for index in sorted(self.done)],
+            [_with_input(self.done[index], cut) for index in sorted(self.done)],
             self.stop_reason,
             Usage(
                 input=usage.get("input_tokens", 0),
@@ -149,3 +188,17 @@ class MessageAnswer:
                 cache_write=usage.get("cache_creation_input_tokens", 0),
             ),
         )
+
+
+def _with_input(block: Block, cut: bool) -> Block:
+    if _RAW not in block:
+        return block
+    raw = block.pop(_RAW)
+    try:
+        if raw:
+            block["input"] = json.loads(raw)
+    except ValueError:
+        if not cut:
+            raise
+        block["input"] = {}
+    return block

@@ -10,6 +10,7 @@ provider lacks.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -20,6 +21,7 @@ from ..interfaces import ModelError
 
 Wire = Literal["anthropic", "openai"]
 Auth = Literal["x-api-key", "bearer", "none"]
+Asking = Literal["llamacpp", "ollama"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,6 +56,9 @@ class Profile:
             "web_search server tool runs on Anthropic's API only): the model is not offered "
             "one. web_fetch still reads pages."
         )
+
+    capabilities: Asking | None = None
+    """How the server can be asked what its model supports (`capabilities.py`), if at all."""
 
     @property
     def key_hint(self) -> str:
@@ -93,6 +98,7 @@ PROFILES: dict[str, Profile] = {
             keys=(),
             cache_markers=False,
             vision=False,
+            capabilities="ollama",
         ),
         Profile(
             name="llamacpp",
@@ -102,6 +108,7 @@ PROFILES: dict[str, Profile] = {
             keys=(),
             cache_markers=False,
             vision=False,
+            capabilities="llamacpp",
         ),
         Profile(
             name="vllm",
@@ -220,6 +227,7 @@ def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str])
     This is the only place a provider's key or URL is read. A profile's key never goes to
     another provider's default host: a named profile reads its own variable only, and the
     SDKs' base-URL variables count for the plain `anthropic` and `openai` profiles alone.
+    No key is demanded for a server on the loopback address (a local model's).
     Raises ModelError for an unknown provider or a missing key.
     """
     profile = profile_of(provider, env)
@@ -246,9 +254,24 @@ def endpoint(provider: str | None, base_url: str | None, env: Mapping[str, str])
                 url_source=source,
                 key_variable=variable,
             )
-    if profile.keys:
+    if profile.keys and not on_loopback(url):  # a server on this machine may want none
         raise ModelError(f"No {profile.title} API key is set.", profile.key_hint)
     return Endpoint(profile=profile, base_url=url, key=None, auth="none", url_source=source)
+
+
+def on_loopback(url: str) -> bool:
+    """Whether `url`'s host is this machine's loopback (`localhost`, 127.0.0.0/8, ::1): a
+    server no one else can reach, such as a local model's, which wants no key."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):  # RFC 6761: always loopback
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 CONTEXT_WINDOWS: tuple[tuple[str, int], ...] = (

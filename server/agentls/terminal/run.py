@@ -27,6 +27,7 @@ from ..config import user_settings
 from ..config.settings import Settings
 from ..extensions.commands import Command, for_workspace
 from ..interfaces import Approver, ModelError
+from ..models import capabilities
 from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
 from ..visible import visible
@@ -315,8 +316,14 @@ async def _run(
     loop.add_signal_handler(signal.SIGINT, terminal.interrupt)
     if interrupts.came():  # while starting (interrupts.py): the task is not begun
         terminal.interrupt()
-    if setup.warning and started is None:
-        (sys.stderr if options.output_format else stream).write(f"agentls: {setup.warning}\n")
+    if started is None:
+        said = [setup.warning] if setup.warning else []
+        model = setup.model
+        said += await capabilities.before_task(
+            model.endpoint, model.name, setup.settings.context_window
+        )
+        for warning in said:
+            (sys.stderr if options.output_format else stream).write(f"agentls: {warning}\n")
     try:
         if task is None:
             return await terminal.conversation(started.line if started else None)

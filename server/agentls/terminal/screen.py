@@ -188,6 +188,11 @@ class Screen:
         self.console.print(Text(f"\n+ added to the task: {visible(text, lines=False)}", "magenta"))
         self._wait()
 
+    def notice(self, text: str) -> None:
+        self._settle()
+        self.console.print(Text(f"\n({visible(text, lines=False)})", "yellow"))
+        self._wait()
+
     def subagent(self, shown: SubagentShown) -> SubagentLines:
         return SubagentLines(self, shown)
 
@@ -340,6 +345,10 @@ class SubagentLines:
 
     def steered(self, text: str) -> None:
         pass
+
+    def notice(self, text: str) -> None:
+        self._flush()
+        self._line(f"({visible(text, lines=False)})", "yellow")
 
     def subagent(self, shown: SubagentShown) -> SubagentLines:
         return SubagentLines(self.screen, shown)

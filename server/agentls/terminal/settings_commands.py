@@ -3,13 +3,14 @@ them, and the model they would choose, said in the terminal."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 from ..config import environment
 from ..config.settings import parse
 from ..interfaces import ModelError
-from ..models import providers
+from ..models import capabilities, providers
 
 
 def check_settings(raw: str) -> int:
@@ -32,7 +33,8 @@ def check_settings(raw: str) -> int:
 
 def check_model(raw: str) -> int:
     """Print the model and endpoint a task would use (never the key), or why there is none;
-    exit status 1 then. The workspace does not matter: only the user's sources configure it."""
+    exit status 1 then; and what a local server says will not work (tools its chat template
+    drops). The workspace does not matter: only the user's sources configure it."""
     try:
         settings, _ = parse(json.loads(raw))
     except json.JSONDecodeError as error:
@@ -41,15 +43,18 @@ def check_model(raw: str) -> int:
     env = environment.load(Path.cwd()).client
     try:
         endpoint = providers.endpoint(settings.provider, settings.base_url, env)
-        print(
-            providers.describe(endpoint, providers.model_id(endpoint.profile, settings.model, env))
-        )
-        if settings.web_search:
-            searches = endpoint.profile.web_search
-            print(
-                "web search: Anthropic's web_search" if searches else endpoint.profile.no_web_search
-            )
+        model = providers.model_id(endpoint.profile, settings.model, env)
     except ModelError as error:
         print(f"{error} {error.hint}")
         return 1
+    print(providers.describe(endpoint, model))
+    if settings.web_search:
+        searches = endpoint.profile.web_search
+        print("web search: Anthropic's web_search" if searches else endpoint.profile.no_web_search)
+    window = settings.context_window or providers.context_window(model, endpoint.profile.wire)
+    try:
+        for warning in asyncio.run(capabilities.warnings(endpoint, model, window)):
+            print(f"warning: {warning}")
+    except capabilities.NotAsked as why:
+        print(f"Could not ask {endpoint.shown_url} what it supports ({why}).")
     return 0
