@@ -91,19 +91,22 @@ def secret_spans(text: str, secrets: Sequence[str]) -> list[tuple[int, int]]:
 
     The secrets come longest first; a shorter one inside a longer one's span is skipped.
     """
-    starts: list[int] = []
-    ends: list[int] = []
+    spans: list[tuple[int, int]] = []
     for secret in secrets:
         if len(secret) >= MIN_SECRET and secret not in text:
             continue  # the common case, without a regular expression
+        starts = [start for start, _ in spans]
+        new = []
         for match in _pattern(secret).finditer(text):
             start, end = match.span()
             at = bisect.bisect_left(starts, start)
-            if (at and ends[at - 1] > start) or (at < len(starts) and starts[at] < end):
+            if (at and spans[at - 1][1] > start) or (at < len(starts) and starts[at] < end):
                 continue
-            starts.insert(at, start)
-            ends.insert(at, end)
-    return list(zip(starts, ends, strict=True))
+            new.append((start, end))
+        # Merged once per secret: inserting each span in place moved the list's tail every
+        # time, quadratic in a file that repeats a secret on every line.
+        spans = sorted(spans + new)
+    return spans
 
 
 def redact(text: str, secrets: Sequence[str]) -> str:
