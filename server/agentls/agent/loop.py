@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from ..images import Image, user_blocks
@@ -87,6 +87,7 @@ class Agent:
         system: str | None = None,
         budget: Budget | None = None,
         record: BeforeChange | None = None,
+        on_end: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """A subagent's agent has its own `system` prompt, a `budget` under its parent's,
         and records the workspace through its parent's step (`record`), so undoing the task
@@ -103,6 +104,8 @@ class Agent:
         self.checkpoints = checkpoints
         self.budget = budget or Budget(limits.max_steps)
         self.record = record
+        self.on_end = on_end
+        """Awaited when the task ends (its language servers stopped); a subagent has none."""
         self._recording: asyncio.Future[None] | None = None
         self._attached: dict[str, list[Block]] = {}
         """Images a call's tool attached (image_results), by call id, until its result."""
@@ -139,6 +142,8 @@ class Agent:
         finally:
             self.conversation.save()
             await self._checkpoint("end", None, title)
+            if self.on_end is not None:
+                await self.on_end()
 
     async def compact(self) -> TaskResult:
         await self.tools.hooks.compacting()

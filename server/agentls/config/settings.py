@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..extensions.hooks import Hook, parse_hooks
+from ..eyes.definitions import ServerDefinition
+from ..eyes.definitions import parse_servers as parse_lsp_servers
 from ..extensions.mcp_config import ServerSpec, parse_servers
 from ..models.costs import Price
 from ..models.providers import DEFAULT_MODEL, PROFILES
@@ -83,6 +85,7 @@ class Settings:
     permissions: Rules = field(default_factory=Rules)
     mode: Mode = "default"
     mcp_servers: tuple[ServerSpec, ...] = ()
+    lsp_servers: tuple[ServerDefinition, ...] = ()
     mcp_startup_timeout: float = 10.0
     mcp_call_timeout: float = 60.0
     mcp_auth_timeout: float = 120.0
@@ -508,6 +511,21 @@ SETTINGS: tuple[Setting, ...] = (
         '`{"time": {"command": "uvx", "args": ["mcp-server-time"]}}` or `{"type": "http", '
         '"url": "...", "headers": {...}}`; `${VAR}` and `${VAR:-default}` come from your '
         "environment. Their tools are `mcp__<server>__<tool>`. User settings only.",
+        user_only=True,
+    ),
+    Setting(
+        "lspServers",
+        "lsp_servers",
+        parse_lsp_servers,
+        {"type": "object", "additionalProperties": {"type": "object"}},
+        {},
+        "Language servers in Claude Code's `.lsp.json` shape, whose diagnostics come back "
+        "after each edit outside an editor (`agentls run`, ACP, batch, background tasks): "
+        '`{"pyright": {"command": "pyright-langserver", "args": ["--stdio"], '
+        '"extensionToLanguage": {".py": "python"}}}`, with `env`, `initializationOptions`, '
+        "`settings`, `startupTimeout` and `shutdownTimeout` (milliseconds), `disabled`. "
+        "Without it, pyright (else basedpyright), ruff, typescript-language-server, gopls, "
+        "rust-analyzer and clangd serve when on PATH. User settings only.",
         user_only=True,
     ),
     Setting(
