@@ -19,14 +19,14 @@ from .config.definition_files import read_folder
 from .config.project_settings import ProjectSettings
 from .config.settings import Settings
 from .counts import counted
-from .eyes import session as eyes
-from .eyes.session import OwnLanguageServers
 from .extensions import agent_definitions
 from .extensions.agent_definitions import Definition
 from .extensions.for_task import TaskExtensions, approved_agents
 from .extensions.mcp_config import ServerSpec
 from .extensions.mcp_user import McpUser
 from .extensions.programs import Programs
+from .eyes import session as eyes
+from .eyes.session import OwnLanguageServers
 from .history.checkpoints import ShadowRepository, checkpoints_for
 from .history.sessions import SessionInfo, SessionStore
 from .history.undo import Editor, UndoResult, undo

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..extensions.hooks import Hook, parse_hooks
+from ..extensions.mcp_config import ServerSpec, parse_servers
 from ..eyes.definitions import ServerDefinition
 from ..eyes.definitions import parse_servers as parse_lsp_servers
-from ..extensions.mcp_config import ServerSpec, parse_servers
 from ..models.costs import Price
 from ..models.providers import DEFAULT_MODEL, PROFILES
 from ..permissions.modes import MODES, Mode, mode_of

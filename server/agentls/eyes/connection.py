@@ -66,9 +66,7 @@ class Connection:
             raise ServerGone(self.gone)
         await self._send({"method": method, "params": params})
 
-    async def published_after(
-        self, uri: str, count: int, version: int
-    ) -> Published:
+    async def published_after(self, uri: str, count: int, version: int) -> Published:
         """The first diagnostics of `uri` pushed after push number `count`, of `version` (or
         of no version); raises ServerGone."""
         async with self._changed:

@@ -126,11 +126,7 @@ BUILT_IN: tuple[tuple[ServerDefinition, ...], ...] = (
         ServerDefinition("basedpyright", "basedpyright-langserver", _PYTHON, ("--stdio",)),
     ),
     (ServerDefinition("ruff", "ruff", _PYTHON, ("server",)),),
-    (
-        ServerDefinition(
-            "typescript", "typescript-language-server", _TYPESCRIPT, ("--stdio",)
-        ),
-    ),
+    (ServerDefinition("typescript", "typescript-language-server", _TYPESCRIPT, ("--stdio",)),),
     (ServerDefinition("gopls", "gopls", {".go": "go"}),),
     (ServerDefinition("rust-analyzer", "rust-analyzer", {".rs": "rust"}),),
     (ServerDefinition("clangd", "clangd", _C),),

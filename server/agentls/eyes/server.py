@@ -123,16 +123,17 @@ class LanguageServer:
         waiting = self._connection.published_after(uri, count, version)
         return await asyncio.wait_for(waiting, wait)
 
+    async def _shut_down(self) -> None:
+        await self._connection.request("shutdown", None)
+        await self._connection.notify("exit", None)
+        while self._process.returncode is None:
+            await asyncio.sleep(0.05)
+
     async def stop(self) -> None:
         """`shutdown` and `exit` within the server's `shutdownTimeout`, then its group killed
         (what it started too), whether it listened or not."""
-        bound = self.definition.shutdown_timeout
         with contextlib.suppress(TimeoutError, ServerGone, OSError):
-            async with asyncio.timeout(bound):
-                await self._connection.request("shutdown", None)
-                await self._connection.notify("exit", None)
-                while self._process.returncode is None:
-                    await asyncio.sleep(0.05)
+            await asyncio.wait_for(self._shut_down(), self.definition.shutdown_timeout)
         launch.kill_group(self._process, signal.SIGKILL)
         with contextlib.suppress(TimeoutError):  # reaped, once the pipes are closed
             await asyncio.wait_for(self._process.wait(), 1.0)

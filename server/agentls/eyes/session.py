@@ -82,8 +82,11 @@ class OwnLanguageServers:
     async def problems_now(self, path: Path) -> tuple[list[Problem], list[str]]:
         """`path`'s problems once each server serving it has its current text, and a line
         for the model of each server that is out (said once) or late."""
-        serving = [(d, d.serves(path)) for d in self._definitions if d.name not in self._out]
-        serving = [(d, language) for d, language in serving if language is not None]
+        serving = [
+            (d, language)
+            for d in self._definitions
+            if d.name not in self._out and (language := d.serves(path)) is not None
+        ]
         if not serving:
             return [], []
         try:

@@ -72,9 +72,7 @@ async def new_problems(context: ToolContext, path: Path, before: Before | None) 
     return block + "".join(f"\n{note}" for note in notes)
 
 
-def _block(
-    context: ToolContext, path: Path, before: Before, now: list[Problem], who: str
-) -> str:
+def _block(context: ToolContext, path: Path, before: Before, now: list[Problem], who: str) -> str:
     """The new errors and warnings (lines move with an edit: a problem is the same if its
     severity, message and source are), under a heading naming `who` reports them."""
     after = [p for p in now if p.severity in ("error", "warning")]
