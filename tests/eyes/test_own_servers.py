@@ -85,8 +85,12 @@ def test_stubborn_servers_are_named_once_and_none_is_left(
     again = tool_use("edit_file", {"path": "a.py", "old_text": "1", "new_text": "2"})
     fake.script(reply(write), reply(again), reply(text("done")))
     started = time.monotonic()
-    done = run(tmp_path, fake, "--yes", "-p", "write a.py")
+    done = run(tmp_path, fake, "--yes", "-p", "write a.py", "--output-format", "stream-json")
     assert done.returncode == 0, done.stderr
+    told = [json.loads(line) for line in done.stdout.splitlines()]
+    notes = "".join(event["text"] for event in told if event["type"] == "text")
+    assert notes.count("agentls: the language server silent") == 1  # the user, once each
+    assert notes.count("agentls: the language server crash") == 1
     first = json.dumps(fake.requests[1].body["messages"][-1]["content"][0]["content"])
     assert "The language server silent" in first and "did not initialize within 1.5 s" in first
     assert "The language server crash" in first and "is out" in first

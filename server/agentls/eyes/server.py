@@ -1,13 +1,13 @@
 """One language server's life: started through the launcher as the user's own program,
 initialized within its `startupTimeout`, a file synced with its full text, and at the end
-`shutdown` and `exit`, then its process group killed after its `shutdownTimeout`."""
+`shutdown` and `exit`, then its process group killed after its `shutdownTimeout` (the
+shell's group registry, which checks the group is still ours and outlives a SIGKILL)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
-import signal
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from typing import Any
 from ..extensions.mcp_config import expand
 from ..extensions.programs import Programs
 from ..shell import launch
+from ..shell.process_groups import GROUPS
 from .connection import Connection, Published, ServerGone
 from .definitions import ServerDefinition
 
@@ -66,6 +67,8 @@ class LanguageServer:
         except BaseException:
             folder.close()
             raise
+        # Killed with the bash groups if agentls ends first, by SIGKILL too (the guardian).
+        GROUPS.add(process.pid)
         assert process.stdin is not None and process.stdout is not None
         connection = Connection(process.stdout, process.stdin, definition.settings)
         server = cls(definition, process, connection)
@@ -134,7 +137,8 @@ class LanguageServer:
         (what it started too), whether it listened or not."""
         with contextlib.suppress(TimeoutError, ServerGone, OSError):
             await asyncio.wait_for(self._shut_down(), self.definition.shutdown_timeout)
-        launch.kill_group(self._process, signal.SIGKILL)
+        GROUPS.kill(self._process.pid)  # only while the group is still ours
+        GROUPS.forget(self._process.pid)
         with contextlib.suppress(TimeoutError):  # reaped, once the pipes are closed
             await asyncio.wait_for(self._process.wait(), 1.0)
         self._watch.cancel()
