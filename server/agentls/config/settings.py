@@ -85,11 +85,11 @@ class Settings:
     permissions: Rules = field(default_factory=Rules)
     mode: Mode = "default"
     mcp_servers: tuple[ServerSpec, ...] = ()
-    lsp_servers: tuple[ServerDefinition, ...] = ()
     mcp_startup_timeout: float = 10.0
     mcp_call_timeout: float = 60.0
     mcp_auth_timeout: float = 120.0
     tool_search_threshold: int = 1500
+    lsp_servers: tuple[ServerDefinition, ...] = ()
     hooks: tuple[Hook, ...] = ()
     subagents: SubagentLimits = field(default_factory=SubagentLimits)
     vision: bool | None = None
@@ -514,21 +514,6 @@ SETTINGS: tuple[Setting, ...] = (
         user_only=True,
     ),
     Setting(
-        "lspServers",
-        "lsp_servers",
-        parse_lsp_servers,
-        {"type": "object", "additionalProperties": {"type": "object"}},
-        {},
-        "Language servers in Claude Code's `.lsp.json` shape, whose diagnostics come back "
-        "after each edit outside an editor (`agentls run`, ACP, batch, background tasks): "
-        '`{"pyright": {"command": "pyright-langserver", "args": ["--stdio"], '
-        '"extensionToLanguage": {".py": "python"}}}`, with `env`, `initializationOptions`, '
-        "`settings`, `startupTimeout` and `shutdownTimeout` (milliseconds), `disabled`. "
-        "Without it, pyright (else basedpyright), ruff, typescript-language-server, gopls, "
-        "rust-analyzer and clangd serve when on PATH. User settings only.",
-        user_only=True,
-    ),
-    Setting(
         "mcpStartupTimeout",
         "mcp_startup_timeout",
         _seconds,
@@ -560,6 +545,21 @@ SETTINGS: tuple[Setting, ...] = (
         1500,
         "Tokens of MCP tool schemas past which the model is offered their names through "
         "`tool_search` instead, and loads a schema once it found the tool.",
+    ),
+    Setting(
+        "lspServers",
+        "lsp_servers",
+        parse_lsp_servers,
+        {"type": "object", "additionalProperties": {"type": "object"}},
+        {},
+        "Language servers in Claude Code's `.lsp.json` shape, whose diagnostics come back "
+        "after each edit outside an editor (`agentls run`, ACP, batch, background tasks): "
+        '`{"pyright": {"command": "pyright-langserver", "args": ["--stdio"], '
+        '"extensionToLanguage": {".py": "python"}}}`, with `env`, `initializationOptions`, '
+        "`settings`, `startupTimeout` and `shutdownTimeout` (milliseconds), `disabled`. "
+        "Without it, pyright (else basedpyright), ruff, typescript-language-server, gopls, "
+        "rust-analyzer and clangd serve when on PATH. User settings only.",
+        user_only=True,
     ),
     Setting(
         "hooks",
