@@ -9,11 +9,17 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from agentls.config.settings import parse
+from agentls.agent.conversation import Conversation
+from agentls.config.settings import Settings, parse
 from agentls.eyes.definitions import parse_servers
 from agentls.eyes.session import definitions
+from agentls.shell.subprocess_shell import RefusingShell
+from agentls.terminal.adapters import DiskWorkspace
+from agentls.wiring import TaskSetup
+from doubles import Approver, LanguageServersDouble, Recorder, ScriptedModel
 from fake_api import FakeAnthropic, reply, text, tool_use
 from terminal.test_terminal import run
 
@@ -140,3 +146,22 @@ def test_built_in_servers_are_found_on_path_unless_configured_or_inside(tmp_path
     (off,) = parse_servers({"ruff": {**_ruff(), "disabled": True}})
     assert [d.name for d in definitions((off,), tmp_path / "w", str(folder))] == ["basedpyright"]
     assert definitions((), folder.parent, str(folder)) == ()  # PATH inside the workspace
+
+
+def test_only_a_door_without_an_editor_starts_its_own_servers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ruff = parse_servers({"ruff": _ruff()})
+    setup = TaskSetup(ScriptedModel(), RefusingShell("no"), Settings(lsp_servers=ruff), ())  # type: ignore[arg-type]
+
+    def agent(**door: Any) -> Any:
+        return setup.agent(DiskWorkspace(tmp_path), Approver(), Recorder(), Conversation(), **door)
+
+    editor = agent(extra_tools=frozenset({"diagnostics"}), language=LanguageServersDouble())
+    assert editor.tools.own_servers is None and editor.on_end is None  # the editor's eyes
+    terminal = agent()
+    assert terminal.tools.own_servers is not None and terminal.on_end is not None
+    # None configured nor found on PATH: the task is exactly today's.
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    setup.settings = Settings()
+    assert agent().tools.own_servers is None
