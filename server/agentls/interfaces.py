@@ -445,3 +445,17 @@ class LanguageServers(Protocol):
     async def symbols(self, query: str) -> list[Place] | None:
         """The workspace's symbols matching `query`."""
         ...
+
+
+class OwnLanguageServers(Protocol):
+    """Language servers agentls starts itself outside the LSP door (`eyes/`), asked after
+    each edit."""
+
+    def known(self, path: Path) -> list[Problem] | None:
+        """What the servers said of `path` last, without asking; None when none has."""
+        ...
+
+    async def problems_now(self, path: Path) -> tuple[list[Problem], list[str]]:
+        """`path`'s problems once the servers have its current text, and lines for the
+        model about servers that are out or late."""
+        ...

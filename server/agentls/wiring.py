@@ -25,6 +25,9 @@ from .extensions.agent_definitions import Definition
 from .extensions.for_task import TaskExtensions, approved_agents
 from .extensions.mcp_config import ServerSpec
 from .extensions.mcp_user import McpUser
+from .extensions.programs import Programs
+from .eyes import session as eyes
+from .eyes.session import OwnLanguageServers
 from .history.checkpoints import ShadowRepository, checkpoints_for
 from .history.sessions import SessionInfo, SessionStore
 from .history.undo import Editor, UndoResult, undo
@@ -103,7 +106,19 @@ class TaskSetup:
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
         checkpoints = checkpoints_for(workspace.root)
         limits = loop_limits(self.settings)
-        agent = Agent(self.model, tools, progress, conversation, limits, memory, checkpoints)
+        # Outside the LSP door (no editor to ask): agentls's own eyes, if any are found.
+        own = None if language else own_servers(workspace, self.settings, extensions.notify)
+        tools.own_servers = own
+        agent = Agent(
+            self.model,
+            tools,
+            progress,
+            conversation,
+            limits,
+            memory,
+            checkpoints,
+            on_end=own.close if own else None,
+        )
 
         def definitions() -> dict[str, Definition]:
             """Read once the task's project approvals are through (`submitted`): the user's
@@ -167,6 +182,19 @@ def outcome(
         share = count(theirs.prompt + theirs.output)
         parts.append(f"{counted(len(result.subagents), 'subagent')} {share} tokens")
     return " · ".join([*parts, describe(result.usage, price, result.cost(price, prices))])
+
+
+def own_servers(
+    workspace: Workspace, settings: Settings, notify: Callable[[str], None]
+) -> OwnLanguageServers | None:
+    """The language servers of the `lspServers` setting and the built-in ones found on
+    PATH, started as the user's own programs on the first file of their kind; None when
+    there are none."""
+    found = eyes.definitions(settings.lsp_servers, workspace.root)
+    if not found:
+        return None
+    programs = Programs.of(workspace.root, settings)
+    return OwnLanguageServers(workspace.root, found, programs, workspace.read_text, notify)
 
 
 def user_definitions() -> dict[str, str]:

@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from ..images import Image, user_blocks
 from ..interfaces import (
@@ -54,6 +54,7 @@ class Agent:
         system: str | None = None,
         budget: Budget | None = None,
         record: BeforeChange | None = None,
+        on_end: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """A subagent's agent has its own `system` prompt, a `budget` under its parent's,
         and records the workspace through its parent's step (`record`), so undoing the task
@@ -70,13 +71,13 @@ class Agent:
         self.checkpoints = checkpoints
         self.budget = budget or Budget(max_steps=limits.max_steps)
         self.record = record
+        self.on_end = on_end  # awaited when the task ends (its language servers stopped)
         self._recording: asyncio.Future[None] | None = None
         self._attached: dict[str, list[Block]] = {}
         """Images a call's tool attached (image_results), by call id, until its result."""
-        self._usage, self._steps = Usage(), 0
-        """What the task's own turns cost, and how many it took (the step being run)."""
-        self._last = Usage()
-        """What the last turn cost: the context it filled (an ACP client's meter)."""
+        self._usage, self._steps, self._last = Usage(), 0, Usage()
+        """What the task's own turns cost, how many it took (the step being run), and what
+        the last one cost: the context it filled (an ACP client's meter)."""
 
     def _system(self) -> str:
         """The system prompt: a subagent's own, else the task's rules, memory and skills."""
@@ -110,17 +111,15 @@ class Agent:
         finally:
             self.conversation.save()
             await self._checkpoint("end", None, title)
+            if self.on_end is not None:
+                await self.on_end()
 
     async def compact(self) -> TaskResult:
         await self.tools.hooks.compacting()
         return await compact(self.conversation, self._ask, self.checkpoints)
 
     async def _checkpoint(
-        self,
-        kind: CheckpointKind,
-        step: int | None,
-        label: str,
-        touches: list[str] | None = None,
+        self, kind: CheckpointKind, step: int | None, label: str, touches: list[str] | None = None
     ) -> None:
         if self.checkpoints is None:
             return

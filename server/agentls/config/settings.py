@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from ..extensions.hooks import Hook, parse_hooks
 from ..extensions.mcp_config import ServerSpec, parse_servers
+from ..eyes.definitions import ServerDefinition
+from ..eyes.definitions import parse_servers as parse_lsp_servers
 from ..models.costs import Price
 from ..models.providers import DEFAULT_MODEL, PROFILES
 from ..permissions.modes import MODES, Mode, mode_of
@@ -87,6 +89,7 @@ class Settings:
     mcp_call_timeout: float = 60.0
     mcp_auth_timeout: float = 120.0
     tool_search_threshold: int = 1500
+    lsp_servers: tuple[ServerDefinition, ...] = ()
     hooks: tuple[Hook, ...] = ()
     subagents: SubagentLimits = field(default_factory=SubagentLimits)
     vision: bool | None = None
@@ -573,6 +576,21 @@ SETTINGS: tuple[Setting, ...] = (
             "Tokens of MCP tool schemas past which the model is offered their names through "
             "`tool_search` instead, and loads a schema once it found the tool."
         ),
+    ),
+    Setting(
+        key="lspServers",
+        field="lsp_servers",
+        check=parse_lsp_servers,
+        schema={"type": "object", "additionalProperties": {"type": "object"}},
+        default={},
+        description="Language servers in Claude Code's `.lsp.json` shape, whose diagnostics "
+        "come back after each edit outside an editor (`agentls run`, ACP, batch, background "
+        'tasks): `{"pyright": {"command": "pyright-langserver", "args": ["--stdio"], '
+        '"extensionToLanguage": {".py": "python"}}}`, with `env`, `initializationOptions`, '
+        "`settings`, `startupTimeout` and `shutdownTimeout` (milliseconds), `disabled`. "
+        "Without it, pyright (else basedpyright), ruff, typescript-language-server, gopls, "
+        "rust-analyzer and clangd serve when on PATH. User settings only.",
+        user_only=True,
     ),
     Setting(
         key="hooks",

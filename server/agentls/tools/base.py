@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..config.settings import Settings
-from ..interfaces import Approver, Hooks, LanguageServers, Progress, Shell, Workspace
+from ..interfaces import (
+    Approver,
+    Hooks,
+    LanguageServers,
+    OwnLanguageServers,
+    Progress,
+    Shell,
+    Workspace,
+)
 from ..permissions.gate import Gate, Grants
 from ..permissions.modes import SessionMode
 from ..permissions.rules import Rules, Verdict, command_rules
@@ -104,6 +112,9 @@ class ToolContext:
     model is offered these and the core tools, and no other."""
     language: LanguageServers | None = None
     """The editor's language servers, where the front end can ask them."""
+    own_servers: OwnLanguageServers | None = None
+    """The language servers agentls started itself (outside the LSP door), asked after each
+    edit where the editor is not."""
     table: Mapping[str, Tool] | None = None
     """The tools this task chooses from, by name; None for the whole table, `tools.TOOLS`."""
     mode: SessionMode = field(default_factory=SessionMode)

@@ -37,30 +37,45 @@ def describe(context: ToolContext, problem: Problem) -> str:
 
 @dataclass(frozen=True)
 class Before:
-    """A file's problems before an edit; None when the editor did not know the file."""
+    """A file's problems before an edit; None when the servers did not know the file."""
 
     problems: list[Problem] | None
 
 
 async def problems_before(context: ToolContext, path: Path) -> Before | None:
-    """What the editor tells of the file before an edit (None: it is not asked)."""
+    """What the editor (or agentls's own servers) tell of the file before an edit (None: it
+    is not asked)."""
     servers = _servers(context, "diagnostics")
-    if servers is None:
-        return None
-    answer = await servers.problems([path])
-    return Before(None if answer is None else answer.get(path))
+    if servers is not None:
+        answer = await servers.problems([path])
+        return Before(None if answer is None else answer.get(path))
+    if context.own_servers is not None:
+        return Before(context.own_servers.known(path))
+    return None
 
 
 async def new_problems(context: ToolContext, path: Path, before: Before | None) -> str:
-    """The errors and warnings the editor reports for `path` now and did not before (lines
-    move with an edit: a problem is the same if its severity, message and source are)."""
-    servers = _servers(context, "diagnostics")
-    if servers is None or before is None:
+    """The errors and warnings the editor, or agentls's own language servers, report for
+    `path` now and did not before."""
+    if before is None:
         return ""
-    answer = await servers.problems([path])
-    if answer is None:
-        return "\n(The editor did not tell its diagnostics of the edited file in time.)"
-    after = [p for p in answer.get(path, []) if p.severity in ("error", "warning")]
+    servers = _servers(context, "diagnostics")
+    if servers is not None:
+        answer = await servers.problems([path])
+        if answer is None:
+            return "\n(The editor did not tell its diagnostics of the edited file in time.)"
+        return _block(context, path, before, answer.get(path, []), "the editor reports")
+    if context.own_servers is None:
+        return ""
+    found, notes = await context.own_servers.problems_now(path)
+    block = _block(context, path, before, found, "the language servers report")
+    return block + "".join(f"\n{note}" for note in notes)
+
+
+def _block(context: ToolContext, path: Path, before: Before, now: list[Problem], who: str) -> str:
+    """The new errors and warnings (lines move with an edit: a problem is the same if its
+    severity, message and source are), under a heading naming `who` reports them."""
+    after = [p for p in now if p.severity in ("error", "warning")]
     old = Counter((p.severity, p.message, p.source) for p in before.problems or [])
     new = []
     for problem in sorted(after, key=lambda p: p.line):
@@ -73,12 +88,13 @@ async def new_problems(context: ToolContext, path: Path, before: Before | None) 
         return ""
     lines = [describe(context, problem) for problem in new[:MAX_NEW_PROBLEMS]]
     if len(new) > MAX_NEW_PROBLEMS:
-        lines.append(f"(and {len(new) - MAX_NEW_PROBLEMS} more: see the diagnostics tool)")
+        more = "see the diagnostics tool" if who == "the editor reports" else "run a checker"
+        lines.append(f"(and {len(new) - MAX_NEW_PROBLEMS} more: {more})")
     heading = (
-        "New problems the editor reports since this edit:"
+        f"New problems {who} since this edit:"
         if before.problems is not None
-        # Not open in the editor before: what was there already cannot be told apart.
-        else f"Problems the editor reports in {relative(context.workspace.root, path)} now:"
+        # Not known before: what was there already cannot be told apart.
+        else f"Problems {who} in {relative(context.workspace.root, path)} now:"
     )
     return f"\n{heading}\n" + "\n".join(lines)
 

@@ -1,0 +1,140 @@
+"""One language server's life: started through the launcher as the user's own program,
+initialized within its `startupTimeout`, a file synced with its full text, and at the end
+`shutdown` and `exit`, then its process group killed after its `shutdownTimeout` (the
+shell's group registry, which checks the group is still ours and outlives a SIGKILL)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+from ..extensions.mcp_config import expand
+from ..extensions.programs import Programs
+from ..shell import launch
+from ..shell.process_groups import GROUPS
+from .connection import Connection, Published, ServerGone
+from .definitions import ServerDefinition
+
+_CAPABILITIES = {
+    "textDocument": {
+        "synchronization": {"dynamicRegistration": False},
+        "publishDiagnostics": {"versionSupport": True},
+    },
+    "workspace": {"configuration": True, "workspaceFolders": True},
+}
+
+
+class LanguageServer:
+    """A started, initialized server; `start` raises ServerGone or OSError."""
+
+    def __init__(self, definition: ServerDefinition, process: Any, connection: Connection):
+        self.definition = definition
+        self._process = process
+        self._connection = connection
+        self._versions: dict[str, int] = {}
+        # Its output may stay open after it exits (a child holds it): its exit ends it too.
+        self._watch = asyncio.ensure_future(self._exited())
+
+    async def _exited(self) -> None:
+        # Polled: asyncio's `wait()` returns only once the pipes close too.
+        while self._process.returncode is None:
+            await asyncio.sleep(0.1)
+        await self._connection.end(f"it exited with code {self._process.returncode}")
+
+    @classmethod
+    async def start(
+        cls, definition: ServerDefinition, root: Path, programs: Programs
+    ) -> LanguageServer:
+        env = dict(os.environ)  # `${VAR}` from the user's environment, as in mcpServers
+        argv = [expand(definition.command, env), *(expand(a, env) for a in definition.args)]
+        own = {name: expand(value, env) for name, value in definition.env.items()}
+        # Confined as the repository's own programs are, whoever configured the server: it
+        # reads the repository's configuration, and some servers run what that names
+        # (pyright a venv's python, typescript-language-server the workspace's tsserver,
+        # rust-analyzer build scripts). RuntimeError where no sandbox can be had.
+        program = programs.projects(argv, own)
+        process = await launch.start(
+            program,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            limit=1 << 20,
+        )
+        # Killed with the bash groups if agentls ends first, by SIGKILL too (the guardian).
+        GROUPS.add(process.pid)
+        assert process.stdin is not None and process.stdout is not None
+        connection = Connection(process.stdout, process.stdin, definition.settings)
+        server = cls(definition, process, connection)
+        try:
+            await asyncio.wait_for(server._initialize(root), definition.startup_timeout)
+        except BaseException as error:  # a cancel too: no server is left behind
+            await server.stop()
+            if isinstance(error, TimeoutError):
+                seconds = f"{definition.startup_timeout:g}"
+                raise ServerGone(f"it did not initialize within {seconds} s") from None
+            raise
+        return server
+
+    async def _initialize(self, root: Path) -> None:
+        folder = {"uri": root.as_uri(), "name": root.name}
+        params = {
+            "processId": os.getpid(),
+            "clientInfo": {"name": "agentls"},
+            "rootUri": folder["uri"],
+            "workspaceFolders": [folder],
+            "capabilities": _CAPABILITIES,
+            "initializationOptions": self.definition.initialization_options,
+        }
+        await self._connection.request("initialize", params)
+        await self._connection.notify("initialized", {})
+        if self.definition.settings is not None:
+            settings = {"settings": self.definition.settings}
+            await self._connection.notify("workspace/didChangeConfiguration", settings)
+
+    @property
+    def gone(self) -> str | None:
+        return self._connection.gone
+
+    def known(self, path: Path) -> list[Any] | None:
+        """The diagnostics last pushed for `path`, None before any."""
+        found = self._connection.published.get(path.as_uri())
+        return None if found is None else found.diagnostics
+
+    async def sync(self, path: Path, language: str, text: str, wait: float) -> Published:
+        """Send `text` as `path`'s whole content and await its diagnostics of that version,
+        at most `wait` seconds (TimeoutError); raises ServerGone."""
+        uri = path.as_uri()
+        version = self._versions.get(uri, 0) + 1
+        before = self._connection.published.get(uri)
+        count = before.count if before else 0
+        if version == 1:
+            document = {"uri": uri, "languageId": language, "version": 1, "text": text}
+            await self._connection.notify("textDocument/didOpen", {"textDocument": document})
+        else:
+            changed = {"uri": uri, "version": version}
+            params = {"textDocument": changed, "contentChanges": [{"text": text}]}
+            await self._connection.notify("textDocument/didChange", params)
+        self._versions[uri] = version
+        waiting = self._connection.published_after(uri, count, version)
+        return await asyncio.wait_for(waiting, wait)
+
+    async def _shut_down(self) -> None:
+        await self._connection.request("shutdown", None)
+        await self._connection.notify("exit", None)
+        while self._process.returncode is None:
+            await asyncio.sleep(0.05)
+
+    async def stop(self) -> None:
+        """`shutdown` and `exit` within the server's `shutdownTimeout`, then its group killed
+        (what it started too), whether it listened or not."""
+        with contextlib.suppress(TimeoutError, ServerGone, OSError):
+            await asyncio.wait_for(self._shut_down(), self.definition.shutdown_timeout)
+        GROUPS.kill(self._process.pid)  # only while the group is still ours
+        GROUPS.forget(self._process.pid)
+        with contextlib.suppress(TimeoutError):  # reaped, once the pipes are closed
+            await asyncio.wait_for(self._process.wait(), 1.0)
+        self._watch.cancel()
+        await self._connection.close()

@@ -1,0 +1,163 @@
+"""A task's language servers: each started on the first file of its kind, asked after each
+edit, named once when it cannot start or stops answering, all stopped at the task's end."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from ..extensions.programs import Programs
+from ..interfaces import Problem
+from ..shell import launch
+from .connection import ServerGone
+from .definitions import BUILT_IN, ServerDefinition
+from .server import LanguageServer
+
+WAIT_SECONDS = 3.0
+"""How long an edit's result waits for a started server's diagnostics of the new text."""
+MAX_TEXT = 2 * 1024 * 1024
+"""A larger file is not sent to the servers."""
+_SEVERITIES: dict[Any, Literal["error", "warning", "information", "hint"]] = {
+    1: "error",
+    2: "warning",
+    3: "information",
+    4: "hint",
+}
+
+
+def definitions(
+    configured: Iterable[ServerDefinition], root: Path, path: str | None = None
+) -> tuple[ServerDefinition, ...]:
+    """The configured servers not disabled, then each built-in row's first server whose
+    program is on PATH outside `root`, unless a server of its name is configured."""
+    configured = tuple(configured)
+    names = {definition.name for definition in configured}
+    chosen = [definition for definition in configured if not definition.disabled]
+    for row in BUILT_IN:
+        if any(definition.name in names for definition in row):
+            continue
+        for definition in row:
+            try:
+                launch.program_path(definition.command, path or os.environ.get("PATH"), root)
+            except FileNotFoundError:
+                continue
+            chosen.append(definition)
+            break
+    return tuple(chosen)
+
+
+class OwnLanguageServers:
+    """The servers of `definitions` for the workspace `root`; `read` reads a file as the
+    workspace has it, `notify` tells the user (once per server) that one is out."""
+
+    def __init__(
+        self,
+        root: Path,
+        servers: tuple[ServerDefinition, ...],
+        programs: Programs,
+        read: Callable[[Path], Awaitable[str]],
+        notify: Callable[[str], None],
+    ) -> None:
+        self.root = root
+        self._definitions = servers
+        self._programs = programs
+        self._read = read
+        self._notify = notify
+        self._running: dict[str, asyncio.Task[LanguageServer]] = {}
+        self._out: set[str] = set()
+
+    def known(self, path: Path) -> list[Problem] | None:
+        """What the servers said of `path` last, without asking; None when none has."""
+        said = [
+            _problem(path, item, name)
+            for name, server in self._started()
+            for item in server.known(path) or []
+        ]
+        answered = any(server.known(path) is not None for _, server in self._started())
+        return [p for p in said if p is not None] if answered else None
+
+    async def problems_now(self, path: Path) -> tuple[list[Problem], list[str]]:
+        """`path`'s problems once each server serving it has its current text, and a line
+        for the model of each server that is out (said once) or late."""
+        serving = [
+            (d, language)
+            for d in self._definitions
+            if d.name not in self._out and (language := d.serves(path)) is not None
+        ]
+        if not serving:
+            return [], []
+        try:
+            text = await self._read(path)
+        except (OSError, ValueError):
+            return [], []
+        if len(text) > MAX_TEXT:
+            return [], []
+        answers = await asyncio.gather(*(self._ask(d, lang, path, text) for d, lang in serving))
+        problems = [p for found, _ in answers for p in found]
+        return problems, [line for _, line in answers if line]
+
+    async def _ask(
+        self, definition: ServerDefinition, language: str, path: Path, text: str
+    ) -> tuple[list[Problem], str]:
+        name = definition.name
+        try:
+            server = await self._server(definition)
+            published = await server.sync(path, language, text, WAIT_SECONDS)
+        except TimeoutError:
+            return [], f"(The language server {name} did not answer for this edit in time.)"
+        except (ServerGone, OSError, RuntimeError) as error:  # RuntimeError: no sandbox
+            return [], self._lost(definition, str(error))
+        found = (_problem(path, item, name) for item in published.diagnostics)
+        return [problem for problem in found if problem is not None], ""
+
+    async def _server(self, definition: ServerDefinition) -> LanguageServer:
+        task = self._running.get(definition.name)
+        if task is None:
+            start = LanguageServer.start(definition, self.root, self._programs)
+            task = self._running[definition.name] = asyncio.ensure_future(start)
+        server = await asyncio.shield(task)
+        if server.gone is not None:
+            raise ServerGone(f"it stopped ({server.gone})")
+        return server
+
+    def _lost(self, definition: ServerDefinition, why: str) -> str:
+        """Named once to the user and once to the model; the task goes on without it."""
+        self._out.add(definition.name)
+        said = f"the language server {definition.name} ({definition.command}) is out: {why}"
+        self._notify(said)
+        return f"({said[0].upper()}{said[1:]}; edits go on without its diagnostics.)"
+
+    def _started(self) -> list[tuple[str, LanguageServer]]:
+        return [
+            (name, task.result())
+            for name, task in self._running.items()
+            if task.done() and not task.cancelled() and task.exception() is None
+        ]
+
+    async def close(self) -> None:
+        """Stop every server (each within its `shutdownTimeout`, then killed)."""
+        for task in self._running.values():
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*(server.stop() for _, server in self._started()))
+        self._running.clear()
+
+
+def _problem(path: Path, item: Any, server: str) -> Problem | None:
+    """A pushed Diagnostic as a Problem (its source, else the server's name)."""
+    try:
+        line = item["range"]["start"]["line"]
+        message = item["message"]
+    except (KeyError, TypeError):
+        return None
+    if not isinstance(line, int) or isinstance(line, bool) or line < 0:
+        return None
+    if not isinstance(message, str):
+        return None
+    severity = _SEVERITIES.get(item.get("severity"), "error")
+    source = item.get("source") if isinstance(item.get("source"), str) else server
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    return Problem(path, line + 1, severity, first[:300], source or server)
