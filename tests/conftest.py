@@ -68,7 +68,7 @@ TIERS = {
     "(tests/real_server/setup.sh): minutes of CPU",
 }
 """Tests that need system packages, or take a minute of CPU each (the fast suite stays within
-3 minutes on 2 cores). `pytest` alone deselects them (pyproject's addopts); `.ci/run`
+4 minutes on 2 cores). `pytest` alone deselects them (pyproject's addopts); `.ci/run`
 installs each tier's packages and runs it with `pytest -m <tier>`."""
 
 
