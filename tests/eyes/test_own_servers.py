@@ -5,6 +5,7 @@ finishes, none left running, none given a key."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -38,6 +39,15 @@ def _ruff() -> dict[str, object]:
 
 def _last_result(fake: FakeAnthropic) -> str:
     return json.dumps(fake.requests[-1].body["messages"][-1]["content"][0]["content"])
+
+
+def _script(workspace: Path) -> Path:
+    """The stubborn server's script, in the workspace: the sandbox the servers run in hides
+    the rest of /tmp, where a checkout (and so the tests' own folder) may lie."""
+    script = workspace / "stubborn_server.py"
+    if not script.exists():
+        shutil.copy(STUBBORN, script)
+    return script
 
 
 def _running(script: Path) -> list[int]:
@@ -79,7 +89,12 @@ def test_ruff_reports_an_unused_import_after_a_write_under_p(
 def _stubborn(tmp_path: Path, mode: str) -> dict[str, object]:
     return {
         "command": sys.executable,
-        "args": [str(STUBBORN), mode, str(tmp_path / f"{mode}.env"), str(tmp_path / "pids")],
+        "args": [
+            str(_script(tmp_path)),
+            mode,
+            str(tmp_path / f"{mode}.env"),
+            str(tmp_path / "pids"),
+        ],
         "extensionToLanguage": {".py": "python"},
         "startupTimeout": 1500,
         "shutdownTimeout": 500,
@@ -112,9 +127,9 @@ def test_stubborn_servers_are_named_once_and_none_is_left(
     # what is left is looked for by the script's path on the host instead.
     assert len((tmp_path / "pids").read_text().split()) == 6
     deadline = time.monotonic() + 5
-    while _running(STUBBORN) and time.monotonic() < deadline:
+    while _running(_script(tmp_path)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _running(STUBBORN) == []
+    assert _running(_script(tmp_path)) == []
     for mode in servers:
         env = json.loads((tmp_path / f"{mode}.env").read_text())
         assert "ANTHROPIC_API_KEY" not in env and "test-key" not in env.values()
