@@ -130,6 +130,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     channel,
     agent,
+    agent.nextEdits.register(),
     progress,
     planView,
     vscode.window.createTreeView('agentls.plan', { treeDataProvider: planView }),

@@ -19,6 +19,7 @@ import {
 } from './approval';
 import { answerElicit, ELICIT, ELICIT_CAPABILITIES, type ElicitParams } from './elicit';
 import { CAPABILITIES, Eyes } from './eyes';
+import { NextEditView } from './nextEditView';
 import type { Plan, PlanParams } from './plan';
 import type { Reviewer } from './review';
 import { bundledWheel, existingEnvironment, makeEnvironment, NoPython } from './environment';
@@ -64,6 +65,8 @@ export class AgentServer implements vscode.Disposable {
   private starting: Promise<void> = Promise.resolve();
   private readonly log: vscode.LogOutputChannel;
   private readonly eyes = new Eyes();
+  /** The server's next edits away from the cursor, which VS Code's ghost text cannot show. */
+  readonly nextEdits = new NextEditView();
   /** Listeners for the streamed text, steps and plan of one task or chat, by token. */
   readonly events = new TaskEvents();
   /** Told of each `agent/backgroundTask` (a background task changed). */
@@ -185,6 +188,10 @@ export class AgentServer implements vscode.Disposable {
       outputChannel: this.log,
       initializationOptions: () => ({ [SECTION]: serverSettings(setting) }),
       middleware: {
+        // vscode-languageclient registers VS Code's inline completion provider itself once the
+        // server advertises inlineCompletionProvider (completions.enabled); this sorts its items.
+        provideInlineCompletionItems: async (document, position, context, token, next) =>
+          this.nextEdits.sort(document, position, token, await next(document, position, context, token)),
         workspace: {
           // The same object as at start, not VS Code's whole agentls.* section.
           configuration: async (params, token, next) => {
