@@ -182,6 +182,19 @@ def test_checkhealth_has_no_error_with_a_valid_setup(fake: FakeAnthropic, root: 
     assert "WARNING settings: agentls.maxSteps: expected a whole number from 1 to 1000" in invalid
 
 
+def test_completions_on_attach_the_server_to_every_file_opened(
+    fake: FakeAnthropic, root: Path
+) -> None:
+    """Neovim's inline completion asks only the clients attached to the buffer typed in."""
+    (root / "before.py").write_text("x = 1\n")
+    (root / "app.py").write_text(SOURCE)
+    (root / "later.py").write_text("y = 2\n")
+    report = run_spec("completions_spec.lua", root, fake.url)
+    assert report["clients"] == 1, "one server for the project, attached to each file"
+    assert report["later"] is False, "completions off: a file opened later is not attached"
+    assert fake.requests == [], "attaching calls no model"
+
+
 def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:
     (root / "app.py").write_text(SOURCE)
     change = reply(

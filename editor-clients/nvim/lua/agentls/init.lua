@@ -8,6 +8,7 @@ local M = {}
 ---@param opts? agentls.Config|table
 function M.setup(opts)
   config.set(opts)
+  require('agentls.completions').follow(config.options.settings)
 end
 
 ---Offer to add `task` (asked for when nil) to the running task instead of starting one.
