@@ -95,9 +95,11 @@ export class FakeApi {
     readonly url: string,
   ) {}
 
-  static async start(paths: Paths): Promise<FakeApi> {
+  /** `python -m fake_api` from the tests' folder; `args` choose another fake than the
+   * Messages API's (`--format completions` for inline completions' endpoints). */
+  static async start(paths: Paths, ...args: string[]): Promise<FakeApi> {
     const group = new Group(
-      spawn(paths.python, ['-m', 'fake_api', '--port', '0'], {
+      spawn(paths.python, ['-m', 'fake_api', '--port', '0', ...args], {
         cwd: path.join(paths.repo, 'tests'),
         detached: true,
       }),
@@ -114,8 +116,8 @@ export class FakeApi {
   }
 
   /** The request bodies the server sent, i.e. what the model was told. */
-  async requests(): Promise<ModelRequest[]> {
-    return (await fetch(`${this.url}/_fake/requests`)).json() as Promise<ModelRequest[]>;
+  async requests<Request = ModelRequest>(): Promise<Request[]> {
+    return (await fetch(`${this.url}/_fake/requests`)).json() as Promise<Request[]>;
   }
 
   stop(): void {
@@ -135,6 +137,17 @@ export interface Profile {
   path?: string;
 }
 
+/** The user settings of the usual profile. */
+export function usualSettings(paths: Paths): Record<string, unknown> {
+  return {
+    // code-server saves after 1 s by default; off, or a missing save would be hidden.
+    'files.autoSave': 'off',
+    'workbench.startupEditor': 'none',
+    'agentls.server.command': [paths.python, '-m', 'agentls'],
+    'agentls.allowedCommands': ['sleep'],
+  };
+}
+
 export async function startVsCode(
   paths: Paths,
   root: string,
@@ -152,15 +165,7 @@ export async function startVsCode(
   fs.mkdirSync(path.join(dirs['user-data'], 'User'), { recursive: true });
   fs.writeFileSync(
     path.join(dirs['user-data'], 'User', 'settings.json'),
-    JSON.stringify(
-      profile.settings ?? {
-        // code-server saves after 1 s by default; off, or a missing save would be hidden.
-        'files.autoSave': 'off',
-        'workbench.startupEditor': 'none',
-        'agentls.server.command': [paths.python, '-m', 'agentls'],
-        'agentls.allowedCommands': ['sleep'],
-      },
-    ),
+    JSON.stringify(profile.settings ?? usualSettings(paths)),
   );
   const env = {
     ...process.env,

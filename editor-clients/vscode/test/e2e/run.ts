@@ -6,7 +6,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { type Editor, FakeApi, type ModelRequest, pathsFromEnv, sleep, startVsCode } from './codeServer';
+import { type Editor, FakeApi, type ModelRequest, pathsFromEnv, sleep, startVsCode, usualSettings } from './codeServer';
+import { CALC, completionSettings, FIM_ANSWER, ghostText } from './inline';
 
 const APP = [
   'def greet(name):',
@@ -515,12 +516,16 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(workspace, 'notes.txt'), NOTES);
   fs.writeFileSync(path.join(workspace, 'lib.ts'), LIB_TS);
   fs.writeFileSync(path.join(workspace, 'app.ts'), APP_TS);
+  fs.writeFileSync(path.join(workspace, 'calc.py'), CALC);
 
   const fake = await FakeApi.start(paths);
+  const fim = await FakeApi.start(paths, '--format', 'completions', '--answer', FIM_ANSWER);
   let editor: Editor | undefined;
   const started = Date.now();
   try {
-    editor = await startVsCode(paths, root, workspace, fake);
+    editor = await startVsCode(paths, root, workspace, fake, {
+      settings: { ...usualSettings(paths), ...completionSettings(fim) },
+    });
     console.log(`code-server and the workbench up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     await chatTask(editor, fake, workspace, shots);
     console.log('@agentls in the Chat view: streamed, reviewed from its Review button, saved, continued');
@@ -538,6 +543,8 @@ async function main(): Promise<void> {
     await cancelLongStep(editor, fake, shots, 'command');
     await backgroundTask(editor, fake, workspace, shots);
     console.log('a background task: started from the palette, shown in Agent Tasks, reviewed and accepted');
+    await ghostText(editor, fim, workspace, shots);
+    console.log('inline completions: ghost text shown as a key was typed, Tab inserted it');
     await editor.close();
     editor = undefined;
     await freshProfile(paths, fake, path.join(root, 'fresh'), shots);
@@ -549,6 +556,7 @@ async function main(): Promise<void> {
     console.log(`screenshots: ${shots}`);
     await editor?.close();
     fake.stop();
+    fim.stop();
   }
 }
 
