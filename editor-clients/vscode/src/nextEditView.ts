@@ -8,7 +8,15 @@ import { endOfInsert, type NextEdit, nextEditOf, previewLine, type Span, splitIt
 /** True while a next edit is shown on a line the user can see: Tab then accepts it. */
 export const SHOWN = 'agentls.nextEditShown';
 
-type Result = vscode.InlineCompletionItem[] | vscode.InlineCompletionList | null | undefined;
+/** The request itself, as the language client's middleware hands it over. */
+type Ask = (
+  document: vscode.TextDocument,
+  position: vscode.Position,
+  context: vscode.InlineCompletionContext,
+  token: vscode.CancellationToken,
+) => vscode.ProviderResult<vscode.InlineCompletionItem[] | vscode.InlineCompletionList>;
+
+const HOW = 'agentls: the next edit. Tab accepts it, Escape dismisses it.';
 
 interface Shown {
   editor: vscode.TextEditor;
@@ -70,24 +78,28 @@ export class NextEditView implements vscode.Disposable {
   async sort(
     document: vscode.TextDocument,
     position: vscode.Position,
+    context: vscode.InlineCompletionContext,
     token: vscode.CancellationToken,
-    result: Result,
+    next: Ask,
   ): Promise<vscode.InlineCompletionList | null> {
-    if (!result || token.isCancellationRequested) {
-      return null;
+    const version = document.version;
+    const result = await next(document, position, context, token);
+    if (!result || token.isCancellationRequested || document.version !== version) {
+      return null; // asked about text the user has changed since
     }
     const items = Array.isArray(result) ? result : result.items;
     const { atCursor, away } = splitItems(items, position);
     const editor = [vscode.window.activeTextEditor, ...vscode.window.visibleTextEditors].find(
       (candidate) => candidate?.document === document,
     );
-    const next = away[0];
-    if (editor && next?.range) {
-      await this.show({
+    const first = away[0];
+    if (editor && first?.range) {
+      // Not awaited: the ghost text need not wait for the decoration.
+      void this.show({
         editor,
-        version: document.version,
-        edit: nextEditOf({ range: next.range, insertText: next.insertText }),
-        command: next.command,
+        version,
+        edit: nextEditOf({ range: first.range, insertText: first.insertText }),
+        command: first.command,
       });
     } else {
       this.dismiss();
@@ -104,11 +116,11 @@ export class NextEditView implements vscode.Disposable {
     }
     this.shown = shown;
     const line = editor.document.lineAt(range.start.line);
-    editor.setDecorations(this.replaced, range.isEmpty ? [] : [range]);
+    editor.setDecorations(this.replaced, range.isEmpty ? [] : [{ range, hoverMessage: HOW }]);
     editor.setDecorations(this.preview, [
       {
         range: new vscode.Range(line.range.end, line.range.end),
-        hoverMessage: 'agentls: next edit. Tab accepts it, Escape dismisses it.',
+        hoverMessage: HOW,
         renderOptions: { after: { contentText: `⇥ ${previewLine(line.text, edit)}` } },
       },
     ]);

@@ -190,8 +190,8 @@ export class AgentServer implements vscode.Disposable {
       middleware: {
         // vscode-languageclient registers VS Code's inline completion provider itself once the
         // server advertises inlineCompletionProvider (completions.enabled); this sorts its items.
-        provideInlineCompletionItems: async (document, position, context, token, next) =>
-          this.nextEdits.sort(document, position, token, await next(document, position, context, token)),
+        provideInlineCompletionItems: (document, position, context, token, next) =>
+          this.nextEdits.sort(document, position, context, token, next),
         workspace: {
           // The same object as at start, not VS Code's whole agentls.* section.
           configuration: async (params, token, next) => {
