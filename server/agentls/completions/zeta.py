@@ -148,6 +148,10 @@ def line_edits(prompt: ZetaPrompt, answer: str) -> list[LineEdit]:
     if new is None:
         return []
     old = list(prompt.region_lines)
+    if old[-1] == "" and new[-1] != "":
+        # The region ended in a line break (often the file's last): a model that leaves out
+        # the empty line after it is being terse, not asking to join the lines.
+        new.append("")
     edits: list[LineEdit] = []
     for tag, i1, i2, j1, j2 in line_opcodes(old, new):
         if tag != "equal":
