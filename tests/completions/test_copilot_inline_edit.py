@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from lsprotocol.types import PositionEncodingKind
-from pygls.workspace.position_codec import PositionCodec
-
 from agentls.completions.copilot_inline_edit import (
     InlineEditParams,
     InlineEditParamsError,
@@ -14,6 +11,8 @@ from agentls.completions.copilot_inline_edit import (
 )
 from agentls.completions.edit_history import EditHistory
 from agentls.completions.zeta import LineEdit, line_edits, prompt
+from lsprotocol.types import PositionEncodingKind
+from pygls.workspace.position_codec import PositionCodec
 
 UTF16 = PositionCodec(PositionEncodingKind.Utf16)
 URI = "file:///w/total.py"
@@ -36,7 +35,10 @@ def test_a_rename_on_line_one_becomes_an_inline_edit_on_line_three() -> None:
     assert result == {
         "edits": [
             {
-                "range": {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 14}},
+                "range": {
+                    "start": {"line": 3, "character": 0},
+                    "end": {"line": 3, "character": 14},
+                },
                 "text": "        count += x",
                 "textDocument": {"uri": URI, "version": 7},
             }
@@ -90,7 +92,10 @@ def test_params_are_parsed() -> None:
             "textDocument.uri must be str",
         ),
         (
-            {"textDocument": {"uri": URI, "version": True}, "position": {"line": 0, "character": 0}},
+            {
+                "textDocument": {"uri": URI, "version": True},
+                "position": {"line": 0, "character": 0},
+            },
             "textDocument.version must be int",
         ),
         (

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from agentls.completions.zeta import LineEdit, line_edits, prompt
 
 INSTRUCTION = (

@@ -175,9 +175,7 @@ def _block_edits(
             return [LineEdit(base + i1, old[i2], span=len(removed) + 1)]
         return [LineEdit(base, "", span=len(removed))]
     paired = min(len(removed), len(added)) - 1
-    edits = [
-        LineEdit(base + i1 + k, added[k]) for k in range(paired) if removed[k] != added[k]
-    ]
+    edits = [LineEdit(base + i1 + k, added[k]) for k in range(paired) if removed[k] != added[k]]
     last = LineEdit(base + i1 + paired, "\n".join(added[paired:]), span=len(removed) - paired)
     if last.span > 1 or last.text != removed[paired]:
         edits.append(last)
