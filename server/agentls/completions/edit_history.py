@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
+from ..edits import common_ends
 from .lines import split_lines
 from .udiff import CONTEXT, unified_diff
 
@@ -58,14 +59,8 @@ class _Document:
 
 def _changed(before: list[str], after: list[str]) -> tuple[int, int, int]:
     """(first, old_end, new_end): lines before[first:old_end] became after[first:new_end]."""
-    first = 0
-    limit = min(len(before), len(after))
-    while first < limit and before[first] == after[first]:
-        first += 1
-    tail = 0
-    while tail < limit - first and before[-1 - tail] == after[-1 - tail]:
-        tail += 1
-    return first, len(before) - tail, len(after) - tail
+    head, tail = common_ends(before, after)
+    return head, len(before) - tail, len(after) - tail
 
 
 class EditHistory:
