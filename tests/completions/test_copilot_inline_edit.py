@@ -115,3 +115,10 @@ def test_params_are_parsed() -> None:
 def test_bad_params_raise_a_clear_error(params: object, message: str) -> None:
     with pytest.raises(InlineEditParamsError, match=message):
         parse_params(params)
+
+
+def test_inserted_lines_take_the_documents_line_break() -> None:
+    edit = [LineEdit(0, "a\nnew")]
+    assert inline_edits(edit, "a\r\nb", URI, 1, UTF16)["edits"][0]["text"] == "a\r\nnew"
+    assert inline_edits(edit, "a\rb", URI, 1, UTF16)["edits"][0]["text"] == "a\rnew"
+    assert inline_edits(edit, "a\nb", URI, 1, UTF16)["edits"][0]["text"] == "a\nnew"

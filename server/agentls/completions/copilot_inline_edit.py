@@ -66,6 +66,7 @@ def inline_edits(
     the text no longer has is left out rather than applied somewhere else."""
     lines = split_lines(text)
     document = {"uri": uri, "version": version}
+    line_break = _line_break(text)
     result = []
     for edit in edits:
         last = edit.line + edit.span - 1
@@ -78,8 +79,16 @@ def inline_edits(
                     "start": {"line": edit.line, "character": 0},
                     "end": {"line": last, "character": end},
                 },
-                "text": edit.text,
+                "text": edit.text.replace("\n", line_break),
                 "textDocument": dict(document),
             }
         )
     return {"edits": result}
+
+
+def _line_break(text: str) -> str:
+    """The document's own line break, for the lines an edit inserts (LF unless it uses
+    another): a CRLF file should not gain LF lines."""
+    if "\r\n" in text:
+        return "\r\n"
+    return "\r" if "\r" in text and "\n" not in text else "\n"

@@ -145,7 +145,7 @@ def line_edits(prompt: ZetaPrompt, answer: str) -> list[LineEdit]:
     line before it, or after it at the region's top).
     """
     new = rewritten_region(answer)
-    if new is None:
+    if new is None or _holds_markers(prompt.region_lines):
         return []
     old = list(prompt.region_lines)
     if old[-1] == "" and new[-1] != "":
@@ -157,6 +157,16 @@ def line_edits(prompt: ZetaPrompt, answer: str) -> list[LineEdit]:
         if tag != "equal":
             edits.extend(_block_edits(old, new, i1, i2, j1, j2, prompt.region_start))
     return edits
+
+
+def _holds_markers(lines: tuple[str, ...]) -> bool:
+    """Whether the document's own region spells a marker: the answer's would then be cut in
+    the wrong place (and lines after it read as deleted), so no edit is safe to offer."""
+    return any(
+        marker in line
+        for line in lines
+        for marker in (CURSOR_MARKER, REGION_START_MARKER, REGION_END_MARKER)
+    )
 
 
 def _block_edits(
