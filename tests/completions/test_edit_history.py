@@ -146,3 +146,12 @@ def test_forget_and_the_cap_on_documents() -> None:
     history.forget("file:///1")
     assert not history.has_edits("file:///1")
     assert history.diff("file:///1", "a") == ""
+
+
+def test_changing_only_line_breaks_is_no_edit_and_drops_no_group() -> None:
+    history = EditHistory()
+    history.record(URI, "a\nb\n", "a\nB\n")
+    for _ in range(edit_history.MAX_GROUPS):
+        history.record(URI, "a\nB\n", "a\r\nB\r\n")
+        history.record(URI, "a\r\nB\r\n", "a\nB\n")
+    assert "+B" in history.diff(URI, "a")

@@ -13,7 +13,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 
 from ..edits import common_ends
-from .lines import split_lines
+from .text_window import Window, changed_window
 from .udiff import CONTEXT, unified_diff
 
 GROUPING_LINE_SPAN = 8
@@ -57,12 +57,6 @@ class _Document:
     """The last group still matches the document line for line, so an edit may join it."""
 
 
-def _changed(before: list[str], after: list[str]) -> tuple[int, int, int]:
-    """(first, old_end, new_end): lines before[first:old_end] became after[first:new_end]."""
-    head, tail = common_ends(before, after)
-    return head, len(before) - tail, len(after) - tail
-
-
 class EditHistory:
     """The recent edits of each open document, keyed by uri."""
 
@@ -73,22 +67,30 @@ class EditHistory:
         """Note one change of the document from `before` to `after` (whole texts)."""
         if before == after:
             return
-        old, new = split_lines(before), split_lines(after)
-        first, old_end, new_end = _changed(old, new)
         document = self._documents.pop(uri, None) or _Document(deque(maxlen=MAX_GROUPS))
         self._documents[uri] = document
         while len(self._documents) > MAX_DOCUMENTS:
             self._documents.popitem(last=False)
+        # Every line a group may take from the text lies this near the change.
+        window = changed_window(before, after, CONTEXT + GROUPING_LINE_SPAN)
+        head, tail = common_ends(window.old, window.new)
+        if head + tail == len(window.old) == len(window.new):
+            return  # only line breaks changed (CRLF to LF): no line did
+        first, old_end = window.base + head, window.base + len(window.old) - tail
+        changed = window.new[head : len(window.new) - tail]
         last = document.groups[-1] if document.groups and document.open else None
+        start, end = max(first - CONTEXT, 0), min(old_end + CONTEXT, window.total)
+        region_old = region_now = _lines(window, start, end)
         joins = last is not None and _near(last, first, old_end)
-        start, end = max(first - CONTEXT, 0), min(old_end + CONTEXT, len(old))
-        region_old = old[start:end]
         if last is not None and joins:
             # Lines outside the group's region are as they were when the group began.
             last_end = last.start + len(last.new)
             start, end = min(last.start, start), max(last_end, end)
-            region_old = old[start : last.start] + last.old + old[last_end:end]
-        group = _Group(start, region_old, new[start : end + new_end - old_end], end == len(old))
+            above, below = _lines(window, start, last.start), _lines(window, last_end, end)
+            region_old = above + last.old + below
+            region_now = above + last.new + below
+        new = region_now[: first - start] + changed + region_now[old_end - start :]
+        group = _Group(start, region_old, new, end == window.total)
         # Too big to record: the groups before it stay true, but none may grow any more.
         document.open = group.size() <= MAX_GROUP_CHARS
         if document.open:
@@ -123,6 +125,11 @@ class EditHistory:
             events.append(event)
             budget -= tokens
         return "\n\n".join(reversed(events))
+
+
+def _lines(window: Window, start: int, end: int) -> list[str]:
+    """Lines start..end of the text before the change, which the window holds."""
+    return window.old[start - window.base : end - window.base] if start < end else []
 
 
 def _near(group: _Group, first: int, old_end: int) -> bool:
