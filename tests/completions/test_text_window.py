@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentls.completions.lines import split_lines
-from agentls.completions.text_window import changed_window
+from agentls.completions.text_window import changed_window, lines_around
 from agentls.edits import common_ends
 from hypothesis import given
 from hypothesis import strategies as st
@@ -40,3 +40,22 @@ def test_a_big_text_is_split_only_around_the_change() -> None:
     assert window.base == 49_997
     assert window.old == [f"line {n}" for n in range(49_997, 50_004)]
     assert window.new[3] == "line 50000!"
+
+
+@given(texts, st.integers(min_value=-2, max_value=40), st.integers(min_value=1, max_value=4))
+def test_the_lines_around_a_row_are_the_full_splits(text: str, row: int, reach: int) -> None:
+    lines = split_lines(text)
+    base, window, total = lines_around(text, row, reach)
+    clamped = min(max(row, 0), len(lines) - 1)
+    assert total == len(lines)
+    assert base == max(clamped - reach, 0)
+    assert window == lines[base : clamped + reach + 1]
+
+
+def test_a_row_far_into_a_big_text_is_found_by_chunks() -> None:
+    text = "".join(f"{n}\n" for n in range(200_000))
+    assert lines_around(text, 150_000, 2) == (
+        149_998,
+        [str(n) for n in range(149_998, 150_003)],
+        200_001,
+    )

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from agentls.completions.zeta import LineEdit, line_edits, prompt
+from agentls.completions.zeta import (
+    START_OF_FILE_MARKER,
+    WINDOW_LINES,
+    LineEdit,
+    line_edits,
+    prompt,
+)
 
 INSTRUCTION = (
     "### Instruction:\n"
@@ -155,3 +161,13 @@ def test_a_region_that_spells_a_marker_gives_no_edit() -> None:
     text = "a = 1\nb = '<|editable_region_end|>'\nc = 3\nd = 4\n"
     built = prompt("a.py", text, 0, 0, "")
     assert line_edits(built, answer(text.replace("a = 1", "a = 2"))) == []
+
+
+def test_only_lines_near_the_cursor_are_read() -> None:
+    # Empty lines cost Zed's budget nothing: the region stops at the lines read, and the
+    # excerpt does not claim to start the file when it does not.
+    text = "top\n" + "\n" * 5000 + "cursor here\n" + "\n" * 5000
+    built = prompt("a.txt", text, 5001, 0, "")
+    assert built.region_start == 5001 - WINDOW_LINES
+    assert START_OF_FILE_MARKER not in built.prompt
+    assert "top" not in built.prompt

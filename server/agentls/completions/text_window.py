@@ -44,6 +44,29 @@ def _lone_returns(text: str) -> bool:
     return "\r" in text and text.count("\r") != text.count("\r\n")
 
 
+def _back(text: str, offset: int, lines: int) -> int:
+    """The start of the line `lines` lines above the one holding `offset` (LF-counted)."""
+    start = text.rfind("\n", 0, offset)
+    for _ in range(lines):
+        if start < 0:
+            break
+        start = text.rfind("\n", 0, start)
+    return start + 1
+
+
+def _forward(text: str, offset: int, lines: int) -> int:
+    """The end (before its break) of the line `lines` lines below the one holding `offset`;
+    `lines` >= 1 keeps a CRLF the window ends at out of any change."""
+    end = text.find("\n", offset)
+    for _ in range(lines):
+        if end < 0:
+            break
+        end = text.find("\n", end + 1)
+    if end < 0:
+        return len(text)
+    return end - 1 if text[end - 1] == "\r" else end
+
+
 def changed_window(before: str, after: str, reach: int) -> Window:
     """The lines that differ and `reach` (>= 1) lines on each side (fewer at the ends)."""
     if _lone_returns(before) or _lone_returns(after):
@@ -53,21 +76,8 @@ def changed_window(before: str, after: str, reach: int) -> Window:
     prefix = _common_prefix(before, after, min(len(before), len(after)))
     limit = min(len(before), len(after)) - prefix
     suffix = _common_prefix(before[::-1], after[::-1], limit)
-    start = before.rfind("\n", 0, prefix)
-    for _ in range(reach):
-        if start < 0:
-            break
-        start = before.rfind("\n", 0, start)
-    start += 1
-    end = before.find("\n", len(before) - suffix)
-    for _ in range(reach):
-        if end < 0:
-            break
-        end = before.find("\n", end + 1)
-    if end < 0:
-        end = len(before)
-    elif before[end - 1] == "\r":  # a CRLF: the CR, past the change since reach >= 1, is shared
-        end -= 1
+    start = _back(before, prefix, reach)
+    end = _forward(before, len(before) - suffix, reach)
     shift = len(after) - len(before)
     return Window(
         base=before.count("\n", 0, start),
@@ -75,3 +85,35 @@ def changed_window(before: str, after: str, reach: int) -> Window:
         new=split_lines(after[start : end + shift]),
         total=before.count("\n") + 1,
     )
+
+
+def _line_start(text: str, row: int) -> int:
+    """Where line `row` starts (the text's end if it has fewer lines): LFs are counted by the
+    chunk, and walked one by one only in the chunk that holds the line."""
+    offset, seen, chunk = 0, 0, 1 << 16
+    while offset < len(text):
+        end = min(offset + chunk, len(text))
+        found = text.count("\n", offset, end)
+        if seen + found >= row:
+            break
+        seen, offset = seen + found, end
+    while seen < row:
+        newline = text.find("\n", offset)
+        if newline < 0:
+            return len(text)
+        offset, seen = newline + 1, seen + 1
+    return offset
+
+
+def lines_around(text: str, row: int, reach: int) -> tuple[int, list[str], int]:
+    """(base, lines, total): lines `base ..` of the text, `reach` (>= 1) on each side of
+    line `row` (clamped into the text), and how many lines the text has."""
+    if _lone_returns(text):
+        lines = split_lines(text)
+        row = min(max(row, 0), len(lines) - 1)
+        base = max(row - reach, 0)
+        return base, lines[base : row + reach + 1], len(lines)
+    total = text.count("\n") + 1
+    at = _line_start(text, min(max(row, 0), total - 1))
+    start = _back(text, at, reach)
+    return text.count("\n", 0, start), split_lines(text[start : _forward(text, at, reach)]), total

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..edits import line_opcodes
 from .lines import split_lines
+from .text_window import lines_around
 
 CURSOR_MARKER = "<|user_cursor_is_here|>"
 START_OF_FILE_MARKER = "<|start_of_file|>"
@@ -34,6 +35,9 @@ REWRITE_TOKENS = 350
 """Zed's budget for the editable region, in its estimated tokens (UTF-8 bytes / 3)."""
 CONTEXT_TOKENS = 150
 """Zed's budget for the read-only context around the region."""
+WINDOW_LINES = 2000
+"""Lines read on each side of the cursor: the budgets are spent long before, unless the lines
+are nearly empty (under 3 bytes cost Zed nothing), where Zed would read the whole file."""
 MAX_ANSWER_CHARS = 64_000
 """A longer answer is not a rewrite of a ~1 KB region: it is dropped before parsing."""
 
@@ -91,8 +95,8 @@ def prompt(path: str, text: str, line: int, character: int, edits: str) -> ZetaP
     `edits` is the `### User Edits:` section (EditHistory.diff); `path` names the document
     in the excerpt's fence. A cursor past the end is clamped to it.
     """
-    lines = split_lines(text)
-    row = min(max(line, 0), len(lines) - 1)
+    base, lines, _ = lines_around(text, line, WINDOW_LINES)
+    row = min(max(line, 0), base + len(lines) - 1) - base
     column = min(max(character, 0), len(lines[row]))
     first, last = _expand(lines, row, row, REWRITE_TOKENS)
     context_first, context_last = _expand(lines, first, last, CONTEXT_TOKENS)
@@ -101,7 +105,7 @@ def prompt(path: str, text: str, line: int, character: int, edits: str) -> ZetaP
     marked = [*region]
     marked[row - first] = cursor_line[:column] + CURSOR_MARKER + cursor_line[column:]
     parts = [f"```{path}\n"]
-    if context_first == 0:
+    if base + context_first == 0:
         parts.append(f"{START_OF_FILE_MARKER}\n")
     parts.extend(f"{before}\n" for before in lines[context_first:first])
     parts.append(f"{REGION_START_MARKER}\n" + "\n".join(marked) + f"\n{REGION_END_MARKER}")
@@ -110,7 +114,7 @@ def prompt(path: str, text: str, line: int, character: int, edits: str) -> ZetaP
     excerpt = "".join(parts)
     return ZetaPrompt(
         prompt=_INSTRUCTION + edits + _EXCERPT_HEADER + excerpt + _RESPONSE_HEADER,
-        region_start=first,
+        region_start=base + first,
         region_lines=tuple(region),
     )
 
