@@ -14,7 +14,7 @@ from typing import Any
 
 from pygls.workspace.position_codec import PositionCodec
 
-from .lines import split_lines
+from .text_window import lines_around
 from .zeta import LineEdit
 
 _MAX_URI = 8192
@@ -64,15 +64,21 @@ def inline_edits(
 ) -> dict[str, list[dict[str, Any]]]:
     """The result for `edits` of the document `text` (uri, version); an edit naming lines
     the text no longer has is left out rather than applied somewhere else."""
-    lines = split_lines(text)
     document = {"uri": uri, "version": version}
     line_break = _line_break(text)
+    wanted = [edit for edit in edits if edit.line >= 0 and edit.span >= 1]
+    if not wanted:
+        return {"edits": []}
+    # Only the lines the edits end on are needed: read those, not the whole document.
+    top = min(edit.line for edit in wanted)
+    bottom = max(edit.line + edit.span - 1 for edit in wanted)
+    base, lines, total = lines_around(text, top, max(bottom - top, 1))
     result = []
-    for edit in edits:
+    for edit in wanted:
         last = edit.line + edit.span - 1
-        if edit.line < 0 or edit.span < 1 or last >= len(lines):
+        if last >= total:
             continue
-        end = codec.client_num_units(lines[last])
+        end = codec.client_num_units(lines[last - base])
         result.append(
             {
                 "range": {
