@@ -10,6 +10,8 @@ from agentls.completions.zeta import (
     line_edits,
     prompt,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 INSTRUCTION = (
     "### Instruction:\n"
@@ -138,6 +140,8 @@ def test_a_missing_end_marker_and_fences_are_tolerated() -> None:
         ("a\nB\nC1\nC2\nd", [LineEdit(1, "B"), LineEdit(2, "C1\nC2")]),
         # Three become one: the edit spans them.
         ("a\nBCD", [LineEdit(1, "BCD", span=3)]),
+        # A deletion and an insertion one line apart: one block, so no line is edited twice.
+        ("b\nNEW\nc\nd", [LineEdit(0, "b"), LineEdit(1, "NEW")]),
     ],
 )
 def test_inserted_and_deleted_lines_map_exactly(new: str, expected: list[LineEdit]) -> None:
@@ -171,3 +175,18 @@ def test_only_lines_near_the_cursor_are_read() -> None:
     assert built.region_start == 5001 - WINDOW_LINES
     assert START_OF_FILE_MARKER not in built.prompt
     assert "top" not in built.prompt
+
+
+region_lines = st.lists(st.sampled_from(["a", "b", "c", "dd"]), min_size=1, max_size=8)
+
+
+@given(region_lines, region_lines)
+def test_the_edits_rewrite_the_region_exactly_and_never_overlap(
+    old: list[str], new: list[str]
+) -> None:
+    built = prompt("f.txt", "\n".join(old), 0, 0, "")
+    assert built.region_lines == tuple(old)
+    edits = line_edits(built, answer("\n".join(new)))
+    ends = [edit.line + edit.span for edit in edits]
+    assert all(end <= edit.line for end, edit in zip(ends, edits[1:], strict=False))
+    assert apply("\n".join(old), edits) == "\n".join(new)

@@ -157,10 +157,23 @@ def line_edits(prompt: ZetaPrompt, answer: str) -> list[LineEdit]:
         # the empty line after it is being terse, not asking to join the lines.
         new.append("")
     edits: list[LineEdit] = []
-    for tag, i1, i2, j1, j2 in line_opcodes(old, new):
-        if tag != "equal":
-            edits.extend(_block_edits(old, new, i1, i2, j1, j2, prompt.region_start))
+    for i1, i2, j1, j2 in _changed_blocks(old, new):
+        edits.extend(_block_edits(old, new, i1, i2, j1, j2, prompt.region_start))
     return edits
+
+
+def _changed_blocks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
+    """The changed blocks (old[i1:i2] to new[j1:j2]), two blocks one unchanged line apart
+    made one: an insertion or deletion borrows an unchanged neighbour line, and two blocks
+    must not both borrow the same line (their edits would overlap)."""
+    blocks: list[tuple[int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in line_opcodes(old, new):
+        if tag == "equal":
+            continue
+        if blocks and i1 - blocks[-1][1] <= 1:
+            i1, _, j1, _ = blocks.pop()
+        blocks.append((i1, i2, j1, j2))
+    return blocks
 
 
 def _holds_markers(lines: tuple[str, ...]) -> bool:
