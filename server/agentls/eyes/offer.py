@@ -23,10 +23,11 @@ _SKIPPED = frozenset(("node_modules", "__pycache__", "target", "build", "dist", 
 def _exists(definition: ServerDefinition, root: Path, path: str | None) -> bool:
     try:
         command = expand(definition.command, os.environ)
-        launch.program_path(command, path or os.environ.get("PATH"), root)
+        found = launch.program_path(command, path or os.environ.get("PATH"), root)
     except (FileNotFoundError, ValueError):
         return False
-    return True
+    # An absolute path comes back as it was given.
+    return os.path.isfile(found) and os.access(found, os.X_OK)
 
 
 def serves_workspace(

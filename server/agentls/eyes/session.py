@@ -211,9 +211,7 @@ class OwnLanguageServers:
         return f"({said[0].upper()}{said[1:]}; edits go on without its diagnostics.)"
 
     def _started(self) -> list[tuple[str, LanguageServer]]:
-        return [
-            (name, task.result()) for name, task in self._running.items() if _initialized(task)
-        ]
+        return [(name, task.result()) for name, task in self._running.items() if _initialized(task)]
 
     async def close(self) -> None:
         """Stop every server (each within its `shutdownTimeout`, then killed)."""
