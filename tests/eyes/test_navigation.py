@@ -11,8 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentls.eyes.definitions import parse_servers
-from agentls.eyes.offer import MAX_ENTRIES, serves_workspace
+from agentls.eyes import offer
+from agentls.eyes.definitions import BUILT_IN, parse_servers
+from agentls.eyes.offer import serves_workspace
+from agentls.eyes.session import definitions
 from agentls.tools import TOOLS
 from eyes.test_own_servers import RUFF, STUBBORN, _ruff, _script, _settings
 from fake_api import FakeAnthropic, reply, text, tool_use
@@ -96,8 +98,9 @@ def test_without_a_server_serving_the_workspace_the_first_request_is_unchanged(
 
 
 def test_the_workspace_is_looked_at_without_following_links_and_within_a_bound(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(offer, "MAX_ENTRIES", 50)
     (server,) = parse_servers(
         {"py": {"command": sys.executable, "extensionToLanguage": {".py": "python"}}}
     )
@@ -112,13 +115,20 @@ def test_the_workspace_is_looked_at_without_following_links_and_within_a_bound(
     os.symlink(outside, root / "linked")
     os.symlink(outside / "o.py", root / "link.py")
     assert not serves_workspace((server,), root)
-    for n in range(MAX_ENTRIES):
+    for n in range(offer.MAX_ENTRIES):
         (root / f"{n}.txt").write_text("")
     (root / "deep").mkdir()
     (root / "deep" / "late.py").write_text("")
     assert not serves_workspace((server,), root)  # past the bound: not looked for
     (root / "0.txt").rename(root / "early.py")
     assert serves_workspace((server,), root)
+    # ruff's server answers neither: found alone on PATH, it brings no navigation tools.
+    (ruff,) = (d for row in BUILT_IN for d in row if d.name == "ruff")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "ruff").write_text("#!/bin/sh\n")
+    (tmp_path / "bin" / "ruff").chmod(0o755)
+    assert definitions((), root, str(tmp_path / "bin")) == (ruff,)
+    assert not serves_workspace((ruff,), root, str(tmp_path / "bin"))
 
 
 @pytest.mark.skipif(PYRIGHT is None, reason="pyright-langserver is not on PATH (the npm tier)")

@@ -1,5 +1,5 @@
 """Whether `definition` and `references` are offered outside the LSP door: a found server
-whose program exists serves a file the workspace has. Otherwise the tools are not offered,
+that may answer them, whose program exists, serves a file the workspace has. Otherwise the tools are not offered,
 and the task's first request is what it is without servers."""
 
 from __future__ import annotations
@@ -33,12 +33,13 @@ def _exists(definition: ServerDefinition, root: Path, path: str | None) -> bool:
 def serves_workspace(
     found: tuple[ServerDefinition, ...], root: Path, path: str | None = None
 ) -> bool:
-    """Whether one of `found` whose program exists (on `path` outside `root`, or named by
-    its absolute path) serves one of the workspace's files `_files` meets."""
+    """Whether one of `found` that navigates, whose program exists (on `path` outside
+    `root`, or named by its absolute path), serves one of the workspace's files `_files`
+    meets."""
     suffixes = {
         suffix
         for definition in found
-        if _exists(definition, root, path)
+        if definition.navigates and _exists(definition, root, path)
         for suffix in definition.extension_to_language
     }
     return bool(suffixes) and any(Path(name).suffix in suffixes for name in _files(root))

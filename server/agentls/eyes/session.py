@@ -141,7 +141,7 @@ class OwnLanguageServers:
         """Where every server serving `path` that offers `kind` says the symbol at (`line`,
         after `before`) is defined or used, each started if need be and given the file's
         text first; None when none answered in time."""
-        serving = self._serving(path)
+        serving = [(d, language) for d, language in self._serving(path) if d.navigates]
         text = await self._text(path) if serving else None
         if text is None:
             return None
