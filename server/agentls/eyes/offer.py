@@ -1,6 +1,6 @@
 """Whether `definition` and `references` are offered outside the LSP door: a found server
-that may answer them, whose program exists, serves a file the workspace has. Otherwise the tools are not offered,
-and the task's first request is what it is without servers."""
+that may answer them, whose program exists, serves a file the workspace has. Otherwise the
+tools are not offered, and the task's first request is what it is without servers."""
 
 from __future__ import annotations
 
