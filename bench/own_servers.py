@@ -119,7 +119,7 @@ async def own_servers(home: Path, env: dict[str, str], edits: int) -> OwnServers
     ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
     with_ruff = {**env, "PATH": f"{Path(ruff).parent}{os.pathsep}{env.get('PATH', '')}"}
     never_started = {"command": sys.executable, "extensionToLanguage": _PYTHON}
-    chosen = {
+    chosen: dict[str, tuple[dict[str, Any], dict[str, str], list[Turn]]] = {
         "none": (_servers(), env, _turns(edits)),
         "ruff": (_servers("ruff"), with_ruff, _turns(edits)),
         "navigating": (_servers(python=never_started), env, [reply(text("Hi."))]),
