@@ -3,7 +3,8 @@
 `initialize` and then nothing, ignores SIGTERM and its input closing, and leaves a child in
 its process group; `navigate` serves `textDocument/definition` (the line where the word at the
 position is assigned or defined, in the text last synced) and `references` (every line naming
-it), publishes no diagnostics, and leaves at `exit`. Each writes its environment (as JSON)
+it), publishes no problem, and leaves at `exit`; `refuse` is the same but answers both
+requests with an error. Each writes its environment (as JSON)
 to the file its second argument names, and its pid and its child's on lines of the file its
 third argument names."""
 
@@ -62,17 +63,21 @@ def navigate(message: dict[str, Any], texts: dict[str, str]) -> list[dict[str, A
     return [{"uri": uri, "range": {**span, "start": {"line": n, "character": 0}}} for n in found]
 
 
-def serve(texts: dict[str, str]) -> None:
+def serve(texts: dict[str, str], refuse: bool) -> None:
     capabilities = {"textDocumentSync": 1, "definitionProvider": True, "referencesProvider": True}
     while (message := read(sys.stdin)) is not None:
         method = message.get("method")
         params: Any = message.get("params")
         if method == "initialize":
             send({"id": message["id"], "result": {"capabilities": capabilities}})
-        elif method == "textDocument/didOpen":
-            texts[params["textDocument"]["uri"]] = params["textDocument"]["text"]
-        elif method == "textDocument/didChange":
-            texts[params["textDocument"]["uri"]] = params["contentChanges"][-1]["text"]
+        elif method in ("textDocument/didOpen", "textDocument/didChange"):
+            document = params["textDocument"]
+            changes = params.get("contentChanges")
+            texts[document["uri"]] = changes[-1]["text"] if changes else document["text"]
+            found = {"uri": document["uri"], "version": document["version"], "diagnostics": []}
+            send({"method": "textDocument/publishDiagnostics", "params": found})
+        elif method in ("textDocument/definition", "textDocument/references") and refuse:
+            send({"id": message["id"], "error": {"code": -32603, "message": "no index yet"}})
         elif method in ("textDocument/definition", "textDocument/references"):
             send({"id": message["id"], "result": navigate(message, texts)})
         elif method == "shutdown":
@@ -89,8 +94,8 @@ def main() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     with open(pids_file, "a") as out:
         out.write(f"{os.getpid()}\n{child.pid}\n")
-    if mode == "navigate":
-        serve({})
+    if mode in ("navigate", "refuse"):
+        serve({}, mode == "refuse")
         child.kill()
         return
     while (message := read(sys.stdin)) is not None:

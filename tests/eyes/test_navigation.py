@@ -25,10 +25,10 @@ PYRIGHT = shutil.which("pyright-langserver")
 APP = 'def greet(name):\n    return name\n\nmessage = "h😀"; greet(message)\n'
 
 
-def _navigator(root: Path) -> dict[str, object]:
+def _navigator(root: Path, mode: str = "navigate") -> dict[str, object]:
     return {
         "command": sys.executable,
-        "args": [str(_script(root)), "navigate", str(root / "nav.env"), str(root / "pids")],
+        "args": [str(_script(root)), mode, str(root / f"{mode}.env"), str(root / "pids")],
         "extensionToLanguage": {".py": "python"},
     }
 
@@ -43,8 +43,10 @@ def test_definition_and_references_answer_from_the_servers_under_p(
     tmp_path: Path, fake: FakeAnthropic
 ) -> None:
     (tmp_path / "app.py").write_text(APP)
-    # ruff serves neither request: it is not asked, and not taken for a server that is out.
-    _settings(tmp_path, {"nav": _navigator(tmp_path), "ruff": _ruff()})
+    # ruff serves neither request, and `refuser` fails them: neither is taken for a server
+    # that is out, the other's answer stands.
+    refuser = _navigator(tmp_path, "refuse")
+    _settings(tmp_path, {"nav": _navigator(tmp_path), "ruff": _ruff(), "refuser": refuser})
     at = {"path": "app.py", "line": 4, "symbol": "greet"}
     edit = {"path": "app.py", "old_text": "def greet", "new_text": "import os\n\n\ndef greet"}
     fake.script(
@@ -65,6 +67,7 @@ def test_definition_and_references_answer_from_the_servers_under_p(
     defined, edited, used, missing = _results(fake)
     assert defined == "app.py:1: def greet(name):"
     assert "`os` imported but unused" in edited and "is out" not in edited
+    assert "in time" not in edited
     # After the edit, the server has the new text: the lines moved by three.
     assert used == 'app.py:4: def greet(name):\napp.py:7: message = "h😀"; greet(message)'
     assert missing == "'nowhere' is not on line 4, which reads: def greet(name):"
