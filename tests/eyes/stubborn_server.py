@@ -3,10 +3,10 @@
 `initialize` and then nothing, ignores SIGTERM and its input closing, and leaves a child in
 its process group; `navigate` serves `textDocument/definition` (the line where the word at the
 position is assigned or defined, in the text last synced) and `references` (every line naming
-it), publishes no problem, and leaves at `exit`; `refuse` is the same but answers both
-requests with an error. Each writes its environment (as JSON)
-to the file its second argument names, and its pid and its child's on lines of the file its
-third argument names."""
+it), publishes no problem, and leaves at `exit`, or, as pyright does, when the process
+`initialize` named is not there; `refuse` is the same but answers both requests with an
+error. Each writes its environment (as JSON) to the file its second argument names, and its
+pid and its child's on lines of the file its third argument names."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 
@@ -63,12 +64,31 @@ def navigate(message: dict[str, Any], texts: dict[str, str]) -> list[dict[str, A
     return [{"uri": uri, "range": {**span, "start": {"line": n, "character": 0}}} for n in found]
 
 
+def watch(pid: int | None) -> None:
+    """As vscode-languageserver's servers (pyright) do: leave when the client's process,
+    as `initialize` named it, is not there."""
+
+    def check() -> None:
+        while True:
+            try:
+                os.kill(pid, 0)  # type: ignore[arg-type]
+            except ProcessLookupError:
+                os._exit(4)
+            except PermissionError:
+                pass  # there, another user's
+            time.sleep(0.2)
+
+    if pid is not None:
+        threading.Thread(target=check, daemon=True).start()
+
+
 def serve(texts: dict[str, str], refuse: bool) -> None:
     capabilities = {"textDocumentSync": 1, "definitionProvider": True, "referencesProvider": True}
     while (message := read(sys.stdin)) is not None:
         method = message.get("method")
         params: Any = message.get("params")
         if method == "initialize":
+            watch(params.get("processId"))
             send({"id": message["id"], "result": {"capabilities": capabilities}})
         elif method in ("textDocument/didOpen", "textDocument/didChange"):
             document = params["textDocument"]

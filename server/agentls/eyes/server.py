@@ -89,7 +89,10 @@ class LanguageServer:
     async def _initialize(self, root: Path) -> None:
         folder = {"uri": root.as_uri(), "name": root.name}
         params = {
-            "processId": os.getpid(),
+            # None: in the sandbox's pid namespace agentls's pid names no process (or
+            # another), and servers that watch it (pyright) exit within seconds. The
+            # process groups' guardian ends a server if agentls dies.
+            "processId": None,
             "clientInfo": {"name": "agentls"},
             "rootUri": folder["uri"],
             "workspaceFolders": [folder],
