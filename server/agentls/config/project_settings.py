@@ -1,6 +1,7 @@
 """What a repository may say about the agent that reads it, from its own files: deny and ask
 rules and hooks (`.agentls/settings.json`), MCP servers (`.mcp.json`, Claude Code's file),
-subagent definitions (`.claude/agents/*.md`, Claude Code's files).
+language servers (`.lsp.json`, in the shape of a Claude Code plugin's), subagent definitions
+(`.claude/agents/*.md`, Claude Code's files).
 
 A repository is assumed hostile: it may narrow approvals (deny, ask), never widen them. Its
 allow rules are ignored with a note; its hooks and servers are returned as found, to run only
@@ -19,6 +20,7 @@ from .definition_files import project_texts
 
 SETTINGS_FILE = Path(".agentls") / "settings.json"
 MCP_FILE = Path(".mcp.json")
+LSP_FILE = Path(".lsp.json")
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ class ProjectSettings:
     rules: Rules = field(default_factory=Rules)
     hooks: dict[str, Any] = field(default_factory=dict)
     mcp_servers: dict[str, Any] = field(default_factory=dict)
+    lsp_servers: dict[str, Any] = field(default_factory=dict)
+    """`.lsp.json` as found (name to definition), to run only once approved as it is."""
     problems: tuple[str, ...] = ()
     agents: dict[str, str] = field(default_factory=dict)
     """Subagent definitions (`.claude/agents/*.md`), by path, with their text as found."""
@@ -84,6 +88,7 @@ def load(root: Path) -> ProjectSettings:
         rules,
         hooks if isinstance(hooks, dict) else {},
         servers if isinstance(servers, dict) else {},
+        _object(root, LSP_FILE, problems),
         tuple(problems),
         project_texts(root),
     )

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..config.project_settings import ProjectSettings
 from ..config.settings import Settings
+from ..eyes import sources
 from ..interfaces import Approver
 from ..tools.base import ToolContext, ToolError
 from . import agent_definitions, mcp_prompts, mcp_resources, mcp_servers, plugins, skill_tool
@@ -47,6 +48,11 @@ def project_waiting(project: ProjectSettings, trust: Trust) -> list[Waiting]:
         Waiting("mcp", spec.name, dict(spec.definition), spec.described())
         for spec in _project_servers(project)
         if not trust.approved("mcp", spec.name, dict(spec.definition))
+    ]
+    waiting += [
+        Waiting(sources.KIND, name, definition, ServerSpec(name, definition).described())
+        for name, definition in sources.from_project(project.lsp_servers)[0]
+        if not trust.approved(sources.KIND, name, definition)
     ]
     if project.hooks and not trust.approved("hooks", "project", project.hooks):
         commands = sorted({hook.command for hook in _project_hooks(project)})
@@ -143,6 +149,8 @@ class TaskExtensions:
             what = (
                 f"start the project's MCP server {waiting.name}{where} ({waiting.shown})"
                 if waiting.kind == "mcp"
+                else f"start the project's language server {waiting.name}{where} ({waiting.shown})"
+                if waiting.kind == sources.KIND
                 else f"give the model its skills and commands ({waiting.shown})"
                 if waiting.kind == "shared"
                 else f"run the project's hooks{where} ({waiting.shown})"

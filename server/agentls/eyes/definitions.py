@@ -42,6 +42,9 @@ class ServerDefinition:
     startup_timeout: float = 10.0
     shutdown_timeout: float = 1.0
     disabled: bool = False
+    project: bool = False
+    """A repository's (its `.lsp.json`, approved): `${VAR}` names only what a project's
+    `.mcp.json` may, and it runs in the sandbox whatever becomes of the user's."""
 
     def serves(self, path: Path) -> str | None:
         """The languageId of `path` for this server, None when it does not serve it."""

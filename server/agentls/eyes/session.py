@@ -50,8 +50,9 @@ def definitions(
 
 
 class OwnLanguageServers:
-    """The servers of `definitions` for the workspace `root`; `read` reads a file as the
-    workspace has it, `notify` tells the user (once per server) that one is out."""
+    """The servers of `definitions` for the workspace `root`, and those `later` gives (the
+    repository's, approved when the task starts: asked on the first file); `read` reads a
+    file as the workspace has it, `notify` tells the user (once per server) one is out."""
 
     def __init__(
         self,
@@ -60,14 +61,22 @@ class OwnLanguageServers:
         programs: Programs,
         read: Callable[[Path], Awaitable[str]],
         notify: Callable[[str], None],
+        later: Callable[[], Iterable[ServerDefinition]] = tuple,
     ) -> None:
         self.root = root
-        self._definitions = servers
+        self._servers = servers
+        self._later: Callable[[], Iterable[ServerDefinition]] | None = later
         self._programs = programs
         self._read = read
         self._notify = notify
         self._running: dict[str, asyncio.Task[LanguageServer]] = {}
         self._out: set[str] = set()
+
+    @property
+    def _definitions(self) -> tuple[ServerDefinition, ...]:
+        if self._later is not None:
+            self._servers, self._later = (*self._servers, *self._later()), None
+        return self._servers
 
     def known(self, path: Path) -> list[Problem] | None:
         """What the servers said of `path` last, without asking; None when none has."""
