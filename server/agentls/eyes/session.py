@@ -117,7 +117,8 @@ class OwnLanguageServers:
             published = await server.sync(path, language, text, WAIT_SECONDS)
         except TimeoutError:
             return [], f"(The language server {name} did not answer for this edit in time.)"
-        except (ServerGone, OSError, RuntimeError) as error:  # RuntimeError: no sandbox
+        except (ServerGone, OSError, RuntimeError, ValueError) as error:
+            # RuntimeError: no sandbox; ValueError: a `${VAR}` it may not name, or unset.
             return [], self._lost(definition, str(error))
         found = (_problem(path, item, name) for item in published.diagnostics)
         return [problem for problem in found if problem is not None], ""
