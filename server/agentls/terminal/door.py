@@ -240,11 +240,11 @@ def _mcp(arguments: argparse.Namespace) -> int:
 
 
 def _lsp(arguments: argparse.Namespace) -> int:
-    from . import lsp_commands
+    from . import lsp_commands, mcp_commands
 
     if arguments.lsp_command == "list":
         return lsp_commands.list_servers()
-    return lsp_commands.approve(arguments.name)
+    return mcp_commands.approve("lsp", arguments.name)  # as a project's MCP server is
 
 
 def _hooks(arguments: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
-"""`agentls lsp list` and `agentls lsp approve NAME`: the language servers a task started in
-this folder could use outside the editor (the `lspServers` setting, the user's plugins', the
-built-in ones found on PATH, the repository's `.lsp.json` ones), which of the repository's
-wait for approval, and the approval of one as it is written now. Nothing is started here."""
+"""`agentls lsp list`: the language servers a task started in this folder could use outside
+the editor (the `lspServers` setting, the user's plugins', the built-in ones found on PATH,
+the repository's `.lsp.json` ones), and which of the repository's wait for approval (`agentls
+lsp approve NAME`, which `mcp_commands.approve` serves). Nothing is started here."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from ..extensions.trust import Trust
 from ..eyes import sources
 from ..eyes.definitions import ServerDefinition
 from ..eyes.session import definitions
-from .mcp_commands import approve as approve_project
 
 
 def _line(definition: ServerDefinition) -> str:
@@ -53,7 +52,3 @@ def list_servers() -> int:
     if not (settings.lsp_servers or plugged or theirs or definitions((), root)):
         print(f"No language servers: add them under lspServers in {user_settings.settings_path()}")
     return 0
-
-
-def approve(name: str) -> int:
-    return approve_project(sources.KIND, name)
