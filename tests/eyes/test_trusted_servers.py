@@ -4,16 +4,25 @@ definition, then only in the sandbox, and never again once the file changes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from agentls.agent.conversation import Conversation
 from agentls.config import project_settings
+from agentls.config.project_settings import ProjectSettings
+from agentls.config.settings import Settings
 from agentls.extensions.plugins import load
 from agentls.extensions.trust import Trust
 from agentls.eyes import sources
+from agentls.shell.subprocess_shell import RefusingShell
+from agentls.terminal.adapters import DiskWorkspace
+from agentls.wiring import TaskSetup
+from doubles import Approver, LanguageServersDouble, Recorder, ScriptedModel
 from fake_api import FakeAnthropic, reply, text, tool_use
 from terminal.test_terminal import agentls, run
 
@@ -228,3 +237,32 @@ def test_a_server_whose_variable_is_unset_is_named_out_and_the_edit_lands(
     assert done.returncode == 0, done.stderr
     told = _told(fake)
     assert told.startswith('"Created app.py') and "is out: ${AGENTLS_TEST_UNSET_VARIABLE}" in told
+
+
+def test_the_question_comes_where_the_server_would_start_and_joins_that_task(
+    tmp_path: Path,
+) -> None:
+    server = {"command": "sh", "args": ["a.sh"], "extensionToLanguage": PYTHON}
+    project = ProjectSettings(lsp_servers={"mine": server})
+    setup = TaskSetup(
+        model=ScriptedModel(),  # type: ignore[arg-type]
+        shell=RefusingShell("no"),
+        settings=Settings(),
+        secrets=(),
+        project=project,
+    )
+
+    def started(approver: Approver, **door: Any) -> Any:
+        agent = setup.agent(DiskWorkspace(tmp_path), approver, Recorder(), Conversation(), **door)
+        asyncio.run(agent.tools.hooks.submitted("task", True))
+        return agent
+
+    editor = Approver("allow")
+    started(editor, extra_tools=frozenset({"diagnostics"}), language=LanguageServersDouble())
+    assert editor.asked == []  # the editor's servers serve there: nothing would start
+    terminal = Approver("allow")
+    agent = started(terminal)
+    (asked,) = terminal.asked
+    shown = '(sh a.sh; extensionToLanguage: {".py": "python"})'
+    assert asked == f"project: start the project's language server mine in the sandbox {shown}"
+    assert [d.name for d in agent.tools.own_servers._definitions] == ["mine"]

@@ -143,7 +143,7 @@ class TaskExtensions:
         # Read in a thread: the repository's files are parsed here, before any approval.
         for waiting in await asyncio.to_thread(project_waiting, self.project, self.trust):
             key = f"{waiting.kind}:{waiting.name}:{waiting.shown}"
-            if key in declined:
+            if key in declined or (waiting.kind == sources.KIND and not self._own_eyes()):
                 continue
             where = "" if self.settings.sandbox == "off" else " in the sandbox"
             what = (
@@ -164,6 +164,11 @@ class TaskExtensions:
                     self.trust.approve(waiting.kind, waiting.name, waiting.definition)
             else:
                 declined.add(key)
+
+    def _own_eyes(self) -> bool:
+        """Whether this task starts language servers of its own: not where the editor's
+        serve (the LSP door), so nothing is asked there that would not start."""
+        return self.context is not None and self.context.own_servers is not None
 
     def _approved_specs(self) -> list[ServerSpec]:
         project = [
