@@ -193,10 +193,10 @@ def own_servers(
     when the task starts; None when there are none. Each starts on the first file of its
     kind (`eyes/server.py`: confined)."""
     plugged, problems = sources.from_plugins(extensions.plugins)
-    for problem in problems:
+    project = extensions.project.lsp_servers
+    for problem in (*problems, *sources.from_project(project)[1]):
         extensions.notify(problem)
     found = eyes.definitions((*settings.lsp_servers, *plugged), workspace.root)
-    project = extensions.project.lsp_servers
     if not found and not project:
         return None
     # A name the user gave a server of theirs, disabled too, is never the repository's.

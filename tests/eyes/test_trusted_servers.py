@@ -178,18 +178,22 @@ def test_every_field_of_a_repositorys_server_is_approved_not_only_its_command(
 
 
 def test_a_repository_cannot_name_a_built_in_server_nor_reach_outside_by_a_link(
-    tmp_path: Path,
+    tmp_path: Path, fake: FakeAnthropic
 ) -> None:
     ruff = {"command": "./ruff", "extensionToLanguage": PYTHON}
     (tmp_path / ".lsp.json").write_text(json.dumps({"ruff": ruff, "pyright": ruff}))
     servers, problems = sources.from_project(project_settings.load(tmp_path).lsp_servers)
     assert servers == [] and "'ruff' is left out: the name of a built-in server" in problems[0]
+    listed = agentls(tmp_path, fake, "lsp", "list").stdout
+    assert "agentls: .lsp.json: the language server 'pyright' is left out" in listed
     elsewhere = tmp_path / "elsewhere.json"
     elsewhere.write_text(json.dumps({"mine": ruff}))
     (tmp_path / ".lsp.json").unlink()
     (tmp_path / ".lsp.json").symlink_to(elsewhere)
     loaded = project_settings.load(tmp_path)
     assert loaded.lsp_servers == {} and ".lsp.json is ignored" in str(loaded.problems)
+    listed = agentls(tmp_path, fake, "lsp", "list").stdout
+    assert "agentls: .lsp.json is ignored: " in listed and "mine" not in listed
 
 
 def test_a_huge_or_deeply_nested_lsp_json_is_refused_unparsed(tmp_path: Path) -> None:

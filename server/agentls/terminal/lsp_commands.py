@@ -28,7 +28,8 @@ def list_servers() -> int:
     plugged, left_out = sources.from_plugins(found)
     project = project_settings.load(root)
     theirs, refused = sources.from_project(project.lsp_servers)
-    for problem in (*problems, *wrong, *left_out, *refused):
+    unread = [p for p in project.problems if p.startswith(str(project_settings.LSP_FILE))]
+    for problem in (*problems, *wrong, *left_out, *unread, *refused):
         print(f"agentls: {problem}")
     configured = {d.name for d in settings.lsp_servers}
     for definition in settings.lsp_servers:
