@@ -16,6 +16,7 @@ from agentls.agent.conversation import Conversation
 from agentls.config import project_settings
 from agentls.config.project_settings import ProjectSettings
 from agentls.config.settings import Settings
+from agentls.extensions.for_task import project_waiting
 from agentls.extensions.plugins import load
 from agentls.extensions.trust import Trust
 from agentls.eyes import sources
@@ -194,6 +195,31 @@ def test_a_repository_cannot_name_a_built_in_server_nor_reach_outside_by_a_link(
     assert loaded.lsp_servers == {} and ".lsp.json is ignored" in str(loaded.problems)
     listed = agentls(tmp_path, fake, "lsp", "list").stdout
     assert "agentls: .lsp.json is ignored: " in listed and "mine" not in listed
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except RecursionError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", [".lsp.json", ".mcp.json"])
+def test_a_definition_nested_just_under_jsons_bound_is_refused_not_a_failed_start(
+    tmp_path: Path, name: str
+) -> None:
+    """What json parses just under its bound (about 990 levels), showing the definition or
+    fingerprinting it (json.dumps, a few levels deeper) did not: a RecursionError failed
+    every task's start in that repository."""
+    levels = next(n for n in range(2000, 0, -10) if _parses("[" * n + "]" * n)) - 10
+    deep = "[" * levels + "]" * levels
+    languages = '{".py": "py"}'
+    server = f'{{"x": {{"command": "sh", "extensionToLanguage": {languages}, "settings": {deep}}}}}'
+    (tmp_path / name).write_text(server if name == ".lsp.json" else f'{{"mcpServers": {server}}}')
+    loaded = project_settings.load(tmp_path)
+    assert f"{name} is ignored: it nests too deeply" in loaded.problems
+    assert project_waiting(loaded, Trust(tmp_path)) == []
 
 
 def test_a_huge_or_deeply_nested_lsp_json_is_refused_unparsed(tmp_path: Path) -> None:

@@ -37,6 +37,22 @@ class ProjectSettings:
 
 MAX_BYTES = 1024 * 1024
 """Bytes of a repository's settings file read at most: it is parsed before any approval."""
+MAX_DEPTH = 64
+"""Levels of nesting kept: what json parses just under its own bound, the question that
+shows a definition and its fingerprint (`json.dumps`) would not."""
+
+
+def _depth(value: Any) -> int:
+    """How deeply `value` nests (iteratively: the point is to stay off the stack)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, dict):
+            stack += [(child, level + 1) for child in item.values()]
+        elif isinstance(item, list):
+            stack += [(child, level + 1) for child in item]
+    return deepest
 
 
 def _object(root: Path, name: Path, problems: list[str]) -> dict[str, Any]:
@@ -46,9 +62,11 @@ def _object(root: Path, name: Path, problems: list[str]) -> dict[str, Any]:
         if size > MAX_BYTES:
             raise ValueError(f"it is {size:,} bytes, more than the {MAX_BYTES:,} read")
         loaded = json.loads(text)
+        if _depth(loaded) > MAX_DEPTH:
+            raise RecursionError
     except FileNotFoundError:
         return {}
-    except RecursionError:  # json's own bound on nesting, reached
+    except RecursionError:  # json's own bound on nesting, or ours
         problems.append(f"{name} is ignored: it nests too deeply")
         return {}
     except (OSError, ValueError) as error:
