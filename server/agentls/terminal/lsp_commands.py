@@ -46,7 +46,8 @@ def list_servers() -> int:
         if name in configured:
             print(f"{name} (project): not used, a server of yours has that name: {shown}")
         elif trust.approved(sources.KIND, name, raw):
-            print(f"{name} (project): approved, runs in the sandbox: {shown}")
+            where = "" if settings.sandbox == "off" else ", runs in the sandbox"
+            print(f"{name} (project): approved{where}: {shown}")
         else:
             print(f"{name} (project): waiting for approval: {shown}")
             print(f"  agentls lsp approve {name}")
