@@ -23,7 +23,7 @@ MCP_FILE = Path(".mcp.json")
 LSP_FILE = Path(".lsp.json")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ProjectSettings:
     rules: Rules = field(default_factory=Rules)
     hooks: dict[str, Any] = field(default_factory=dict)
@@ -103,10 +103,10 @@ def load(root: Path) -> ProjectSettings:
     hooks = raw.get("hooks", {})
     servers = _object(root, MCP_FILE, problems).get("mcpServers", {})
     return ProjectSettings(
-        rules,
-        hooks if isinstance(hooks, dict) else {},
-        servers if isinstance(servers, dict) else {},
-        _object(root, LSP_FILE, problems),
-        tuple(problems),
-        project_texts(root),
+        rules=rules,
+        hooks=hooks if isinstance(hooks, dict) else {},
+        mcp_servers=servers if isinstance(servers, dict) else {},
+        lsp_servers=_object(root, LSP_FILE, problems),
+        problems=tuple(problems),
+        agents=project_texts(root),
     )
