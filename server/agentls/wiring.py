@@ -27,6 +27,7 @@ from .extensions.mcp_config import ServerSpec
 from .extensions.mcp_user import McpUser
 from .extensions.programs import Programs
 from .eyes import session as eyes
+from .eyes import sources
 from .eyes.session import OwnLanguageServers
 from .history.checkpoints import ShadowRepository, checkpoints_for
 from .history.sessions import SessionInfo, SessionStore
@@ -107,7 +108,7 @@ class TaskSetup:
         checkpoints = checkpoints_for(workspace.root)
         limits = loop_limits(self.settings)
         # Outside the LSP door (no editor to ask): agentls's own eyes, if any are found.
-        own = None if language else own_servers(workspace, self.settings, extensions.notify)
+        own = None if language else own_servers(workspace, self.settings, extensions)
         tools.own_servers = own
         if own is not None and own.navigates():
             tools.extra_tools = extra_tools | OWN_NAVIGATION
@@ -187,16 +188,30 @@ def outcome(
 
 
 def own_servers(
-    workspace: Workspace, settings: Settings, notify: Callable[[str], None]
+    workspace: Workspace, settings: Settings, extensions: TaskExtensions
 ) -> OwnLanguageServers | None:
-    """The language servers of the `lspServers` setting and the built-in ones found on
-    PATH, started as the user's own programs on the first file of their kind; None when
-    there are none."""
-    found = eyes.definitions(settings.lsp_servers, workspace.root)
-    if not found:
+    """The language servers of the `lspServers` setting, of the user's plugins, the
+    built-in ones found on PATH, and the repository's `.lsp.json` ones the user approves
+    when the task starts; None when there are none. Each starts on the first file of its
+    kind (`eyes/server.py`: confined)."""
+    plugged, problems = sources.from_plugins(extensions.plugins)
+    project = extensions.project.lsp_servers
+    for problem in (*problems, *sources.from_project(project)[1]):
+        extensions.notify(problem)
+    found = eyes.definitions((*settings.lsp_servers, *plugged), workspace.root)
+    if not found and not project:
         return None
+    # A name the user gave a server of theirs, disabled too, is never the repository's.
+    taken = [d.name for d in (*settings.lsp_servers, *found)]
     programs = Programs.of(workspace.root, settings)
-    return OwnLanguageServers(workspace.root, found, programs, workspace.read_text, notify)
+    return OwnLanguageServers(
+        workspace.root,
+        found,
+        programs,
+        workspace.read_text,
+        extensions.notify,
+        lambda: sources.approved(project, extensions.trust, taken),
+    )
 
 
 def user_definitions() -> dict[str, str]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..config.project_settings import ProjectSettings
 from ..config.settings import Settings
+from ..eyes import sources
 from ..interfaces import Approver
 from ..tools.base import ToolContext, ToolError
 from . import agent_definitions, mcp_prompts, mcp_resources, mcp_servers, plugins, skill_tool
@@ -47,6 +48,11 @@ def project_waiting(project: ProjectSettings, trust: Trust) -> list[Waiting]:
         Waiting("mcp", spec.name, dict(spec.definition), spec.described())
         for spec in _project_servers(project)
         if not trust.approved("mcp", spec.name, dict(spec.definition))
+    ]
+    waiting += [
+        Waiting(sources.KIND, name, definition, ServerSpec(name, definition).described())
+        for name, definition in sources.from_project(project.lsp_servers)[0]
+        if not trust.approved(sources.KIND, name, definition)
     ]
     if project.hooks and not trust.approved("hooks", "project", project.hooks):
         commands = sorted({hook.command for hook in _project_hooks(project)})
@@ -137,12 +143,14 @@ class TaskExtensions:
         # Read in a thread: the repository's files are parsed here, before any approval.
         for waiting in await asyncio.to_thread(project_waiting, self.project, self.trust):
             key = f"{waiting.kind}:{waiting.name}:{waiting.shown}"
-            if key in declined:
+            if key in declined or (waiting.kind == sources.KIND and not self._own_eyes()):
                 continue
             where = "" if self.settings.sandbox == "off" else " in the sandbox"
             what = (
                 f"start the project's MCP server {waiting.name}{where} ({waiting.shown})"
                 if waiting.kind == "mcp"
+                else f"start the project's language server {waiting.name}{where} ({waiting.shown})"
+                if waiting.kind == sources.KIND
                 else f"give the model its skills and commands ({waiting.shown})"
                 if waiting.kind == "shared"
                 else f"run the project's hooks{where} ({waiting.shown})"
@@ -156,6 +164,11 @@ class TaskExtensions:
                     self.trust.approve(waiting.kind, waiting.name, waiting.definition)
             else:
                 declined.add(key)
+
+    def _own_eyes(self) -> bool:
+        """Whether this task starts language servers of its own: not where the editor's
+        serve (the LSP door), so nothing is asked there that would not start."""
+        return self.context is not None and self.context.own_servers is not None
 
     def _approved_specs(self) -> list[ServerSpec]:
         project = [

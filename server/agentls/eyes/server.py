@@ -8,11 +8,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import os
 from pathlib import Path
 from typing import Any
 
-from ..extensions.mcp_config import expand
+from ..extensions.mcp_config import expand, variables
 from ..extensions.programs import Programs
 from ..shell import launch
 from ..shell.process_groups import GROUPS
@@ -56,13 +55,14 @@ class LanguageServer:
     async def start(
         cls, definition: ServerDefinition, root: Path, programs: Programs
     ) -> LanguageServer:
-        env = dict(os.environ)  # `${VAR}` from the user's environment, as in mcpServers
+        env = variables(definition.project)  # `${VAR}` as in mcpServers and .mcp.json
         argv = [expand(definition.command, env), *(expand(a, env) for a in definition.args)]
         own = {name: expand(value, env) for name, value in definition.env.items()}
         # Confined as the repository's own programs are, whoever configured the server: it
         # reads the repository's configuration, and some servers run what that names
         # (pyright a venv's python, typescript-language-server the workspace's tsserver,
-        # rust-analyzer build scripts). RuntimeError where no sandbox can be had.
+        # rust-analyzer build scripts); a repository's own `.lsp.json` server above all.
+        # RuntimeError where no sandbox can be had.
         program = programs.projects(argv, own)
         process = await launch.start(
             program,

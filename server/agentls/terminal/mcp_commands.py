@@ -166,7 +166,7 @@ def logout(name: str) -> int:
 
 
 def approve(kind: str, name: str) -> int:
-    """Approve the project's server `name` (or its hooks) as defined now."""
+    """Approve the project's server `name` (MCP or `lsp`, or its hooks) as defined now."""
     root = Path.cwd()
     trust = Trust(root)
     for waiting in project_waiting(project_settings.load(root), trust):
@@ -174,6 +174,9 @@ def approve(kind: str, name: str) -> int:
             trust.approve(kind, name, waiting.definition)
             print(f"Approved for {root}: {waiting.shown}")
             return 0
-    what = "hooks" if kind == "hooks" else f"MCP server {name!r}"
-    print(f"agentls: the project has no {what} waiting for approval (see `agentls mcp list`)")
+    what, listed = {
+        "hooks": ("hooks", "mcp"),
+        "lsp": (f"language server {name!r}", "lsp"),
+    }.get(kind, (f"MCP server {name!r}", "mcp"))
+    print(f"agentls: the project has no {what} waiting for approval (see `agentls {listed} list`)")
     return 1
