@@ -6,8 +6,8 @@ import io
 from pathlib import Path
 from typing import Any
 
-from agentls.config.settings import Settings
 from agentls.lsp.approver import LspApprover
+from agentls.settings.assembly import Settings
 from agentls.terminal.adapters import TerminalApprover
 from agentls.terminal.answers import Answers
 from agentls.terminal.screen import Screen

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentls.config.settings import Settings, parse
+from agentls.settings.assembly import Settings, parse
 
 
 def test_defaults() -> None:

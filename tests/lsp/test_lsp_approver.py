@@ -7,9 +7,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from agentls.config.settings import Settings
 from agentls.lsp.approver import LspApprover
 from agentls.lsp.mcp_user import ELICIT, LspMcpUser
+from agentls.settings.assembly import Settings
 from lsprotocol import types
 
 

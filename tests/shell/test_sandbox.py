@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 from agentls import redaction, wiring
-from agentls.config.settings import Settings
 from agentls.models.anthropic import ClientCache
+from agentls.settings.assembly import Settings
 from agentls.shell import sandbox
 from agentls.shell.sandbox.bubblewrap import Bubblewrap, no_user_namespaces
 from agentls.shell.subprocess_shell import SubprocessShell

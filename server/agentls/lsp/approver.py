@@ -19,9 +19,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from ..config.settings import Settings
 from ..interfaces import Decision, Unanswered
 from ..permissions.gate import always_for, fetch_question
+from ..settings.assembly import Settings
 from ..visible import visible
 
 APPROVE_COMMAND = "agent/approveCommand"
