@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from agentls.lsp.approver import LspApprover
-from agentls.settings.assembly import Settings
 from agentls.terminal.adapters import TerminalApprover
 from agentls.terminal.answers import Answers
 from agentls.terminal.screen import Screen
@@ -52,7 +51,7 @@ class _Client:
 
 async def test_the_editor_approval_shows_the_command_escaped() -> None:
     client = _Client()
-    approver = LspApprover(client, Settings(), Path("."))  # type: ignore[arg-type]
+    approver = LspApprover(client, Path("."))  # type: ignore[arg-type]
     assert await approver.approve(DECEIVING) == "deny"
     (params,) = client.asked
     assert params.message == "The agent wants to run:\n" + visible(DECEIVING)
