@@ -80,6 +80,38 @@ def optional_flag(value: Any) -> bool | None:
     return None if value is None else flag(value)
 
 
+def _typed(check: Callable[[Any], Any], schema: dict[str, Any]) -> Callable[..., Setting]:
+    """The rows of one kind of value: its check and its schema, written once."""
+
+    def row(key: str, field: str, default: Any, description: str, **more: Any) -> Setting:
+        """`more`: `user_only`, `formerly`."""
+        given = {"key": key, "field": field, "default": default, "description": description}
+        return Setting(check=check, schema=schema, **given, **more)
+
+    return row
+
+
+in_seconds = _typed(seconds, {"type": "number", "exclusiveMinimum": 0, "maximum": 600})
+"""A setting of seconds, more than 0 and at most 600."""
+boolean = _typed(flag, {"type": "boolean"})
+"""A setting of true or false."""
+
+
+def whole(
+    key: str,
+    field: str,
+    low: int,
+    high: int,
+    default: int,
+    description: str,
+    *,
+    formerly: str | None = None,
+) -> Setting:
+    """A setting of a whole number from `low` to `high`, the same bounds checked and shown."""
+    schema = {"type": "integer", "minimum": low, "maximum": high}
+    return _typed(int_in(low, high), schema)(key, field, default, description, formerly=formerly)
+
+
 CLIENT_ONLY = {"trace", "server"}
 """Settings of the editor clients under the same section (`agentls.trace.server`, the
 server command), none of the server's business."""

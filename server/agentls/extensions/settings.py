@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..config.settings import Part, Setting, int_in, seconds
+from ..config.settings import Part, Setting, in_seconds, int_in, whole
 from .hooks import Hook, parse_hooks
 from .mcp_config import ServerSpec, parse_servers
 
@@ -45,42 +45,32 @@ ROWS = (
         "environment. Their tools are `mcp__<server>__<tool>`. User settings only.",
         user_only=True,
     ),
-    Setting(
-        key="mcpStartupTimeout",
-        field="mcp_startup_timeout",
-        check=seconds,
-        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        default=10,
-        description=(
-            "Seconds a task waits for MCP servers still starting; a slower one is left out of it."
-        ),
+    in_seconds(
+        "mcpStartupTimeout",
+        "mcp_startup_timeout",
+        10,
+        "Seconds a task waits for MCP servers still starting; a slower one is left out of it.",
     ),
-    Setting(
-        key="mcpCallTimeout",
-        field="mcp_call_timeout",
-        check=seconds,
-        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        default=60,
-        description="Seconds an MCP tool call may take before the model is told it timed out.",
+    in_seconds(
+        "mcpCallTimeout",
+        "mcp_call_timeout",
+        60,
+        "Seconds an MCP tool call may take before the model is told it timed out.",
     ),
-    Setting(
-        key="mcpAuthTimeout",
-        field="mcp_auth_timeout",
-        check=seconds,
-        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        default=120,
-        description="Seconds a sign-in to an MCP server waits for the browser to come back.",
+    in_seconds(
+        "mcpAuthTimeout",
+        "mcp_auth_timeout",
+        120,
+        "Seconds a sign-in to an MCP server waits for the browser to come back.",
     ),
-    Setting(
-        key="toolSearchThreshold",
-        field="tool_search_threshold",
-        check=int_in(0, 1_000_000),
-        schema={"type": "integer", "minimum": 0, "maximum": 1000000},
-        default=1500,
-        description=(
-            "Tokens of MCP tool schemas past which the model is offered their names through "
-            "`tool_search` instead, and loads a schema once it found the tool."
-        ),
+    whole(
+        "toolSearchThreshold",
+        "tool_search_threshold",
+        0,
+        1_000_000,
+        1500,
+        "Tokens of MCP tool schemas past which the model is offered their names through "
+        "`tool_search` instead, and loads a schema once it found the tool.",
     ),
     Setting(
         key="hooks",

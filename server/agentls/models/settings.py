@@ -8,7 +8,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..config.settings import Part, Setting, flag, int_in, optional, optional_flag, seconds
+from ..config.settings import (
+    Part,
+    Setting,
+    boolean,
+    in_seconds,
+    int_in,
+    optional,
+    optional_flag,
+    whole,
+)
 from .costs import Price
 from .providers import DEFAULT_MODEL, PROFILES
 
@@ -97,21 +106,19 @@ ROWS = (
         + _BILLED,
         user_only=True,
     ),
-    Setting(
-        key="maxTokens",
-        field="max_tokens",
-        check=int_in(1, 128000),
-        schema={"type": "integer", "minimum": 1, "maximum": 128000},
-        default=16000,
-        description="Output tokens per model turn.",
+    whole(
+        "maxTokens",
+        "max_tokens",
+        1,
+        128000,
+        16000,
+        "Output tokens per model turn.",
     ),
-    Setting(
-        key="requestTimeout",
-        field="request_timeout",
-        check=seconds,
-        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        default=120,
-        description="Seconds a model request may stay silent before it is abandoned and retried.",
+    in_seconds(
+        "requestTimeout",
+        "request_timeout",
+        120,
+        "Seconds a model request may stay silent before it is abandoned and retried.",
     ),
     Setting(
         key="contextWindow",
@@ -161,13 +168,11 @@ ROWS = (
             "provider's profile says (true for `anthropic`, `openai` and `openrouter`)."
         ),
     ),
-    Setting(
-        key="webSearch",
-        field="web_search",
-        check=flag,
-        schema={"type": "boolean"},
-        default=False,
-        description="Offer the model Anthropic's `web_search` server tool (billed per search by "
+    boolean(
+        "webSearch",
+        "web_search",
+        False,
+        "Offer the model Anthropic's `web_search` server tool (billed per search by "
         "Anthropic); only Anthropic's own API (the `anthropic` provider) runs it: with another "
         "provider the tool is not sent and the start says so. User settings only.",
         user_only=True,

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..config.settings import Part, Setting, flag, int_in
+from ..config.settings import Part, Setting, boolean, int_in, whole
 
 
 @dataclass(frozen=True)
@@ -58,23 +58,21 @@ def _command(value: Any) -> str | None:
 
 
 LOOP_ROWS = (
-    Setting(
-        key="maxSteps",
-        field="max_steps",
-        check=int_in(1, 1000),
-        schema={"type": "integer", "minimum": 1, "maximum": 1000},
-        default=50,
-        description="Model turns per task; reaching it ends the task with `step_limit`.",
+    whole(
+        "maxSteps",
+        "max_steps",
+        1,
+        1000,
+        50,
+        "Model turns per task; reaching it ends the task with `step_limit`.",
     ),
-    Setting(
-        key="outputLimit",
-        field="output_limit",
-        check=int_in(1000, 1_000_000),
-        schema={"type": "integer", "minimum": 1000, "maximum": 1000000},
-        default=30000,
-        description=(
-            "Characters of a tool result the model sees; longer output is cut in the middle."
-        ),
+    whole(
+        "outputLimit",
+        "output_limit",
+        1000,
+        1_000_000,
+        30000,
+        "Characters of a tool result the model sees; longer output is cut in the middle.",
     ),
     Setting(
         key="contextBudget",
@@ -87,16 +85,12 @@ LOOP_ROWS = (
             "replaced by a one-line note."
         ),
     ),
-    Setting(
-        key="planTool",
-        field="plan_tool",
-        check=flag,
-        schema={"type": "boolean"},
-        default=True,
-        description=(
-            "Offer the model the `todo_write` tool, so it shows its plan for a task as a checklist "
-            "(`agent/plan`); turn it off for a model that does not need one."
-        ),
+    boolean(
+        "planTool",
+        "plan_tool",
+        True,
+        "Offer the model the `todo_write` tool, so it shows its plan for a task as a checklist "
+        "(`agent/plan`); turn it off for a model that does not need one.",
     ),
     Setting(
         key="subagents",
@@ -151,28 +145,24 @@ BACKGROUND_ROWS = (
             "agent's commands there. `null` (default): none."
         ),
     ),
-    Setting(
-        key="background.maxRunning",
+    whole(
+        "background.maxRunning",
+        "background_max_running",
+        1,
+        32,
+        3,
+        "Background tasks that run at once on this machine; the others wait in the queue.",
         formerly="backgroundMaxRunning",
-        field="background_max_running",
-        check=int_in(1, 32),
-        schema={"type": "integer", "minimum": 1, "maximum": 32},
-        default=3,
-        description=(
-            "Background tasks that run at once on this machine; the others wait in the queue."
-        ),
     ),
-    Setting(
-        key="background.keepDays",
+    whole(
+        "background.keepDays",
+        "background_keep_days",
+        1,
+        365,
+        7,
+        "Days a finished background task (its worktree and branch) is kept unless reviewed "
+        "or discarded sooner; older ones are removed.",
         formerly="backgroundKeepDays",
-        field="background_keep_days",
-        check=int_in(1, 365),
-        schema={"type": "integer", "minimum": 1, "maximum": 365},
-        default=7,
-        description=(
-            "Days a finished background task (its worktree and branch) is kept unless reviewed "
-            "or discarded sooner; older ones are removed."
-        ),
     ),
 )
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from ..config.settings import Part, Setting, flag, seconds
+from ..config.settings import Part, Setting, boolean, in_seconds
 
 
 def _sandbox(value: Any) -> Literal["auto", "required", "off"]:
@@ -30,13 +30,11 @@ def _variable_names(value: Any) -> tuple[str, ...]:
 
 
 ROWS = (
-    Setting(
-        key="bashTimeout",
-        field="bash_timeout",
-        check=seconds,
-        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        default=120,
-        description="Seconds before a command's whole process group is killed.",
+    in_seconds(
+        "bashTimeout",
+        "bash_timeout",
+        120,
+        "Seconds before a command's whole process group is killed.",
     ),
     Setting(
         key="sandbox",
@@ -59,26 +57,20 @@ ROWS = (
         ),
         user_only=True,
     ),
-    Setting(
-        key="sandboxNetwork",
-        field="sandbox_network",
-        check=flag,
-        schema={"type": "boolean"},
-        default=False,
-        description="Let sandboxed commands reach the network.",
+    boolean(
+        "sandboxNetwork",
+        "sandbox_network",
+        False,
+        "Let sandboxed commands reach the network.",
         user_only=True,
     ),
-    Setting(
-        key="approvedCommandsUnsandboxed",
-        field="approved_commands_unsandboxed",
-        check=flag,
-        schema={"type": "boolean"},
-        default=False,
-        description=(
-            "Run a command you allowed when shown it outside the sandbox. Commands that run "
-            "without asking (`allowedCommands`, `approveCommands: always`, the rest of a task "
-            "allowed as a whole) stay sandboxed."
-        ),
+    boolean(
+        "approvedCommandsUnsandboxed",
+        "approved_commands_unsandboxed",
+        False,
+        "Run a command you allowed when shown it outside the sandbox. Commands that run "
+        "without asking (`allowedCommands`, `approveCommands: always`, the rest of a task "
+        "allowed as a whole) stay sandboxed.",
         user_only=True,
     ),
     Setting(

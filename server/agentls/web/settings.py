@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..config.settings import Part, Setting, seconds
+from ..config.settings import Part, Setting, in_seconds
 
 
 def _hosts(value: Any) -> tuple[str, ...]:
@@ -29,13 +29,11 @@ ROWS = (
         "is refused. User settings only.",
         user_only=True,
     ),
-    Setting(
-        key="webFetch.timeout",
-        field="web_fetch_timeout",
-        check=seconds,
-        schema={"type": "number", "exclusiveMinimum": 0, "maximum": 600},
-        default=30,
-        description="Seconds one `web_fetch` may take in all: looking the host up, connecting, "
+    in_seconds(
+        "webFetch.timeout",
+        "web_fetch_timeout",
+        30,
+        "Seconds one `web_fetch` may take in all: looking the host up, connecting, "
         "redirects and reading the page (not the time you take to answer its question); a page "
         "still arriving then is cut there, said in the result. User settings only.",
         user_only=True,
