@@ -18,7 +18,6 @@ from .agent.task_result import TaskResult
 from .config import environment, project_settings
 from .config.definition_files import read_folder
 from .config.project_settings import ProjectSettings
-from .config.settings import Settings
 from .counts import counted
 from .extensions import agent_definitions
 from .extensions.agent_definitions import Definition
@@ -38,6 +37,8 @@ from .models.anthropic import AnthropicModel, ClientCache
 from .models.chat import ChatModel
 from .models.costs import Price, count, describe, price_of
 from .permissions.modes import SessionMode
+from .permissions.settings import project_rules
+from .settings.assembly import Settings
 from .shell import launch, sandbox
 from .shell.subprocess_shell import RefusingShell, SubprocessShell
 from .tools import OWN_NAVIGATION, ToolContext
@@ -91,7 +92,7 @@ class TaskSetup:
             progress=progress,
             language=language,
             mode=mode or SessionMode(self.settings.mode),
-            project_rules=self.project.rules,
+            project_rules=project_rules(self.project.permissions)[0],
         )
         tools.hooks = extensions = TaskExtensions(
             workspace.root,
@@ -102,6 +103,7 @@ class TaskSetup:
             lambda: conversation.id,
             notify or (lambda message: progress.notice(f"agentls: {message}")),
             mcp_user,
+            programs=Programs.of(workspace.root, self.settings),
         )
         extensions.context = tools  # the skills' catalog joins once the task starts (submitted)
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)

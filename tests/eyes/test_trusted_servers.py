@@ -15,11 +15,11 @@ import pytest
 from agentls.agent.conversation import Conversation
 from agentls.config import project_settings
 from agentls.config.project_settings import ProjectSettings
-from agentls.config.settings import Settings
 from agentls.extensions.for_task import project_waiting
 from agentls.extensions.plugins import load
 from agentls.extensions.trust import Trust
 from agentls.eyes import sources
+from agentls.settings.assembly import Settings
 from agentls.shell.subprocess_shell import RefusingShell
 from agentls.terminal.adapters import DiskWorkspace
 from agentls.wiring import TaskSetup

@@ -4,8 +4,9 @@ language servers (`.lsp.json`, in the shape of a Claude Code plugin's), subagent
 (`.claude/agents/*.md`, Claude Code's files).
 
 A repository is assumed hostile: it may narrow approvals (deny, ask), never widen them. Its
-allow rules are ignored with a note; its hooks and servers are returned as found, to run only
-once the user trusted that exact definition (`extensions/trust.py`)."""
+rules are returned as found, for `permissions/settings.project_rules` (which ignores allow
+rules, with a note); its hooks and servers too, to run only once the user trusted that exact
+definition (`extensions/trust.py`)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from ..disk import files
-from ..permissions.rules import Rules, parse_rules
 from .definition_files import project_texts
 
 SETTINGS_FILE = Path(".agentls") / "settings.json"
@@ -25,7 +25,8 @@ LSP_FILE = Path(".lsp.json")
 
 @dataclass(frozen=True, kw_only=True)
 class ProjectSettings:
-    rules: Rules = field(default_factory=Rules)
+    permissions: Any = field(default_factory=dict)
+    """The `permissions` object as found (`permissions/settings.project_rules` reads it)."""
     hooks: dict[str, Any] = field(default_factory=dict)
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     lsp_servers: dict[str, Any] = field(default_factory=dict)
@@ -81,19 +82,6 @@ def _object(root: Path, name: Path, problems: list[str]) -> dict[str, Any]:
 def load(root: Path) -> ProjectSettings:
     problems: list[str] = []
     raw = _object(root, SETTINGS_FILE, problems)
-    rules = Rules()
-    permissions = raw.get("permissions", {})
-    if isinstance(permissions, dict) and permissions.get("allow"):
-        problems.append(f"{SETTINGS_FILE}: allow rules are ignored (only your settings allow)")
-    try:
-        rules = parse_rules(
-            {k: v for k, v in permissions.items() if k != "allow"}
-            if isinstance(permissions, dict)
-            else permissions,
-            ("ask", "deny"),
-        )
-    except ValueError as error:
-        problems.append(f"{SETTINGS_FILE}: {error}")
     unknown = set(raw) - {"permissions", "hooks"}
     if unknown:
         problems.append(
@@ -103,7 +91,7 @@ def load(root: Path) -> ProjectSettings:
     hooks = raw.get("hooks", {})
     servers = _object(root, MCP_FILE, problems).get("mcpServers", {})
     return ProjectSettings(
-        rules=rules,
+        permissions=raw.get("permissions", {}),
         hooks=hooks if isinstance(hooks, dict) else {},
         mcp_servers=servers if isinstance(servers, dict) else {},
         lsp_servers=_object(root, LSP_FILE, problems),

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from ..config.project_settings import ProjectSettings
-from ..config.settings import Settings
 from ..eyes import sources
 from ..interfaces import Approver
 from ..tools.base import ToolContext, ToolError
@@ -24,6 +23,7 @@ from .mcp_config import ServerSpec, parse_servers
 from .mcp_servers import Server
 from .mcp_user import McpUser, set_current
 from .programs import Programs
+from .settings import ExtensionSettings
 from .tool_search import schema_tokens, search_tool
 from .trust import Trust
 
@@ -104,13 +104,15 @@ class TaskExtensions:
     def __init__(
         self,
         root: Path,
-        settings: Settings,
+        settings: ExtensionSettings,
         project: ProjectSettings,
         servers: tuple[ServerSpec, ...],
         approver: Approver,
         session_id: Callable[[], str],
         notify: Callable[[str], None],
         user: McpUser | None = None,
+        *,
+        programs: Programs,
     ) -> None:
         self.root, self.settings, self.project = root, settings, project
         self.user = user
@@ -119,7 +121,8 @@ class TaskExtensions:
         self.approver = approver
         self.notify = notify
         self.trust = Trust(root)
-        self.programs = Programs.of(root, settings)
+        self.programs = programs
+        """Where its hooks' and servers' programs run (the shell's settings)."""
         # A plugin's hooks and MCP servers are the user's own: they run as the user's do.
         self.plugins, problems = plugins.installed(settings.plugins)
         for problem in problems:
@@ -145,7 +148,7 @@ class TaskExtensions:
             key = f"{waiting.kind}:{waiting.name}:{waiting.shown}"
             if key in declined or (waiting.kind == sources.KIND and not self._own_eyes()):
                 continue
-            where = "" if self.settings.sandbox == "off" else " in the sandbox"
+            where = "" if self.programs.sandbox_setting == "off" else " in the sandbox"
             what = (
                 f"start the project's MCP server {waiting.name}{where} ({waiting.shown})"
                 if waiting.kind == "mcp"
@@ -213,8 +216,9 @@ class TaskExtensions:
         self.shared = await asyncio.to_thread(available, self.root, self.plugins, self.trust)
         if self.context is not None:
             skills = self.shared.catalog()
+            window = self.context.settings.context_window
             self.context.skill_catalog = skill_tool.catalog(
-                skills, skill_tool.budget(self.settings)
+                skills, skill_tool.budget(self.settings.skills, window)
             )
             self._offer()
 

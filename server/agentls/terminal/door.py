@@ -9,8 +9,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..config.arguments import max_steps, provider
 from ..permissions.modes import MODES
+from ..settings.arguments import max_steps, provider
 from . import start
 
 

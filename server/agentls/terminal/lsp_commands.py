@@ -15,6 +15,7 @@ from ..extensions.trust import Trust
 from ..eyes import sources
 from ..eyes.definitions import ServerDefinition
 from ..eyes.session import definitions
+from ..settings.user import load as load_user_settings
 
 
 def _line(definition: ServerDefinition) -> str:
@@ -23,7 +24,7 @@ def _line(definition: ServerDefinition) -> str:
 
 def list_servers() -> int:
     root = Path.cwd()
-    settings, problems = user_settings.load()
+    settings, problems = load_user_settings()
     found, wrong = plugins.installed(settings.plugins)
     plugged, left_out = sources.from_plugins(found)
     project = project_settings.load(root)

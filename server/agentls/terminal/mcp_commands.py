@@ -9,7 +9,6 @@ import asyncio
 from pathlib import Path
 
 from ..config import project_settings, user_settings
-from ..config.settings import Settings
 from ..extensions import mcp_auth, mcp_servers
 from ..extensions.for_task import project_waiting
 from ..extensions.mcp_config import ServerSpec, expand, parse_servers
@@ -17,12 +16,14 @@ from ..extensions.mcp_prompts import commands
 from ..extensions.mcp_user import Answer, set_current
 from ..extensions.programs import Programs
 from ..extensions.trust import Trust
+from ..settings.assembly import Settings
+from ..settings.user import load as load_user_settings
 
 
 def _specs(root: Path) -> tuple[Settings, list[ServerSpec], list[ServerSpec], set[str]]:
     """The user's settings, the servers that would start here, the project's, and the names
     of the project's still waiting for approval."""
-    settings, problems = user_settings.load()
+    settings, problems = load_user_settings()
     for problem in problems:
         print(f"agentls: {problem}")
     project = project_settings.load(root)
@@ -137,7 +138,7 @@ async def _login(name: str) -> int:
     if spec is None:
         return 1
     set_current(_Printed())
-    settings = user_settings.load()[0]
+    settings = load_user_settings()[0]
     (server,) = await _started(Path.cwd(), settings, [spec], sign_in=True)
     await mcp_servers.started([server], settings.mcp_auth_timeout)
     ok = server.state == "ready"
