@@ -32,6 +32,7 @@ from .editor import BenchEditor, server_command
 from .first_answers import FirstAnswer, time_to_initialize, time_to_prompt
 from .mcp_tools import MCP_TOOLS, with_mcp_tools
 from .new_tools import new_tools_cost
+from .own_servers import OwnServers, own_servers
 from .report import (
     Row,
     added_at_most,
@@ -97,6 +98,8 @@ class Plan:
     overhead_files: int = 20_000
     background_files: int = 20_000
     """The repository a background task is started on."""
+    warm_edits: int = 10
+    """Edits under `-p` after the first, with agentls's own language servers started."""
 
 
 QUICK = Plan(
@@ -122,6 +125,7 @@ QUICK = Plan(
     batch_latency=0.2,
     overhead_files=300,
     background_files=300,
+    warm_edits=3,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -159,6 +163,7 @@ class Results:
     overhead: TaskOverhead
     skills: WithSkills
     background: BackgroundStart
+    own_servers: OwnServers
 
 
 async def measure(plan: Plan) -> Results:
@@ -222,6 +227,7 @@ async def measure(plan: Plan) -> Results:
         background = await asyncio.to_thread(
             background_start, home / "background", env, plan.background_files
         )
+        eyes = await own_servers(home / "own-servers", env, plan.warm_edits)
     return Results(
         plan,
         startup,
@@ -253,6 +259,7 @@ async def measure(plan: Plan) -> Results:
         overhead,
         skills,
         background,
+        eyes,
     )
 
 
@@ -402,6 +409,7 @@ def rows(results: Results) -> list[Row]:
         *big_repository_rows(results),
         *batch_rows(results.batch, results.overhead),
         *background_rows(results.background),
+        *own_server_rows(results.own_servers),
     ]
 
 
@@ -437,6 +445,37 @@ def batch_rows(speed: BatchSpeed, overhead: TaskOverhead) -> list[Row]:
             "s",
             None,
             "",
+        ),
+    ]
+
+
+def own_server_rows(eyes: OwnServers) -> list[Row]:
+    """agentls's own language servers under `-p`: side by side in one run, the same edits
+    with a server and with none, and the first request with a server found and with none."""
+    edits = f"{len(eyes.none.waits)} warm edit_file under -p"
+    waited = [
+        added_at_most(
+            f"{edits}, {server.servers}'s diagnostics awaited in each result: the wait per edit "
+            "(median; tool_use to the request with its result)",
+            server.wait * 1000,
+            "ms",
+            eyes.none.wait * 1000,
+            "no server",
+            1500,
+        )
+        for server in (eyes.ruff, eyes.pyright)
+        if server is not None
+    ]
+    return [
+        *waited,
+        added_at_most(
+            "input tokens of the first request with a language server found that navigates "
+            "(definition, references offered)",
+            eyes.navigating_tokens,
+            "tokens",
+            eyes.none.first_prompt_tokens,
+            "none found",
+            150,
         ),
     ]
 

@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from .edits import Hunk
 
@@ -131,6 +131,10 @@ class Landed:
     text: str | None = None
     rejected_reason: str = ""
     on_disk: bool = True
+    question: str = ""
+    """Set, with nothing applied, when the editor cannot show a change for review and
+    agentls would write it itself (an LSP client without workspace/applyEdit): what the
+    user must allow first ("change a.py (...)"), which the permission gate asks."""
 
 
 class Workspace(Protocol):
@@ -215,6 +219,17 @@ class Unanswered(Exception):
     """Raised by `Approver.approve` when nobody can answer (a headless run, an editor that
     cannot ask, a background task): the message says why, in the door's words, and the
     permission gate refuses the call with it."""
+
+
+@runtime_checkable
+class AsksWrites(Protocol):
+    """An approver whose editor cannot show an edit for review (an LSP client without
+    workspace/applyEdit), so that agentls writes it itself once allowed."""
+
+    async def approve_write(self, description: str) -> Decision:
+        """Whether agentls may `description` ("create notes.md (...)") on disk itself
+        (only the permission gate asks); raises Unanswered when nobody can answer."""
+        ...
 
 
 class Approver(Protocol):
@@ -424,7 +439,19 @@ class Place:
     """A symbol's name and kind, e.g. `class Parser`; empty for a definition or reference."""
 
 
-class LanguageServers(Protocol):
+class Navigation(Protocol):
+    """Where a symbol is defined or used: the editor's language servers in the LSP door,
+    agentls's own elsewhere (`tools/editor_tools.py` asks either alike)."""
+
+    async def places(
+        self, kind: Literal["definition", "references"], path: Path, line: int, before: str
+    ) -> list[Place] | None:
+        """Where the symbol at (`line`, just after the text `before` on it) is defined or
+        used; None when no server gave an answer in time."""
+        ...
+
+
+class LanguageServers(Navigation, Protocol):
     """What the editor's own language servers know, asked through the editor.
 
     Each method answers None when the editor does not serve it or gave no answer in time.
@@ -436,20 +463,14 @@ class LanguageServers(Protocol):
         file it has them for."""
         ...
 
-    async def places(
-        self, kind: Literal["definition", "references"], path: Path, line: int, before: str
-    ) -> list[Place] | None:
-        """Where the symbol at (`line`, just after the text `before` on it) is defined or used."""
-        ...
-
     async def symbols(self, query: str) -> list[Place] | None:
         """The workspace's symbols matching `query`."""
         ...
 
 
-class OwnLanguageServers(Protocol):
+class OwnLanguageServers(Navigation, Protocol):
     """Language servers agentls starts itself outside the LSP door (`eyes/`), asked after
-    each edit."""
+    each edit and by `definition` and `references`."""
 
     def known(self, path: Path) -> list[Problem] | None:
         """What the servers said of `path` last, without asking; None when none has."""

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from agentls.agent.conversation import Conversation
-from agentls.config.settings import Settings, parse
 from agentls.eyes.definitions import parse_servers
 from agentls.eyes.session import definitions
+from agentls.settings.assembly import Settings, parse
 from agentls.shell.subprocess_shell import RefusingShell
 from agentls.terminal.adapters import DiskWorkspace
 from agentls.wiring import TaskSetup

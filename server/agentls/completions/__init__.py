@@ -1,0 +1,1 @@
+"""Inline completions and next-edit suggestions: the request pipeline and the pure Zeta core."""
