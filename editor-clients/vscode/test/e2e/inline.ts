@@ -35,9 +35,11 @@ export async function ghostText(editor: Editor, fim: FakeApi, workspace: string,
   await page.keyboard.press('ControlOrMeta+End');
   const asked = Date.now();
   await page.keyboard.type(' ');
-  const ghost = page.locator('.monaco-editor .ghost-text-decoration', { hasText: FIM_ANSWER }).first();
-  await ghost.waitFor({ timeout: 30000 });
+  // The ghost text is coloured as code: one span per token, each of this class.
+  const ghost = page.locator('.editor-instance .monaco-editor .ghost-text-decoration');
+  await ghost.first().waitFor({ timeout: 30000 });
   console.log(`a key typed -> ghost text shown: ${Date.now() - asked} ms`);
+  assert.strictEqual((await ghost.allTextContents()).join(''), FIM_ANSWER);
   await page.screenshot({ path: path.join(shots, 'ghost-text.png') });
   await page.keyboard.press('Tab');
   await page.keyboard.press('ControlOrMeta+S');
