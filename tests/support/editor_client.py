@@ -58,6 +58,8 @@ class EditorClient(LanguageClient):
         self.shown_documents: list[Any] = []
         self.received: list[dict[str, Any]] = []
         """Every message the server sent, as the JSON on the wire (in process only)."""
+        self.answered: types.InitializeResult | None = None
+        """The server's answer to `initialize`."""
 
     def uri(self, path: Path) -> str:
         return from_fs_path(str(path)) or path.as_uri()
@@ -364,4 +366,5 @@ async def editor(
             )
         )
         client.encoding = str(result.capabilities.position_encoding or "utf-16")
+        client.answered = result
         yield client

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from ..completions import settings as completion_settings
 from ..extensions.hooks import Hook, parse_hooks
 from ..extensions.mcp_config import ServerSpec, parse_servers
 from ..eyes.definitions import ServerDefinition
@@ -102,6 +103,9 @@ class Settings:
     background_setup: str | None = None
     background_max_running: int = 3
     background_keep_days: int = 7
+    completions: completion_settings.CompletionSettings = field(
+        default_factory=completion_settings.CompletionSettings
+    )
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], int]:
@@ -736,6 +740,15 @@ SETTINGS: tuple[Setting, ...] = (
             "Days a finished background task (its worktree and branch) is kept unless reviewed "
             "or discarded sooner; older ones are removed."
         ),
+    ),
+    Setting(
+        key="completions",
+        field="completions",
+        check=completion_settings.parse,
+        schema=completion_settings.SCHEMA,
+        default=completion_settings.DEFAULT,
+        description=completion_settings.DESCRIPTION + _BILLED,
+        user_only=True,
     ),
 )
 

@@ -1,0 +1,99 @@
+"""Which documents may feed a completion prompt, and the secrets every prompt is redacted of.
+
+A document feeds one only when it is a file inside a workspace folder (by its path as given
+and by the file it really is, so a link inside that points outside does not count) and is not
+secret: not a `.env` or `.env.*` file, nor a path the permission rules keep from reading (the
+deny and ask rules on reading, as a search leaves them out). Anything else gets no
+completion, calls no model, and is remembered nowhere (no edit history).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import environment, project_settings
+from ..permissions.decide import unreadable
+from ..permissions.rules import Rules
+
+
+def is_secret_name(path: Path) -> bool:
+    return path.name == ".env" or path.name.startswith(".env.")
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def folder_of(path: Path, folders: Iterable[Path]) -> Path | None:
+    """The workspace folder holding `path` as named and as resolved (None: outside all)."""
+    if not path.is_absolute():
+        return None
+    named = os.path.normpath(path)
+    real = os.path.realpath(path)
+    for folder in folders:
+        if _inside(named, os.path.normpath(folder)) and _inside(real, os.path.realpath(folder)):
+            return folder
+    return None
+
+
+@dataclass(frozen=True)
+class _Stamped:
+    stamp: tuple[int, ...]
+    value: object
+
+
+def stamp(*paths: Path) -> tuple[int, ...]:
+    """What changes when any of the files changes (or appears, or goes)."""
+    stamp: list[int] = []
+    for path in paths:
+        try:
+            status = os.stat(path)
+        except OSError:
+            stamp += [-1, -1, -1]
+        else:
+            stamp += [status.st_ino, status.st_mtime_ns, status.st_size]
+    return tuple(stamp)
+
+
+class Privacy:
+    """The decisions, with each folder's rules file and `.env` files read again only when
+    they change (a request per keystroke must not parse them each time)."""
+
+    def __init__(self) -> None:
+        self._rules: dict[Path, _Stamped] = {}
+        self._secrets: dict[Path, _Stamped] = {}
+
+    def project_rules(self, root: Path) -> Rules:
+        now = stamp(root / project_settings.SETTINGS_FILE)
+        cached = self._rules.get(root)
+        if cached is None or cached.stamp != now:
+            cached = _Stamped(now, project_settings.load(root).rules)
+            self._rules[root] = cached
+        assert isinstance(cached.value, Rules)
+        return cached.value
+
+    def secrets(self, root: Path) -> tuple[str, ...]:
+        """Every secret agentls knows of in this folder: the environment's, the user's
+        config `.env`'s and the folder's `.env`'s."""
+        now = stamp(environment.config_dir() / ".env", root / ".env")
+        cached = self._secrets.get(root)
+        if cached is None or cached.stamp != now:
+            cached = _Stamped(now, environment.load(root).secrets)
+            self._secrets[root] = cached
+        assert isinstance(cached.value, tuple)
+        return cached.value
+
+    def may_feed(self, path: Path | None, folders: Iterable[Path], rules: Rules) -> Path | None:
+        """The workspace folder of a document that may feed a prompt; None for any other."""
+        if path is None or is_secret_name(path):
+            return None
+        root = folder_of(path, folders)
+        if root is None:
+            return None
+        guarded = unreadable(rules + self.project_rules(root))
+        if any(rule.matches("read_file", {"path": str(path)}, root, "deny") for rule in guarded):
+            return None
+        return root
