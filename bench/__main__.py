@@ -28,6 +28,7 @@ from .big_repos import (
     undo_on,
 )
 from .checkpoints import CheckpointCost, checkpoint_cost, make_workspace
+from .completions import CompletionOverhead, completion_overhead
 from .editor import BenchEditor, server_command
 from .first_answers import FirstAnswer, time_to_initialize, time_to_prompt
 from .mcp_tools import MCP_TOOLS, with_mcp_tools
@@ -97,6 +98,10 @@ class Plan:
     overhead_files: int = 20_000
     background_files: int = 20_000
     """The repository a background task is started on."""
+    completion_rounds: int = 40
+    """Inline completions measured, after the warm-up ones."""
+    completion_model_seconds: float = 0.05
+    """The fake completion model's time per answer."""
 
 
 QUICK = Plan(
@@ -122,6 +127,7 @@ QUICK = Plan(
     batch_latency=0.2,
     overhead_files=300,
     background_files=300,
+    completion_rounds=5,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -159,6 +165,7 @@ class Results:
     overhead: TaskOverhead
     skills: WithSkills
     background: BackgroundStart
+    completion: CompletionOverhead
 
 
 async def measure(plan: Plan) -> Results:
@@ -222,6 +229,9 @@ async def measure(plan: Plan) -> Results:
         background = await asyncio.to_thread(
             background_start, home / "background", env, plan.background_files
         )
+        completion = await completion_overhead(
+            env, root, plan.completion_rounds, plan.completion_model_seconds
+        )
     return Results(
         plan,
         startup,
@@ -253,6 +263,7 @@ async def measure(plan: Plan) -> Results:
         overhead,
         skills,
         background,
+        completion,
     )
 
 
@@ -402,7 +413,22 @@ def rows(results: Results) -> list[Row]:
         *big_repository_rows(results),
         *batch_rows(results.batch, results.overhead),
         *background_rows(results.background),
+        _completion_row(results.completion),
     ]
+
+
+def _completion_row(overhead: CompletionOverhead) -> Row:
+    """agentls's own time per inline completion, beside the model's (the ratio column)."""
+    return at_most(
+        f"inline completion on a {overhead.lines:,}-line buffer: agentls's own time (request "
+        f"in, answer out, minus the model's exchange; median of {overhead.rounds} after "
+        "warm-up), beside the model's",
+        overhead.agentls_ms,
+        "ms",
+        20,
+        overhead.model_ms,
+        "the model",
+    )
 
 
 def batch_rows(speed: BatchSpeed, overhead: TaskOverhead) -> list[Row]:

@@ -27,7 +27,7 @@ def test_quick_bench_prints_every_measure() -> None:
         for line in done.stdout.splitlines()
         if line.startswith("| ") and not line.startswith(("| measure", "| ---"))
     }
-    assert len(rows) == 50, done.stdout
+    assert len(rows) == 51, done.stdout
     overhead = rows["fixed overhead: input tokens of the first request, one-word task"]
     assert overhead[-1].strip(" |") == "pass"
     with_mcp = rows["fixed overhead with 100 MCP tools configured (tool_search)"]

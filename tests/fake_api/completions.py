@@ -30,6 +30,9 @@ class Seen:
     body: dict[str, Any]
     headers: dict[str, str]
     received: float = field(default_factory=time.monotonic)
+    """When its body had arrived (time.monotonic)."""
+    answered: float | None = None
+    """When the answer had been written: the model's own time is `answered - received`."""
 
 
 def _fim_answer(path: str, text: str) -> dict[str, Any] | None:
@@ -94,7 +97,13 @@ class FakeCompletions:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 (the standard library's name)
+            def setup(self) -> None:
+                super().setup()
+                # Headers and body are written apart: without this, Nagle's algorithm holds
+                # the body for the client's delayed ACK (40 ms), which is no model's time.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 headers = {k.lower(): v for k, v in self.headers.items()}
@@ -120,6 +129,7 @@ class FakeCompletions:
                 except OSError:
                     fake._record(fake.disconnected, seen)
                     return
+                seen.answered = time.monotonic()
                 fake._record(fake.completed, seen)
 
             def _wait(self, seconds: float) -> bool:
