@@ -6,6 +6,7 @@ connection, the chat fallback, and what never reaches a prompt."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -71,6 +72,43 @@ async def test_on_it_is_advertised(root: Path, models: FakeCompletions) -> None:
     async with editor(root, models.url, initialization=enabled(models)) as client:
         assert client.answered is not None
         assert client.answered.capabilities.inline_completion_provider is not None
+
+
+def registers_inline_completions(capabilities: types.ClientCapabilities) -> None:
+    assert capabilities.text_document is not None
+    capabilities.text_document.inline_completion = types.InlineCompletionClientCapabilities(
+        dynamic_registration=True
+    )
+
+
+async def test_enabled_later_it_is_registered_and_disabled_it_is_withdrawn(
+    root: Path, models: FakeCompletions
+) -> None:
+    (root / "a.py").write_text("x = \n")
+    own = root.parent / "config" / "agentls" / "settings.json"
+    own.parent.mkdir(parents=True)
+    async with editor(root, models.url, capabilities=registers_inline_completions) as client:
+        assert client.answered is not None
+        assert client.answered.capabilities.inline_completion_provider is None
+        uri = client.open(root / "a.py")
+        own.write_text(json.dumps(enabled(models)))
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        for _ in range(200):
+            if client.registrations:
+                break
+            await asyncio.sleep(0.01)
+        (registration,) = client.registrations
+        assert registration.method == types.TEXT_DOCUMENT_INLINE_COMPLETION
+        assert len(await ask(client, uri, 0, 4)) == 1
+        own.write_text(json.dumps({"completions": {"enabled": False}}))
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        for _ in range(200):
+            if not client.registrations:
+                break
+            await asyncio.sleep(0.01)
+        assert client.registrations == []
+        assert await ask(client, uri, 0, 4) == []
+    assert len(models.requests) == 1
 
 
 async def test_the_unsaved_buffer_is_cut_at_the_cursor_and_the_answer_applies_in_utf16(
