@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import environment
-from ..config.settings import Settings
 from ..interfaces import ModelError
+from ..permissions.rules import Rules
 from .privacy import Privacy, stamp
 from .route import Route, route
+from .settings import CompletionSettings
 from .supersession import Supersession
 from .window import window
 from .wire import Answer, ModelClient, ModelFailed
@@ -30,6 +31,19 @@ class Request:
     """The cursor, as an offset into `text`."""
     path: Path | None
     """The document's file; None for one that is not a file (never completed)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the engine needs of the settings (the door reads them)."""
+
+    options: CompletionSettings
+    provider: str | None = None
+    """The agent's: where a model without a profile prefix runs."""
+    base_url: str | None = None
+    model: str | None = None
+    rules: Rules = field(default_factory=Rules)
+    """The user's permission rules: the paths they keep from reading feed no prompt."""
 
 
 @dataclass(frozen=True)
@@ -65,46 +79,44 @@ class Engine:
     supersession: Supersession = field(default_factory=Supersession)
     _route: _RouteCache = field(default_factory=_RouteCache)
 
-    def feeds(self, path: Path | None, settings: Settings, folders: Iterable[Path]) -> Path | None:
+    def feeds(self, path: Path | None, config: Config, folders: Iterable[Path]) -> Path | None:
         """The workspace folder of a document that may feed a prompt, else None."""
-        return self.privacy.may_feed(path, folders, settings.permissions)
+        return self.privacy.may_feed(path, folders, config.rules)
 
-    def route(self, settings: Settings) -> Route | str:
+    def route(self, config: Config) -> Route | str:
         """Where requests go, or why they cannot; the user's `.env` is read again only when
         it changes."""
         key = (
-            settings.completions,
-            settings.provider,
-            settings.base_url,
-            settings.model,
+            config.options,
+            config.provider,
+            config.base_url,
+            config.model,
             stamp(environment.config_dir() / ".env"),
         )
         if key != self._route.key:
             self._route = _RouteCache(key=key)
             try:
                 self._route.found = route(
-                    settings.completions,
-                    settings.provider,
-                    settings.base_url,
-                    settings.model,
+                    config.options,
+                    config.provider,
+                    config.base_url,
+                    config.model,
                     environment.user_client(),
                 )
             except ModelError as error:
                 self._route.problem = f"completions: {error}"
         return self._route.found or self._route.problem or "completions: no model"
 
-    async def complete(
-        self, request: Request, settings: Settings, folders: Iterable[Path]
-    ) -> Outcome:
+    async def complete(self, request: Request, config: Config, folders: Iterable[Path]) -> Outcome:
         """The inline completion at the cursor; nothing when off, for a document that may not
         feed a prompt, when superseded, or when the model fails (logged)."""
-        options = settings.completions
+        options = config.options
         if not options.enabled:
             return NOTHING
-        root = self.feeds(request.path, settings, folders)
+        root = self.feeds(request.path, config, folders)
         if root is None:
             return NOTHING
-        found = self.route(settings)
+        found = self.route(config)
         if isinstance(found, str):
             return Outcome(problem=found)
         secrets = self.privacy.secrets(root)

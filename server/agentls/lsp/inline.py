@@ -137,14 +137,21 @@ class InlineCompletions:
         settings = await self.settings()
         if not settings.completions.enabled:
             return types.InlineCompletionList(items=[])
-        from ..completions.engine import Request
+        from ..completions.engine import Config, Request
         from .positions import PositionFinder
 
         text = document.source
         offset = document.offset_at_position(params.position)
         path = to_fs_path(uri) if uri.startswith("file:") else None
         request = Request(uri, text, offset, Path(path) if path else None)
-        outcome = await self.engine.complete(request, settings, self.folders())
+        config = Config(
+            settings.completions,
+            settings.provider,
+            settings.base_url,
+            settings.model,
+            settings.permissions,
+        )
+        outcome = await self.engine.complete(request, config, self.folders())
         self._report(outcome)
         finder = PositionFinder(text, document.position_codec)
         items = [
