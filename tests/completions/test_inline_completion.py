@@ -222,7 +222,7 @@ async def test_five_quick_requests_leave_one_answer_and_close_the_others_calls(
         assert isinstance(answer, JsonRpcRequestCancelled) or list(answer.items) == []
     assert [item.insert_text for item in answers[4].items] == ["completion()"]
     assert len(models.completed) <= 2
-    assert len(models.requests) >= 4  # each one started its call before the next came
+    assert models.disconnected  # at least one call was running when the next came
     assert len(models.disconnected) == len(models.requests) - len(models.completed)
 
 
@@ -230,8 +230,11 @@ async def test_a_request_superseded_during_the_debounce_calls_no_model(
     root: Path, models: FakeCompletions
 ) -> None:
     (root / "a.py").write_text("x = \n")
-    async with editor(root, models.url, initialization=enabled(models, debounceMs=300)) as client:
+    options = enabled(models, debounceMs=1000)  # long: a loaded machine's delays stay inside it
+    async with editor(root, models.url, initialization=options) as client:
         uri = client.open(root / "a.py")
+        await ask(client, uri, 0, 4)  # warm: the settings read, the engine imported
+        models.requests.clear()
         first = asyncio.ensure_future(
             client.text_document_inline_completion_async(params(uri, 0, 4))
         )
