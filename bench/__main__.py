@@ -33,6 +33,7 @@ from .editor import BenchEditor, server_command
 from .first_answers import FirstAnswer, time_to_initialize, time_to_prompt
 from .mcp_tools import MCP_TOOLS, with_mcp_tools
 from .new_tools import new_tools_cost
+from .own_servers import OwnServers, own_servers
 from .report import (
     Row,
     added_at_most,
@@ -102,6 +103,8 @@ class Plan:
     """Inline completions measured, after the warm-up ones."""
     completion_model_seconds: float = 0.05
     """The fake completion model's time per answer."""
+    warm_edits: int = 10
+    """Edits under `-p` after the first, with agentls's own language servers started."""
 
 
 QUICK = Plan(
@@ -128,6 +131,7 @@ QUICK = Plan(
     overhead_files=300,
     background_files=300,
     completion_rounds=5,
+    warm_edits=3,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
 
@@ -166,6 +170,7 @@ class Results:
     skills: WithSkills
     background: BackgroundStart
     completion: CompletionOverhead
+    own_servers: OwnServers
 
 
 async def measure(plan: Plan) -> Results:
@@ -232,6 +237,7 @@ async def measure(plan: Plan) -> Results:
         completion = await completion_overhead(
             env, root, plan.completion_rounds, plan.completion_model_seconds
         )
+        eyes = await own_servers(home / "own-servers", env, plan.warm_edits)
     return Results(
         plan,
         startup,
@@ -264,6 +270,7 @@ async def measure(plan: Plan) -> Results:
         skills,
         background,
         completion,
+        eyes,
     )
 
 
@@ -414,6 +421,7 @@ def rows(results: Results) -> list[Row]:
         *batch_rows(results.batch, results.overhead),
         *background_rows(results.background),
         _completion_row(results.completion),
+        *own_server_rows(results.own_servers),
     ]
 
 
@@ -463,6 +471,37 @@ def batch_rows(speed: BatchSpeed, overhead: TaskOverhead) -> list[Row]:
             "s",
             None,
             "",
+        ),
+    ]
+
+
+def own_server_rows(eyes: OwnServers) -> list[Row]:
+    """agentls's own language servers under `-p`: side by side in one run, the same edits
+    with a server and with none, and the first request with a server found and with none."""
+    edits = f"{len(eyes.none.waits)} warm edit_file under -p"
+    waited = [
+        added_at_most(
+            f"{edits}, {server.servers}'s diagnostics awaited in each result: the wait per edit "
+            "(median; tool_use to the request with its result)",
+            server.wait * 1000,
+            "ms",
+            eyes.none.wait * 1000,
+            "no server",
+            1500,
+        )
+        for server in (eyes.ruff, eyes.pyright)
+        if server is not None
+    ]
+    return [
+        *waited,
+        added_at_most(
+            "input tokens of the first request with a language server found that navigates "
+            "(definition, references offered)",
+            eyes.navigating_tokens,
+            "tokens",
+            eyes.none.first_prompt_tokens,
+            "none found",
+            150,
         ),
     ]
 

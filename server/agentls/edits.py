@@ -115,12 +115,9 @@ def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return run[::-1]
 
 
-def line_hunks(old: str, new: str) -> list[Hunk]:
-    """The minimal line-wise hunks that turn `old` into `new`."""
-    a = lines_with_ends(old)
-    b = lines_with_ends(new)
-    # Strip the common ends first: difflib is quadratic-ish and most edits touch a few lines
-    # of a big file.
+def common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
+    """(head, tail): how many lines `a` and `b` share at their start, then at their end
+    (the two never overlap)."""
     head = 0
     limit = min(len(a), len(b))
     while head < limit and a[head] == b[head]:
@@ -128,6 +125,16 @@ def line_hunks(old: str, new: str) -> list[Hunk]:
     tail = 0
     while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
+    return head, tail
+
+
+def line_hunks(old: str, new: str) -> list[Hunk]:
+    """The minimal line-wise hunks that turn `old` into `new`."""
+    a = lines_with_ends(old)
+    b = lines_with_ends(new)
+    # Strip the common ends first: difflib is quadratic-ish and most edits touch a few lines
+    # of a big file.
+    head, tail = common_ends(a, b)
     a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
     a_base = sum(map(len, a[:head]))
     a_off, b_off = _offsets(a_mid), _offsets(b_mid)

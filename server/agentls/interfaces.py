@@ -424,7 +424,19 @@ class Place:
     """A symbol's name and kind, e.g. `class Parser`; empty for a definition or reference."""
 
 
-class LanguageServers(Protocol):
+class Navigation(Protocol):
+    """Where a symbol is defined or used: the editor's language servers in the LSP door,
+    agentls's own elsewhere (`tools/editor_tools.py` asks either alike)."""
+
+    async def places(
+        self, kind: Literal["definition", "references"], path: Path, line: int, before: str
+    ) -> list[Place] | None:
+        """Where the symbol at (`line`, just after the text `before` on it) is defined or
+        used; None when no server gave an answer in time."""
+        ...
+
+
+class LanguageServers(Navigation, Protocol):
     """What the editor's own language servers know, asked through the editor.
 
     Each method answers None when the editor does not serve it or gave no answer in time.
@@ -436,20 +448,14 @@ class LanguageServers(Protocol):
         file it has them for."""
         ...
 
-    async def places(
-        self, kind: Literal["definition", "references"], path: Path, line: int, before: str
-    ) -> list[Place] | None:
-        """Where the symbol at (`line`, just after the text `before` on it) is defined or used."""
-        ...
-
     async def symbols(self, query: str) -> list[Place] | None:
         """The workspace's symbols matching `query`."""
         ...
 
 
-class OwnLanguageServers(Protocol):
+class OwnLanguageServers(Navigation, Protocol):
     """Language servers agentls starts itself outside the LSP door (`eyes/`), asked after
-    each edit."""
+    each edit and by `definition` and `references`."""
 
     def known(self, path: Path) -> list[Problem] | None:
         """What the servers said of `path` last, without asking; None when none has."""

@@ -39,7 +39,7 @@ from .models.costs import Price, count, describe, price_of
 from .permissions.modes import SessionMode
 from .shell import launch, sandbox
 from .shell.subprocess_shell import RefusingShell, SubprocessShell
-from .tools import ToolContext
+from .tools import OWN_NAVIGATION, ToolContext
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +109,8 @@ class TaskSetup:
         # Outside the LSP door (no editor to ask): agentls's own eyes, if any are found.
         own = None if language else own_servers(workspace, self.settings, extensions.notify)
         tools.own_servers = own
+        if own is not None and own.navigates():
+            tools.extra_tools = extra_tools | OWN_NAVIGATION
         agent = Agent(
             self.model,
             tools,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +28,8 @@ def test_quick_bench_prints_every_measure() -> None:
         for line in done.stdout.splitlines()
         if line.startswith("| ") and not line.startswith(("| measure", "| ---"))
     }
-    assert len(rows) == 51, done.stdout
+    # The wait with pyright's diagnostics has a row where pyright-langserver is on PATH.
+    assert len(rows) == 53 + bool(shutil.which("pyright-langserver")), done.stdout
     overhead = rows["fixed overhead: input tokens of the first request, one-word task"]
     assert overhead[-1].strip(" |") == "pass"
     with_mcp = rows["fixed overhead with 100 MCP tools configured (tool_search)"]
@@ -45,6 +47,10 @@ def test_quick_bench_prints_every_measure() -> None:
     hunks = next(cells for name, cells in rows.items() if "hunks and LSP positions" in name)
     # A timing: its figure is the bench's to report, not a test's to assert (a loaded machine).
     assert "(difflib, whole file)" in hunks[2] and hunks[4] == "≤ 0.25x"
+    found = next(cells for name, cells in rows.items() if "language server found" in name)
+    assert "(none found)" in found[2] and found[-1].strip(" |") == "pass"
+    ruff = next(cells for name, cells in rows.items() if "ruff's diagnostics" in name)
+    assert "(no server)" in ruff[2] and ruff[4] == "≤ +1,500 ms"
     searches = [cells for name, cells in rows.items() if "files of real source" in name]
     assert len(searches) == 5 and all("counts as rg's" in cells[0] for cells in searches)
     assert "`python -m bench --quick`" in done.stdout and "cores" in done.stdout

@@ -1,17 +1,24 @@
 """A language server that misbehaves as told by its first argument, for agentls's own eyes:
 `silent` never answers `initialize`; `crash` exits when a file is opened; `deaf` answers
 `initialize` and then nothing, ignores SIGTERM and its input closing, and leaves a child in
-its process group. Each writes its environment (as JSON) to the file its second argument
-names, and its pid and its child's on lines of the file its third argument names."""
+its process group; `navigate` serves `textDocument/definition` (the line where the word at the
+position is assigned or defined, in the text last synced) and `references` (every line naming
+it), publishes no problem, and leaves at `exit`, or, as pyright does, when the process
+`initialize` named is not there; `refuse` is the same but answers both requests with an
+error. Each writes its environment (as JSON) to the file its second argument names, and its
+pid and its child's on lines of the file its third argument names."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
+from typing import Any
 
 
 def read(stream: object) -> dict[str, object] | None:
@@ -34,6 +41,71 @@ def send(message: dict[str, object]) -> None:
     sys.stdout.buffer.flush()
 
 
+def word_at(text: str, position: dict[str, int]) -> str:
+    """The word at an LSP position, its character counted in UTF-16 code units."""
+    line = text.splitlines()[position["line"]]
+    units = line.encode("utf-16-le")[: 2 * position["character"]]
+    start = len(units.decode("utf-16-le"))
+    match = re.match(r"\w+", line[start:])
+    return match.group() if match else ""
+
+
+def navigate(message: dict[str, Any], texts: dict[str, str]) -> list[dict[str, Any]]:
+    params = message["params"]
+    uri = params["textDocument"]["uri"]
+    word = word_at(texts[uri], params["position"])
+    lines = texts[uri].splitlines()
+    if message["method"] == "textDocument/definition":
+        wanted = re.compile(rf"^\s*(def |class )?{word}\b\s*[:=(]")
+    else:
+        wanted = re.compile(rf"\b{word}\b")
+    found = [n for n, line in enumerate(lines) if word and wanted.search(line)]
+    span = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    return [{"uri": uri, "range": {**span, "start": {"line": n, "character": 0}}} for n in found]
+
+
+def watch(pid: int | None) -> None:
+    """As vscode-languageserver's servers (pyright) do: leave when the client's process,
+    as `initialize` named it, is not there."""
+
+    def check() -> None:
+        while True:
+            try:
+                os.kill(pid, 0)  # type: ignore[arg-type]
+            except ProcessLookupError:
+                os._exit(4)
+            except PermissionError:
+                pass  # there, another user's
+            time.sleep(0.2)
+
+    if pid is not None:
+        threading.Thread(target=check, daemon=True).start()
+
+
+def serve(texts: dict[str, str], refuse: bool) -> None:
+    capabilities = {"textDocumentSync": 1, "definitionProvider": True, "referencesProvider": True}
+    while (message := read(sys.stdin)) is not None:
+        method = message.get("method")
+        params: Any = message.get("params")
+        if method == "initialize":
+            watch(params.get("processId"))
+            send({"id": message["id"], "result": {"capabilities": capabilities}})
+        elif method in ("textDocument/didOpen", "textDocument/didChange"):
+            document = params["textDocument"]
+            changes = params.get("contentChanges")
+            texts[document["uri"]] = changes[-1]["text"] if changes else document["text"]
+            found = {"uri": document["uri"], "version": document["version"], "diagnostics": []}
+            send({"method": "textDocument/publishDiagnostics", "params": found})
+        elif method in ("textDocument/definition", "textDocument/references") and refuse:
+            send({"id": message["id"], "error": {"code": -32603, "message": "no index yet"}})
+        elif method in ("textDocument/definition", "textDocument/references"):
+            send({"id": message["id"], "result": navigate(message, texts)})
+        elif method == "shutdown":
+            send({"id": message["id"], "result": None})
+        elif method == "exit":
+            return
+
+
 def main() -> None:
     mode, env_file, pids_file = sys.argv[1:4]
     with open(env_file, "w") as out:
@@ -42,6 +114,10 @@ def main() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     with open(pids_file, "a") as out:
         out.write(f"{os.getpid()}\n{child.pid}\n")
+    if mode in ("navigate", "refuse"):
+        serve({}, mode == "refuse")
+        child.kill()
+        return
     while (message := read(sys.stdin)) is not None:
         method = message.get("method")
         if method == "initialize" and mode != "silent":

@@ -21,6 +21,11 @@ class ServerGone(Exception):
     """The server closed its output, sent what is not LSP, or answered with an error."""
 
 
+class Refused(ServerGone):
+    """The server answered a request with an error: it is still there, for what else it
+    serves (a navigation request it failed), but not past `initialize`."""
+
+
 @dataclass
 class Published:
     """A file's latest diagnostics as the server pushed them, and how many pushes came."""
@@ -135,7 +140,7 @@ class Connection:
             answer = self._pending.get(ident) if isinstance(ident, int) else None
             if answer is not None and not answer.done():
                 if "error" in message:
-                    answer.set_exception(ServerGone(f"it answered {message['error']}"))
+                    answer.set_exception(Refused(f"it answered {message['error']}"))
                 else:
                     answer.set_result(message.get("result"))
         elif ident is not None:

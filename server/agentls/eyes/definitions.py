@@ -42,6 +42,9 @@ class ServerDefinition:
     startup_timeout: float = 10.0
     shutdown_timeout: float = 1.0
     disabled: bool = False
+    navigates: bool = True
+    """Whether it may answer `definition` and `references` (ruff's server does not): those
+    tools are offered only where one that may serves the workspace."""
 
     def serves(self, path: Path) -> str | None:
         """The languageId of `path` for this server, None when it does not serve it."""
@@ -124,9 +127,11 @@ _C = {".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp"}
 
 
 def _built_in(
-    name: str, command: str, languages: Mapping[str, str], *args: str
+    name: str, command: str, languages: Mapping[str, str], *args: str, navigates: bool = True
 ) -> ServerDefinition:
-    return ServerDefinition(name=name, command=command, extension_to_language=languages, args=args)
+    return ServerDefinition(
+        name=name, command=command, extension_to_language=languages, args=args, navigates=navigates
+    )
 
 
 BUILT_IN: tuple[tuple[ServerDefinition, ...], ...] = (
@@ -135,7 +140,7 @@ BUILT_IN: tuple[tuple[ServerDefinition, ...], ...] = (
         _built_in("pyright", "pyright-langserver", _PYTHON, "--stdio"),
         _built_in("basedpyright", "basedpyright-langserver", _PYTHON, "--stdio"),
     ),
-    (_built_in("ruff", "ruff", _PYTHON, "server"),),
+    (_built_in("ruff", "ruff", _PYTHON, "server", navigates=False),),
     (_built_in("typescript", "typescript-language-server", _TYPESCRIPT, "--stdio"),),
     (_built_in("gopls", "gopls", {".go": "go"}),),
     (_built_in("rust-analyzer", "rust-analyzer", {".rs": "rust"}),),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ _CAPABILITIES = {
     "textDocument": {
         "synchronization": {"dynamicRegistration": False},
         "publishDiagnostics": {"versionSupport": True},
+        "definition": {"linkSupport": True},
+        "references": {},
     },
     "workspace": {"configuration": True, "workspaceFolders": True},
 }
@@ -35,8 +38,13 @@ class LanguageServer:
         self._process = process
         self._connection = connection
         self._versions: dict[str, int] = {}
+        self._sent: dict[str, bytes] = {}
+        self._sending = asyncio.Lock()
+        """What each file's last text sent hashes to: a request about it needs no new sync."""
         # Its output may stay open after it exits (a child holds it): its exit ends it too.
         self._watch = asyncio.ensure_future(self._exited())
+        self.capabilities: dict[str, Any] = {}
+        """What the server said it serves, in its answer to `initialize`."""
 
     async def _exited(self) -> None:
         # Polled: asyncio's `wait()` returns only once the pipes close too.
@@ -81,14 +89,19 @@ class LanguageServer:
     async def _initialize(self, root: Path) -> None:
         folder = {"uri": root.as_uri(), "name": root.name}
         params = {
-            "processId": os.getpid(),
+            # None: in the sandbox's pid namespace agentls's pid names no process (or
+            # another), and servers that watch it (pyright) exit within seconds. The
+            # process groups' guardian ends a server if agentls dies.
+            "processId": None,
             "clientInfo": {"name": "agentls"},
             "rootUri": folder["uri"],
             "workspaceFolders": [folder],
             "capabilities": _CAPABILITIES,
             "initializationOptions": self.definition.initialization_options,
         }
-        await self._connection.request("initialize", params)
+        answer = await self._connection.request("initialize", params)
+        served = answer.get("capabilities") if isinstance(answer, dict) else None
+        self.capabilities = served if isinstance(served, dict) else {}
         await self._connection.notify("initialized", {})
         if self.definition.settings is not None:
             settings = {"settings": self.definition.settings}
@@ -107,19 +120,38 @@ class LanguageServer:
         """Send `text` as `path`'s whole content and await its diagnostics of that version,
         at most `wait` seconds (TimeoutError); raises ServerGone."""
         uri = path.as_uri()
-        version = self._versions.get(uri, 0) + 1
         before = self._connection.published.get(uri)
         count = before.count if before else 0
-        if version == 1:
-            document = {"uri": uri, "languageId": language, "version": 1, "text": text}
-            await self._connection.notify("textDocument/didOpen", {"textDocument": document})
-        else:
-            changed = {"uri": uri, "version": version}
-            params = {"textDocument": changed, "contentChanges": [{"text": text}]}
-            await self._connection.notify("textDocument/didChange", params)
-        self._versions[uri] = version
+        version = await self._send(uri, language, text, again=True)
         waiting = self._connection.published_after(uri, count, version)
         return await asyncio.wait_for(waiting, wait)
+
+    async def ask(self, method: str, path: Path, language: str, text: str, params: Any) -> Any:
+        """The answer to `method` about `path` (a position's request: `params` join its
+        `textDocument`), once the server has `text` as its content; raises ServerGone
+        (Refused for an error answer)."""
+        uri = path.as_uri()
+        await self._send(uri, language, text, again=False)
+        return await self._connection.request(method, {"textDocument": {"uri": uri}, **params})
+
+    async def _send(self, uri: str, language: str, text: str, again: bool) -> int:
+        """`text` as the file's next version (opened at the first), unless the server has it
+        already and not `again`; the version it has. One at a time: a file opens once."""
+        async with self._sending:
+            version = self._versions.get(uri, 0)
+            if not again and self._sent.get(uri) == _digest(text):
+                return version
+            version += 1
+            if version == 1:
+                document = {"uri": uri, "languageId": language, "version": 1, "text": text}
+                await self._connection.notify("textDocument/didOpen", {"textDocument": document})
+            else:
+                changed = {"uri": uri, "version": version}
+                params = {"textDocument": changed, "contentChanges": [{"text": text}]}
+                await self._connection.notify("textDocument/didChange", params)
+            self._versions[uri] = version
+            self._sent[uri] = _digest(text)
+            return version
 
     async def _shut_down(self) -> None:
         await self._connection.request("shutdown", None)
@@ -138,3 +170,7 @@ class LanguageServer:
             await asyncio.wait_for(self._process.wait(), 1.0)
         self._watch.cancel()
         await self._connection.close()
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()

@@ -12,8 +12,8 @@ from typing import Any, Literal
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
 
+from ..eyes.locations import line_of, path_of, place_of
 from ..interfaces import Place, Problem
 from .workspace import uri_of
 
@@ -64,36 +64,11 @@ def _list(value: Any) -> list[Any] | None:
     return [] if value == {} else None
 
 
-def _path(uri: Any) -> Path | None:
-    if not isinstance(uri, str) or not uri.startswith("file:"):
-        return None
-    path = to_fs_path(uri)
-    return Path(path) if path else None
-
-
-def _line(range_: Any) -> int | None:
-    """The 1-based line a JSON Range starts on."""
-    try:
-        line = range_["start"]["line"]
-    except (KeyError, TypeError):
-        return None
-    return line + 1 if isinstance(line, int) and not isinstance(line, bool) and line >= 0 else None
-
-
-def _place(location: Any, name: str = "") -> Place | None:
-    """A Location, or a LocationLink, as a Place; None for one that is malformed."""
-    if not isinstance(location, dict):
-        return None
-    path = _path(location.get("uri", location.get("targetUri")))
-    line = _line(location.get("range", location.get("targetSelectionRange")))
-    return Place(path, line, name) if path is not None and line is not None else None
-
-
 def _problem(path: Path, diagnostic: Any) -> Problem | None:
     """An LSP Diagnostic as a Problem; None for one that is malformed."""
     if not isinstance(diagnostic, dict) or not isinstance(diagnostic.get("message"), str):
         return None
-    line = _line(diagnostic.get("range"))
+    line = line_of(diagnostic.get("range"))
     source = diagnostic.get("source")
     severity = _SEVERITIES.get(diagnostic.get("severity", 1), "error")
     if line is None:
@@ -138,7 +113,7 @@ class ClientLanguageServers:
             return None
         problems: dict[Path, list[Problem]] = {}
         for item in items:
-            path = _path(item.get("uri")) if isinstance(item, dict) else None
+            path = path_of(item.get("uri")) if isinstance(item, dict) else None
             if path is not None:
                 found = (_problem(path, d) for d in _list(item.get("diagnostics")) or [])
                 problems.setdefault(path, []).extend(p for p in found if p is not None)
@@ -155,7 +130,7 @@ class ClientLanguageServers:
         locations = await self._ask_list(f"agent/{kind}", params, "locations")
         if locations is None:
             return None
-        return [p for p in map(_place, locations) if p is not None]
+        return [p for p in map(place_of, locations) if p is not None]
 
     async def symbols(self, query: str) -> list[Place] | None:
         symbols = await self._ask_list("agent/symbols", {"query": query}, "symbols")
@@ -165,7 +140,7 @@ class ClientLanguageServers:
         for symbol in symbols:
             if isinstance(symbol, dict) and isinstance(symbol.get("name"), str):
                 name = f"{_kind(symbol.get('kind'))} {symbol['name']}"
-                place = _place(symbol.get("location"), name)
+                place = place_of(symbol.get("location"), name)
                 if place is not None:
                     places.append(place)
         return places

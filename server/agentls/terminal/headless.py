@@ -11,7 +11,8 @@ and every command run but those a permission rule asks for (`HeadlessApprover`);
 edits are declined and only the `allowedCommands` run, and the model is told that no one
 could approve the rest. What the project asked to run (its MCP servers, its hooks) is not
 approved by anyone: the answer's `notApproved` (json), a `note` event (stream-json) or a
-line on stderr (text) says so."""
+line on stderr (text) says so. What agentls tells the user on the way (a language server or an
+MCP server that is out) is a `note` event (stream-json), else a line on stderr."""
 
 from __future__ import annotations
 
@@ -33,7 +34,9 @@ NOBODY_TO_ASK = "nobody could approve it: agentls run -p without --yes"
 
 
 class Events:
-    """Each event as one line of JSON (stream-json), or nothing (text, json)."""
+    """Each event as one line of JSON (stream-json); in text and json, only a `note` (what
+    agentls tells the user: a language server or an MCP server that is out), as a line on
+    stderr, stdout keeping the answer alone."""
 
     def __init__(self, stream: TextIO, streaming: bool) -> None:
         self.stream = stream
@@ -43,6 +46,9 @@ class Events:
         if self.streaming:
             self.stream.write(json.dumps({"type": kind, **fields}, ensure_ascii=False) + "\n")
             self.stream.flush()
+        elif kind == "note" and isinstance(fields.get("text"), str):
+            sys.stderr.write(visible(fields["text"], lines=False) + "\n")
+            sys.stderr.flush()
 
 
 class HeadlessWorkspace(DiskWorkspace):

@@ -30,6 +30,7 @@ from .web_fetch import WEB_FETCH
 
 __all__ = [
     "OPTIONAL_TOOLS",
+    "OWN_NAVIGATION",
     "TOOLS",
     "Tool",
     "ToolContext",
@@ -57,6 +58,9 @@ _EYES = (DIAGNOSTICS, DEFINITION, REFERENCES, SYMBOLS)  # each `optional`
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (*_CORE, *_EYES)}
 OPTIONAL_TOOLS = frozenset(name for name, tool in TOOLS.items() if tool.optional)
 """Tools offered only in a task whose front end can serve them (`ToolContext.extra_tools`)."""
+OWN_NAVIGATION = frozenset((DEFINITION.name, REFERENCES.name))
+"""Those agentls's own language servers serve outside the LSP door, where one serves the
+workspace."""
 
 
 def offered(context: ToolContext) -> dict[str, Tool]:

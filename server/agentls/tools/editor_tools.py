@@ -1,5 +1,7 @@
-"""The editor's eyes: its language servers' diagnostics and navigation, offered only where a
-front end can ask them (`ToolContext.language`), and the new problems an edit brings."""
+"""The eyes: the language servers' diagnostics and navigation, and the new problems an edit
+brings. In the LSP door the editor's servers are asked (`ToolContext.language`), offered
+where the client serves them; elsewhere agentls's own (`ToolContext.own_servers`), whose
+`definition` and `references` are offered where one of them serves the workspace."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Any, Literal
 
 from ..disk.paths import relative, resolve
 from ..edits import text_lines
-from ..interfaces import LanguageServers, Place, Problem
+from ..interfaces import LanguageServers, Navigation, Place, Problem
 from .base import BeforeChange, Handler, Tool, ToolContext, ToolError
 
 MAX_NEW_PROBLEMS = 10
@@ -108,8 +110,18 @@ def _listed(lines: list[str], total: int, what: str, outside: int = 0) -> str:
     return "\n".join(shown) if shown else f"No {what}."
 
 
-def _no_answer(tool: str) -> ToolError:
-    return ToolError(f"{tool}: the editor gave no answer in time; try again, or use grep")
+def _no_answer(tool: str, who: str = "the editor") -> ToolError:
+    return ToolError(f"{tool}: {who} gave no answer in time; try again, or use grep")
+
+
+def _navigation_source(context: ToolContext, tool: str) -> tuple[Navigation, str]:
+    """Who answers `tool`: the editor where the door offers it, else agentls's own servers
+    (offered only then)."""
+    servers = _servers(context, tool)
+    if servers is not None:
+        return servers, "the editor"
+    assert context.own_servers is not None  # offered only then
+    return context.own_servers, "the language servers"
 
 
 async def diagnostics(context: ToolContext, arguments: dict[str, Any], _: BeforeChange) -> str:
@@ -150,8 +162,7 @@ async def _places(context: ToolContext, places: list[Place], what: str) -> str:
 async def _navigate(
     context: ToolContext, kind: Literal["definition", "references"], arguments: dict[str, Any]
 ) -> str:
-    servers = _servers(context, kind)
-    assert servers is not None  # offered only then
+    servers, who = _navigation_source(context, kind)
     target = resolve(context.workspace.root, arguments["path"])
     try:
         lines = text_lines(await context.workspace.read_text(target))
@@ -165,7 +176,7 @@ async def _navigate(
         raise ToolError(f"{symbol!r} is not on line {number}, which reads: {lines[number - 1]}")
     places = await servers.places(kind, target, number, lines[number - 1][:column])
     if places is None:
-        raise _no_answer(kind)
+        raise _no_answer(kind, who)
     return await _places(context, places, "definitions" if kind == "definition" else kind)
 
 
@@ -186,12 +197,13 @@ async def symbols(context: ToolContext, arguments: dict[str, Any], _: BeforeChan
     return await _places(context, places, "symbols")
 
 
-_PATH: dict[str, Any] = {"type": "string", "description": "File relative to the root."}
 _AT: dict[str, dict[str, Any]] = {
-    "path": _PATH,
-    "line": {"type": "integer", "minimum": 1, "description": "Line (as read_file numbers)."},
-    "symbol": {"type": "string", "description": "The name, as written on that line."},
+    "path": {"type": "string"},
+    "line": {"type": "integer", "minimum": 1},
+    "symbol": {"type": "string"},
 }
+"""Named in the navigation tools' one-line descriptions: they cost every task's first request
+where they are offered (the bench's row, at most +150 tokens for the two)."""
 
 DIAGNOSTICS = Tool(
     name="diagnostics",
@@ -208,7 +220,7 @@ DIAGNOSTICS = Tool(
 def _navigation(name: str, what: str, handler: Handler) -> Tool:
     return Tool(
         name=name,
-        description=f"Where a symbol is {what}, by the editor's language servers.",
+        description=f"Where `symbol`, as written on `line` of `path`, is {what}.",
         properties=_AT,
         required=("path", "line", "symbol"),
         handler=handler,
