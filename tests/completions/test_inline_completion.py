@@ -117,7 +117,8 @@ async def test_the_unsaved_buffer_is_cut_at_the_cursor_and_the_answer_applies_in
     (root / "a.py").write_text("saved = 1\n")
     models.answer = lambda _path, _body: "(ß, 'ok')"
     buffer = "# naïve 😀 données\nvalue = f😀ĳ\nend = 2\n"
-    async with editor(root, models.url, initialization=enabled(models)) as client:
+    options = enabled(models, nextEdit=False)  # the completion alone, for this buffer
+    async with editor(root, models.url, initialization=options) as client:
         uri = client.open(root / "a.py")
         client.type_text(uri, buffer)  # unsaved: the disk still holds `saved = 1`
         # After `f😀ĳ` on line 1: the emoji is two UTF-16 units, so column 12.

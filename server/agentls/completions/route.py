@@ -46,6 +46,15 @@ class Route:
     """Where the fill-in-the-middle request is posted."""
 
     @property
+    def raw_url(self) -> str:
+        """Where a raw prompt is completed (Zeta's next edit): the FIM route's server, at
+        its plain completion (llama.cpp's `/completion`; Ollama's `/api/generate` with `raw`;
+        OpenAI's `/completions` without a suffix)."""
+        if self.fim == "llamacpp":
+            return self.fim_url.removesuffix("/infill") + "/completion"
+        return self.fim_url
+
+    @property
     def chat_url(self) -> str:
         base = self.endpoint.base_url.rstrip("/")
         if self.endpoint.profile.wire == "anthropic":

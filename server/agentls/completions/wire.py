@@ -76,20 +76,30 @@ class ModelClient:
 
     async def fill(self, route: Route, window: Window, max_tokens: int) -> Answer:
         """The text for the cursor: FIM first, the chat prompt when there is no FIM."""
+        fim = fim_body(route, window, max_tokens) if route.fim != "none" else None
+        chat = chat_body(route, f"{window.prefix}{CURSOR}{window.suffix}", max_tokens)
+        return await self._either(route, route.fim_url, fim, chat)
+
+    async def rewrite(self, route: Route, prompt: str, max_tokens: int, stop: str) -> Answer:
+        """The model's continuation of a raw prompt (Zeta's, which it was trained on), up to
+        `stop`; through the chat route where there is no raw completion."""
+        raw = raw_body(route, prompt, max_tokens, stop) if route.fim != "none" else None
+        chat = chat_body(route, prompt, max_tokens, system=None)
+        return await self._either(route, route.raw_url, raw, chat)
+
+    async def _either(
+        self, route: Route, url: str, body: dict[str, Any] | None, chat: dict[str, Any]
+    ) -> Answer:
+        """`body` posted to `url` in the route's own format, else (none, or refused) `chat`
+        to its chat route, whose answer loses a code fence around it."""
         started = time.perf_counter()
-        if route.fim != "none":
+        if body is not None:
             try:
-                body = fim_body(route, window, max_tokens)
-                data = await self._post(route.fim_url, route.headers(fim=True), body, True)
+                data = await self._post(url, route.headers(fim=True), body, True)
                 return Answer(fim_text(route, data), time.perf_counter() - started)
             except _Refused:
                 pass
-        data = await self._post(
-            route.chat_url,
-            route.headers(fim=False),
-            chat_body(route, f"{window.prefix}{CURSOR}{window.suffix}", max_tokens),
-            False,
-        )
+        data = await self._post(route.chat_url, route.headers(fim=False), chat, False)
         return Answer(without_fence(chat_text(route, data)), time.perf_counter() - started)
 
     async def _post(self, url: str, headers: dict[str, str], body: Any, fim: bool) -> Any:
@@ -141,6 +151,28 @@ def fim_body(route: Route, window: Window, max_tokens: int) -> dict[str, Any]:
     }
 
 
+def raw_body(route: Route, prompt: str, max_tokens: int, stop: str) -> dict[str, Any]:
+    if route.fim == "llamacpp":
+        return {"prompt": prompt, "n_predict": max_tokens, "stop": [stop], "stream": False}
+    if route.fim == "ollama":
+        options = {"num_predict": max_tokens, "temperature": 0, "stop": [stop]}
+        return {
+            "model": route.model,
+            "prompt": prompt,
+            "raw": True,
+            "stream": False,
+            "options": options,
+        }
+    return {
+        "model": route.model,
+        "prompt": prompt,
+        "max_tokens": max_tokens,
+        "temperature": 0,
+        "stop": [stop],
+        "stream": False,
+    }
+
+
 def _field(data: Any, *path: str | int) -> str:
     for step in path:
         try:
@@ -160,23 +192,16 @@ def fim_text(route: Route, data: Any) -> str:
     return _field(data, "choices", 0, "text")
 
 
-def chat_body(route: Route, prompt: str, max_tokens: int) -> dict[str, Any]:
+def chat_body(
+    route: Route, prompt: str, max_tokens: int, system: str | None = _SYSTEM
+) -> dict[str, Any]:
     profile = route.endpoint.profile
+    user = {"role": "user", "content": prompt}
     if profile.wire == "anthropic":
-        return {
-            "model": route.model,
-            "max_tokens": max_tokens,
-            "system": _SYSTEM,
-            "messages": [{"role": "user", "content": prompt}],
-        }
-    return {
-        "model": route.model,
-        profile.max_tokens_field: max_tokens,
-        "messages": [
-            {"role": "system", "content": _SYSTEM},
-            {"role": "user", "content": prompt},
-        ],
-    }
+        body = {"model": route.model, "max_tokens": max_tokens, "messages": [user]}
+        return body if system is None else {**body, "system": system}
+    first = [] if system is None else [{"role": "system", "content": system}]
+    return {"model": route.model, profile.max_tokens_field: max_tokens, "messages": [*first, user]}
 
 
 def chat_text(route: Route, data: Any) -> str:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
-from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,9 +19,12 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..completions import settings as completion_settings
+from .inline_shapes import completion_items, plain
 
 if TYPE_CHECKING:
-    from ..completions.engine import Engine, Outcome
+    from pygls.workspace import TextDocument
+
+    from ..completions.engine import Config, Engine, Outcome
     from ..config.settings import Settings
     from .agent_server import AgentServer
 
@@ -55,8 +56,8 @@ class InlineCompletions:
         self._settings: Settings | None = None
         self.registered = False
         self._refreshing: asyncio.Future[None] | None = None
-        self.timings: deque[tuple[float, float]] = deque(maxlen=1000)
-        """(seconds in the handler, seconds of them in the model's exchange), per answer."""
+        self._seen: dict[str, str] = {}
+        """Each open document's text as of its last change (while next edits may be on)."""
 
     def answered_initialize(self, capabilities: types.ServerCapabilities) -> None:
         """Keep `inlineCompletionProvider` in the initialize answer only when enabled."""
@@ -128,42 +129,82 @@ class InlineCompletions:
         return [Path(path) for path in paths if path]
 
     async def complete(self, params: types.InlineCompletionParams) -> types.InlineCompletionList:
-        started = time.perf_counter()
-        await self.server.prove()
         uri = params.text_document.uri
+        asked = await self._ask(uri, params.position, fill=True)
+        if asked is None:
+            return types.InlineCompletionList(items=[])
+        outcome, text, document = asked
+        return types.InlineCompletionList(
+            items=completion_items(outcome, text, document.position_codec, params.position.line)
+        )
+
+    async def inline_edit(self, raw: Any) -> dict[str, Any]:
+        """Copilot LS's `textDocument/copilotInlineEdit`: the next edits only."""
+        from ..completions.copilot_inline_edit import inline_edits, parse_params
+
+        asked_for = parse_params(plain(raw))  # a JSON-RPC InvalidParams on a bad shape
+        document = self.server.workspace.text_documents.get(asked_for.uri)
+        if document is None or document.version != asked_for.version:
+            return {"edits": []}  # not open, or changed since: its edits would be stale
+        position = types.Position(asked_for.line, asked_for.character)
+        asked = await self._ask(asked_for.uri, position, fill=False)
+        if asked is None:
+            return {"edits": []}
+        outcome, text, document = asked
+        return inline_edits(
+            outcome.edits, text, asked_for.uri, asked_for.version, document.position_codec
+        )
+
+    async def _ask(
+        self, uri: str, position: types.Position, fill: bool
+    ) -> tuple[Outcome, str, TextDocument] | None:
+        """The engine's outcome for an open document's buffer and cursor; None when the
+        document is not open or completions are off."""
+        await self.server.prove()
         document = self.server.workspace.text_documents.get(uri)
         if document is None:  # not open: no buffer of the user's to complete
-            return types.InlineCompletionList(items=[])
+            return None
         settings = await self.settings()
         if not settings.completions.enabled:
-            return types.InlineCompletionList(items=[])
-        from ..completions.engine import Config, Request
-        from .positions import PositionFinder
+            return None
+        from ..completions.engine import Request
 
         text = document.source
-        offset = document.offset_at_position(params.position)
-        path = to_fs_path(uri) if uri.startswith("file:") else None
-        request = Request(uri, text, offset, Path(path) if path else None)
-        config = Config(
-            settings.completions,
-            settings.provider,
-            settings.base_url,
-            settings.model,
-            settings.permissions,
-        )
-        outcome = await self.engine.complete(request, config, self.folders())
+        offset = document.offset_at_position(position)
+        request = Request(uri, text, offset, position.line, _path(uri))
+        outcome = await self.engine.complete(request, _config(settings), self.folders(), fill)
         self._report(outcome)
-        finder = PositionFinder(text, document.position_codec)
-        items = [
-            types.InlineCompletionItem(
-                insert_text=found.text,
-                range=types.Range(finder.position(found.start), finder.position(found.end)),
-            )
-            for found in sorted(outcome.suggestions, key=lambda s: (s.start, s.end))
-        ]
-        if items:
-            self.timings.append((time.perf_counter() - started, outcome.model_seconds))
-        return types.InlineCompletionList(items=items)
+        return outcome, text, document
+
+    def opened(self, uri: str, text: str) -> None:
+        if self._tracking():
+            self._seen[uri] = text
+
+    def changed(self, uri: str, after: str) -> None:
+        """Feed the edit history (whole texts before and after one didChange)."""
+        before = self._seen.get(uri)
+        if not self._tracking() or before is None:
+            return
+        self._seen[uri] = after
+        if self._settings is not None:
+            self._record(uri, before, after, self._settings)
+        else:  # the settings arrive with the first request; the edits wait for them in order
+            recording = asyncio.ensure_future(self._record_later(uri, before, after))
+            recording.add_done_callback(_log_failure)
+
+    async def _record_later(self, uri: str, before: str, after: str) -> None:
+        self._record(uri, before, after, await self.settings())
+
+    def _record(self, uri: str, before: str, after: str, settings: Settings) -> None:
+        config = _config(settings)
+        self.engine.record(uri, _path(uri), before, after, config, self.folders())
+
+    def _tracking(self) -> bool:
+        """Whether completions may be on: only then are documents' texts kept."""
+        if self._settings is not None:
+            options = self._settings.completions
+            return options.enabled and options.next_edit
+        return self.enabled_at_start or self.registered
 
     def _report(self, outcome: Outcome) -> None:
         problem = outcome.problem
@@ -176,14 +217,30 @@ class InlineCompletions:
         self._refreshing.add_done_callback(_log_failure)
 
     def closed(self, uri: str) -> None:
+        self._seen.pop(uri, None)
         if self._engine is not None:
-            self._engine.supersession.supersede(uri)
+            self._engine.forget(uri)
 
 
 async def inline_completion(
     ls: AgentServer, params: types.InlineCompletionParams
 ) -> types.InlineCompletionList:
     return await ls.completions.complete(params)
+
+
+async def copilot_inline_edit(ls: AgentServer, params: Any) -> dict[str, Any]:
+    return await ls.completions.inline_edit(params)
+
+
+def did_open(ls: AgentServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.completions.opened(params.text_document.uri, params.text_document.text)
+
+
+def did_change(ls: AgentServer, params: types.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    document = ls.workspace.text_documents.get(uri)
+    if document is not None:
+        ls.completions.changed(uri, document.source)
 
 
 def did_close(ls: AgentServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -194,6 +251,23 @@ def did_change_configuration(ls: AgentServer, params: types.DidChangeConfigurati
     """The settings are read again for completions (a task pulls its own at its start)."""
     if ls.completions.enabled_at_start or ls.completions.registered or _may_enable():
         ls.completions.refresh_soon()
+
+
+def _path(uri: str) -> Path | None:
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return Path(path) if path else None
+
+
+def _config(settings: Settings) -> Config:
+    from ..completions.engine import Config
+
+    return Config(
+        settings.completions,
+        settings.provider,
+        settings.base_url,
+        settings.model,
+        settings.permissions,
+    )
 
 
 def _may_enable() -> bool:

@@ -11,7 +11,17 @@ from lsprotocol import types
 
 from .agent_server import AgentServer
 from .command_table import COMMANDS
-from .inline import did_change_configuration, did_close, inline_completion
+from .inline import (
+    copilot_inline_edit,
+    did_change,
+    did_change_configuration,
+    did_close,
+    did_open,
+    inline_completion,
+)
+
+COPILOT_INLINE_EDIT = "textDocument/copilotInlineEdit"
+"""Copilot LS's next-edit request, for clients built for it (docs/completions.md)."""
 
 
 def _initialize(ls: AgentServer, params: types.InitializeParams) -> None:
@@ -56,7 +66,10 @@ def make_server() -> AgentServer:
     server.feature(types.TEXT_DOCUMENT_DID_SAVE)(_did_save)
     # A task pulls its own settings at its start; completions read them again on a change.
     server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
     server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
+    server.feature(COPILOT_INLINE_EDIT)(copilot_inline_edit)
     server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())(
         inline_completion
     )
