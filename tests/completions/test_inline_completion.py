@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -318,3 +319,23 @@ async def test_agent_run_task_works_on_the_same_server(
         assert len(await ask(client, uri, 0, 4)) == 1
     assert result["status"] == "done"
     assert len(fake.requests) == 1 and len(models.requests) == 2
+
+
+async def test_a_model_server_that_is_down_gives_nothing_and_its_password_is_not_logged(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (root / "a.py").write_text("x = \n")
+    with socket.socket() as taken:  # a port with nothing listening on it
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+    down = {
+        "enabled": True,
+        "model": "ollama/m",
+        "baseUrl": f"http://me:pw-0123456789@127.0.0.1:{port}",
+    }
+    async with editor(root, "http://127.0.0.1:9", initialization={"completions": down}) as client:
+        uri = client.open(root / "a.py")
+        assert await ask(client, uri, 0, 4) == []
+    failures = [r.getMessage() for r in caplog.records if "completion failed" in r.getMessage()]
+    assert failures and f"http://127.0.0.1:{port}/api/generate" in failures[0]
+    assert not any("pw-0123456789" in r.getMessage() for r in caplog.records)

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx2
 
+from ..models.providers import shown_url
 from .route import Route
 from .window import Window
 
@@ -106,23 +107,24 @@ class ModelClient:
         try:
             return await self._exchange(url, headers, body, fim)
         except httpx2.HTTPError as error:  # refused, timed out, cut off
-            raise ModelFailed(f"{url}: {type(error).__name__}: {error}") from None
+            # Its message may hold the URL with a password in it: only its kind is told.
+            raise ModelFailed(f"{shown_url(url)}: {type(error).__name__}") from None
 
     async def _exchange(self, url: str, headers: dict[str, str], body: Any, fim: bool) -> Any:
         async with self._http().stream("POST", url, headers=headers, json=body) as response:
             if fim and response.status_code in REFUSED:
                 raise _Refused
             if response.status_code >= 400:
-                raise ModelFailed(f"{url} answered HTTP {response.status_code}")
+                raise ModelFailed(f"{shown_url(url)} answered HTTP {response.status_code}")
             data = bytearray()
             async for chunk in response.aiter_bytes():
                 data += chunk
                 if len(data) > MAX_ANSWER:
-                    raise ModelFailed(f"{url} answered more than {MAX_ANSWER} bytes")
+                    raise ModelFailed(f"{shown_url(url)} answered more than {MAX_ANSWER} bytes")
         try:
             return json.loads(data)
         except ValueError as error:
-            raise ModelFailed(f"{url} answered what is not JSON ({error})") from None
+            raise ModelFailed(f"{shown_url(url)} answered what is not JSON ({error})") from None
 
 
 def fim_body(route: Route, window: Window, max_tokens: int) -> dict[str, Any]:
