@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from ..completions import settings as completion_settings
@@ -47,7 +48,7 @@ def _light_user_settings() -> dict[str, Any]:
 
 class InlineCompletions:
     """The server's completions: the engine, the settings it last read, what is advertised,
-    and each request's timings (agentls's own time beside the model's)."""
+    and the open documents' last texts (for the edit history)."""
 
     def __init__(self, server: AgentServer) -> None:
         self.server = server
@@ -92,6 +93,8 @@ class InlineCompletions:
         """Read the settings again; register or withdraw the capability if that changed."""
         self._settings = await self.server.settings()
         enabled = self._settings.completions.enabled
+        if not self._tracking():
+            self._seen.clear()
         if enabled and not self.enabled_at_start and not self.registered:
             self.registered = await self._register(True)
         elif not enabled and self.registered:
@@ -117,7 +120,9 @@ class InlineCompletions:
                     types.UnregistrationParams([types.Unregistration(REGISTRATION, method)])
                 )
         except Exception as error:  # the client's refusal: completions stay as they were
-            log.warning("client/%sCapability failed: %s", "register" if register else "un", error)
+            log.warning(
+                "client/%sCapability failed: %s", "register" if register else "unregister", error
+            )
             return False
         return True
 
@@ -140,9 +145,16 @@ class InlineCompletions:
 
     async def inline_edit(self, raw: Any) -> dict[str, Any]:
         """Copilot LS's `textDocument/copilotInlineEdit`: the next edits only."""
-        from ..completions.copilot_inline_edit import inline_edits, parse_params
+        from ..completions.copilot_inline_edit import (
+            InlineEditParamsError,
+            inline_edits,
+            parse_params,
+        )
 
-        asked_for = parse_params(plain(raw))  # a JSON-RPC InvalidParams on a bad shape
+        try:
+            asked_for = parse_params(plain(raw))
+        except InlineEditParamsError as error:
+            raise JsonRpcInvalidParams(str(error)) from None
         document = self.server.workspace.text_documents.get(asked_for.uri)
         if document is None or document.version != asked_for.version:
             return {"edits": []}  # not open, or changed since: its edits would be stale
@@ -182,10 +194,12 @@ class InlineCompletions:
 
     def changed(self, uri: str, after: str) -> None:
         """Feed the edit history (whole texts before and after one didChange)."""
-        before = self._seen.get(uri)
-        if not self._tracking() or before is None:
+        if not self._tracking():
+            self._seen.pop(uri, None)
             return
-        self._seen[uri] = after
+        before, self._seen[uri] = self._seen.get(uri), after
+        if before is None:  # tracked from now on (next edits were turned on since it opened)
+            return
         if self._settings is not None:
             self._record(uri, before, after, self._settings)
         else:  # the settings arrive with the first request; the edits wait for them in order
