@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from tests.fake_api.completions import FakeCompletions
+from tests.fake_api.completions import FakeCompletions, inline_params
 
 from .big_file_edit import source_lines
 from .editor import BenchEditor, server_command
@@ -32,16 +32,6 @@ class CompletionOverhead:
     """Median of the model's exchange: its request arrived to its answer written."""
 
 
-def _params(uri: str, line: int, character: int) -> types.InlineCompletionParams:
-    return types.InlineCompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        position=types.Position(line, character),
-        context=types.InlineCompletionContext(
-            trigger_kind=types.InlineCompletionTriggerKind.Automatic
-        ),
-    )
-
-
 async def completion_overhead(
     env: dict[str, str], root: Path, rounds: int, model_seconds: float
 ) -> CompletionOverhead:
@@ -59,7 +49,9 @@ async def completion_overhead(
             for round_ in range(WARM_UP + rounds):
                 line = (round_ * 37) % LINES  # a different cursor each time, as typing moves it
                 started = time.perf_counter()
-                answer = await editor.text_document_inline_completion_async(_params(uri, line, 4))
+                answer = await editor.text_document_inline_completion_async(
+                    inline_params(uri, line, 4)
+                )
                 seconds = time.perf_counter() - started
                 seen = models.completed[-1]
                 if not isinstance(answer, types.InlineCompletionList) or not answer.items:

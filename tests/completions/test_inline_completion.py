@@ -9,7 +9,7 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from editor_client import EditorClient, editor
 from fake_api import FakeAnthropic, reply, text
-from fake_api.completions import FakeCompletions
+from fake_api.completions import FakeCompletions, inline_params
 from lsp_text import apply_text_edits
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
@@ -41,18 +41,8 @@ async def completing(root: Path, api_url: str, **options: Any) -> AsyncIterator[
         yield client
 
 
-def params(uri: str, line: int, character: int) -> types.InlineCompletionParams:
-    return types.InlineCompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        position=types.Position(line, character),
-        context=types.InlineCompletionContext(
-            trigger_kind=types.InlineCompletionTriggerKind.Automatic
-        ),
-    )
-
-
 async def ask(client: EditorClient, uri: str, line: int, character: int) -> list[Any]:
-    answer = await client.text_document_inline_completion_async(params(uri, line, character))
+    answer = await client.text_document_inline_completion_async(inline_params(uri, line, character))
     assert isinstance(answer, types.InlineCompletionList)
     return list(answer.items)
 
@@ -75,6 +65,13 @@ async def test_on_it_is_advertised(root: Path, models: FakeCompletions) -> None:
         assert client.answered.capabilities.inline_completion_provider is not None
 
 
+async def until(check: Callable[[], bool], seconds: float = 2) -> None:
+    """Return once `check()` holds (the server acts on a notification in its own time)."""
+    deadline = time.monotonic() + seconds
+    while not check() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+
+
 def registers_inline_completions(capabilities: types.ClientCapabilities) -> None:
     assert capabilities.text_document is not None
     capabilities.text_document.inline_completion = types.InlineCompletionClientCapabilities(
@@ -94,19 +91,13 @@ async def test_enabled_later_it_is_registered_and_disabled_it_is_withdrawn(
         uri = client.open(root / "a.py")
         own.write_text(json.dumps(enabled(models)))
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-        for _ in range(200):
-            if client.registrations:
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda: bool(client.registrations))
         (registration,) = client.registrations
         assert registration.method == types.TEXT_DOCUMENT_INLINE_COMPLETION
         assert len(await ask(client, uri, 0, 4)) == 1
         own.write_text(json.dumps({"completions": {"enabled": False}}))
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-        for _ in range(200):
-            if not client.registrations:
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda: not client.registrations)
         assert client.registrations == []
         assert await ask(client, uri, 0, 4) == []
     assert len(models.requests) == 1
@@ -214,7 +205,7 @@ async def test_five_quick_requests_leave_one_answer_and_close_the_others_calls(
         for _ in range(5):
             pending.append(
                 asyncio.ensure_future(
-                    client.text_document_inline_completion_async(params(uri, 0, 4))
+                    client.text_document_inline_completion_async(inline_params(uri, 0, 4))
                 )
             )
             await asyncio.sleep(0.04)
@@ -238,10 +229,10 @@ async def test_a_request_superseded_during_the_debounce_calls_no_model(
         await ask(client, uri, 0, 4)  # warm: the settings read, the engine imported
         models.requests.clear()
         first = asyncio.ensure_future(
-            client.text_document_inline_completion_async(params(uri, 0, 4))
+            client.text_document_inline_completion_async(inline_params(uri, 0, 4))
         )
         await asyncio.sleep(0.05)
-        second = await client.text_document_inline_completion_async(params(uri, 0, 4))
+        second = await client.text_document_inline_completion_async(inline_params(uri, 0, 4))
         assert list((await first).items) == []
     assert len(second.items) == 1
     assert len(models.requests) == 1
@@ -256,7 +247,7 @@ async def test_cancel_request_is_answered_at_once_and_closes_the_call(
         uri = client.open(root / "a.py")
         future = asyncio.wrap_future(
             client.protocol.send_request(
-                types.TEXT_DOCUMENT_INLINE_COMPLETION, params(uri, 0, 4), msg_id="ghost-1"
+                types.TEXT_DOCUMENT_INLINE_COMPLETION, inline_params(uri, 0, 4), msg_id="ghost-1"
             )
         )
         while not models.requests:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from agentls.completions.zeta import CURSOR_MARKER, REGION_END_MARKER, REGION_START_MARKER
 from editor_client import EditorClient, editor
-from fake_api.completions import FakeCompletions
+from fake_api.completions import FakeCompletions, inline_params
 from lsp_text import apply_text_edits
 from lsprotocol import types
 
@@ -51,16 +51,6 @@ def rename_on_line_1(client: EditorClient, uri: str) -> None:
     client.replace(uri, (1, 4), (1, 9), "n")  # `count = 0` -> `n = 0`
 
 
-def params(uri: str, line: int, character: int) -> types.InlineCompletionParams:
-    return types.InlineCompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        position=types.Position(line, character),
-        context=types.InlineCompletionContext(
-            trigger_kind=types.InlineCompletionTriggerKind.Automatic
-        ),
-    )
-
-
 async def test_a_rename_on_line_1_gives_an_item_renaming_on_line_3(
     root: Path, models: FakeCompletions
 ) -> None:
@@ -68,7 +58,7 @@ async def test_a_rename_on_line_1_gives_an_item_renaming_on_line_3(
     async with editor(root, models.url, initialization=options(models)) as client:
         uri = client.open(root / "a.py")
         rename_on_line_1(client, uri)
-        answer = await client.text_document_inline_completion_async(params(uri, 1, 5))
+        answer = await client.text_document_inline_completion_async(inline_params(uri, 1, 5))
         text, _ = client.documents[uri]
     items = {item.range.start.line: item for item in answer.items}
     assert set(items) == {3, 4}  # nothing on the cursor's line
@@ -120,7 +110,7 @@ async def test_edits_of_a_secret_file_leave_no_history(root: Path, models: FakeC
         secret = client.open(root / ".env")
         client.replace(secret, (0, 0), (0, 5), "renamed_secret_word")
         uri = client.open(root / "a.py")
-        answer = await client.text_document_inline_completion_async(params(uri, 1, 5))
+        answer = await client.text_document_inline_completion_async(inline_params(uri, 1, 5))
     assert list(answer.items) == []
     # No edits of its own: a.py asks no next edit, and .env's never reach a prompt.
     assert not any(seen.body.get("raw") for seen in models.requests)

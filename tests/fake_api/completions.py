@@ -143,3 +143,16 @@ class FakeCompletions:
                 return True
 
         return Handler
+
+
+def inline_params(uri: str, line: int, character: int) -> Any:
+    """`textDocument/inlineCompletion` params at a cursor, as an editor sends them typing."""
+    from lsprotocol import types
+
+    return types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line, character),
+        context=types.InlineCompletionContext(
+            trigger_kind=types.InlineCompletionTriggerKind.Automatic
+        ),
+    )

@@ -10,13 +10,15 @@ completion, calls no model, and is remembered nowhere (no edit history).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ..config import environment, project_settings
 from ..permissions.decide import unreadable
 from ..permissions.rules import Rules
+
+T = TypeVar("T")
 
 
 def is_secret_name(path: Path) -> bool:
@@ -39,12 +41,6 @@ def folder_of(path: Path, folders: Iterable[Path]) -> Path | None:
     return None
 
 
-@dataclass(frozen=True)
-class _Stamped:
-    stamp: tuple[int, ...]
-    value: object
-
-
 def stamp(*paths: Path) -> tuple[int, ...]:
     """What changes when any of the files changes (or appears, or goes)."""
     stamp: list[int] = []
@@ -63,28 +59,26 @@ class Privacy:
     they change (a request per keystroke must not parse them each time)."""
 
     def __init__(self) -> None:
-        self._rules: dict[Path, _Stamped] = {}
-        self._secrets: dict[Path, _Stamped] = {}
+        self._read: dict[tuple[str, Path], tuple[tuple[int, ...], Any]] = {}
+
+    def _cached(self, name: str, root: Path, files: tuple[Path, ...], read: Callable[[], T]) -> T:
+        """`read()`, again only once one of `files` changed."""
+        now = stamp(*files)
+        cached = self._read.get((name, root))
+        if cached is None or cached[0] != now:
+            cached = self._read[(name, root)] = (now, read())
+        value: T = cached[1]
+        return value
 
     def project_rules(self, root: Path) -> Rules:
-        now = stamp(root / project_settings.SETTINGS_FILE)
-        cached = self._rules.get(root)
-        if cached is None or cached.stamp != now:
-            cached = _Stamped(now, project_settings.load(root).rules)
-            self._rules[root] = cached
-        assert isinstance(cached.value, Rules)
-        return cached.value
+        files = (root / project_settings.SETTINGS_FILE,)
+        return self._cached("rules", root, files, lambda: project_settings.load(root).rules)
 
     def secrets(self, root: Path) -> tuple[str, ...]:
         """Every secret agentls knows of in this folder: the environment's, the user's
         config `.env`'s and the folder's `.env`'s."""
-        now = stamp(environment.config_dir() / ".env", root / ".env")
-        cached = self._secrets.get(root)
-        if cached is None or cached.stamp != now:
-            cached = _Stamped(now, environment.load(root).secrets)
-            self._secrets[root] = cached
-        assert isinstance(cached.value, tuple)
-        return cached.value
+        files = (environment.config_dir() / ".env", root / ".env")
+        return self._cached("secrets", root, files, lambda: environment.load(root).secrets)
 
     def may_feed(self, path: Path | None, folders: Iterable[Path], rules: Rules) -> Path | None:
         """The workspace folder of a document that may feed a prompt; None for any other."""

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx2
 
+from ..models.capabilities import body_at_most
 from ..models.providers import shown_url
 from .route import Route
 from .window import Window
@@ -116,11 +117,9 @@ class ModelClient:
                 raise _Refused
             if response.status_code >= 400:
                 raise ModelFailed(f"{shown_url(url)} answered HTTP {response.status_code}")
-            data = bytearray()
-            async for chunk in response.aiter_bytes():
-                data += chunk
-                if len(data) > MAX_ANSWER:
-                    raise ModelFailed(f"{shown_url(url)} answered more than {MAX_ANSWER} bytes")
+            data = await body_at_most(response, MAX_ANSWER)
+            if data is None:
+                raise ModelFailed(f"{shown_url(url)} answered more than {MAX_ANSWER} bytes")
         try:
             return json.loads(data)
         except ValueError as error:
