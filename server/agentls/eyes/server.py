@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,8 @@ class LanguageServer:
         self._process = process
         self._connection = connection
         self._versions: dict[str, int] = {}
+        self._ready_by = time.monotonic() + definition.startup_timeout
+        self._answered = False
         # Its output may stay open after it exits (a child holds it): its exit ends it too.
         self._watch = asyncio.ensure_future(self._exited())
 
@@ -81,7 +84,11 @@ class LanguageServer:
     async def _initialize(self, root: Path) -> None:
         folder = {"uri": root.as_uri(), "name": root.name}
         params = {
-            "processId": os.getpid(),
+            # None, not agentls's pid: the server runs in a pid namespace of its own (the
+            # sandbox), where that pid names no process or another, and servers built on
+            # vscode-languageserver (pyright, typescript-language-server) exit within 3 s
+            # of finding it gone. Ending it is agentls's part (`stop`, the group killed).
+            "processId": None,
             "clientInfo": {"name": "agentls"},
             "rootUri": folder["uri"],
             "workspaceFolders": [folder],
@@ -105,7 +112,8 @@ class LanguageServer:
 
     async def sync(self, path: Path, language: str, text: str, wait: float) -> Published:
         """Send `text` as `path`'s whole content and await its diagnostics of that version,
-        at most `wait` seconds (TimeoutError); raises ServerGone."""
+        at most `wait` seconds, or until its `startupTimeout` has passed for its first ones
+        (TimeoutError); raises ServerGone."""
         uri = path.as_uri()
         version = self._versions.get(uri, 0) + 1
         before = self._connection.published.get(uri)
@@ -119,7 +127,14 @@ class LanguageServer:
             await self._connection.notify("textDocument/didChange", params)
         self._versions[uri] = version
         waiting = self._connection.published_after(uri, count, version)
-        return await asyncio.wait_for(waiting, wait)
+        if not self._answered:
+            # A server's first diagnostics are part of its start: pyright reads the
+            # standard library's stubs and the workspace's imports first (2-8 s on two busy
+            # cores), which a task's first edit would otherwise never see.
+            wait = max(wait, self._ready_by - time.monotonic())
+        published = await asyncio.wait_for(waiting, wait)
+        self._answered = True
+        return published
 
     async def _shut_down(self) -> None:
         await self._connection.request("shutdown", None)
