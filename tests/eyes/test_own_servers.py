@@ -20,8 +20,9 @@ from agentls.shell.subprocess_shell import RefusingShell
 from agentls.terminal.adapters import DiskWorkspace
 from agentls.wiring import TaskSetup
 from doubles import Approver, LanguageServersDouble, Recorder, ScriptedModel
+from editor_client import editor
 from fake_api import FakeAnthropic, reply, text, tool_use
-from real_servers import RUFF, left_after, ruff, write_settings
+from real_servers import RUFF, left_after, ruff, started_for, write_settings
 from terminal.test_terminal import run
 
 STUBBORN = Path(__file__).parent / "stubborn_server.py"
@@ -214,3 +215,28 @@ def test_only_a_door_without_an_editor_starts_its_own_servers(
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     setup.settings = Settings()
     assert agent().tools.own_servers is None
+
+
+async def test_the_lsp_door_asks_the_editor_and_starts_none_of_its_own(
+    root: Path, fake: FakeAnthropic
+) -> None:
+    """The same server configured in the user's file and the editor's settings, which a
+    door without an editor starts on the first .py file (the tests above): in the LSP door
+    it never starts (it writes its environment's file first thing) and the edit's result
+    says nothing of it."""
+    servers = {"watchful": _stubborn(root, "watchful")}
+    write_settings(root.parent / "config", servers)
+    running: list[dict[int, Any]] = []
+
+    def done(body: Any) -> Any:
+        running.append(started_for(root))
+        return reply(text("done"))
+
+    write = tool_use("write_file", {"path": "a.py", "content": "a = 1\n"})
+    fake.script(reply(write), done)
+    async with editor(root, fake.url, settings={"lspServers": servers}) as client:
+        await client.run_task("write a.py")
+    assert (root / "a.py").read_text() == "a = 1\n"
+    result = fake.requests[1].body["messages"][-1]["content"][0]["content"]
+    assert result == "Created a.py: 1 hunk accepted."
+    assert running == [{}] and not (root / "watchful.env").exists()
