@@ -69,7 +69,7 @@ class EncodingsEditor(MemoryEditor):
                 client_capabilities=capabilities,
                 workspace=SimpleNamespace(position_codec=PositionCodec(encoding)),
             )
-            edit = LspWorkspace(server, self.root, None).workspace_edit(change, None)  # type: ignore[arg-type]
+            edit = LspWorkspace(server, self.root).workspace_edit(change, None)  # type: ignore[arg-type]
             (document_edit,) = [
                 c for c in edit.document_changes or [] if isinstance(c, types.TextDocumentEdit)
             ]

@@ -6,7 +6,6 @@ import io
 from pathlib import Path
 from typing import Any
 
-from agentls.config.settings import Settings
 from agentls.lsp.approver import LspApprover
 from agentls.terminal.adapters import TerminalApprover
 from agentls.terminal.answers import Answers
@@ -52,7 +51,7 @@ class _Client:
 
 async def test_the_editor_approval_shows_the_command_escaped() -> None:
     client = _Client()
-    approver = LspApprover(client, Settings(), Path("."))  # type: ignore[arg-type]
+    approver = LspApprover(client, Path("."))  # type: ignore[arg-type]
     assert await approver.approve(DECEIVING) == "deny"
     (params,) = client.asked
     assert params.message == "The agent wants to run:\n" + visible(DECEIVING)

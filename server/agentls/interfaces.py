@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from .edits import Hunk
 
@@ -131,6 +131,10 @@ class Landed:
     text: str | None = None
     rejected_reason: str = ""
     on_disk: bool = True
+    question: str = ""
+    """Set, with nothing applied, when the editor cannot show a change for review and
+    agentls would write it itself (an LSP client without workspace/applyEdit): what the
+    user must allow first ("change a.py (...)"), which the permission gate asks."""
 
 
 class Workspace(Protocol):
@@ -215,6 +219,17 @@ class Unanswered(Exception):
     """Raised by `Approver.approve` when nobody can answer (a headless run, an editor that
     cannot ask, a background task): the message says why, in the door's words, and the
     permission gate refuses the call with it."""
+
+
+@runtime_checkable
+class AsksWrites(Protocol):
+    """An approver whose editor cannot show an edit for review (an LSP client without
+    workspace/applyEdit), so that agentls writes it itself once allowed."""
+
+    async def approve_write(self, description: str) -> Decision:
+        """Whether agentls may `description` ("create notes.md (...)") on disk itself
+        (only the permission gate asks); raises Unanswered when nobody can answer."""
+        ...
 
 
 class Approver(Protocol):

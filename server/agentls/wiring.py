@@ -18,7 +18,6 @@ from .agent.task_result import TaskResult
 from .config import environment, project_settings
 from .config.definition_files import read_folder
 from .config.project_settings import ProjectSettings
-from .config.settings import Settings
 from .counts import counted
 from .extensions import agent_definitions
 from .extensions.agent_definitions import Definition
@@ -27,6 +26,7 @@ from .extensions.mcp_config import ServerSpec
 from .extensions.mcp_user import McpUser
 from .extensions.programs import Programs
 from .eyes import session as eyes
+from .eyes import sources
 from .eyes.session import OwnLanguageServers
 from .history.checkpoints import ShadowRepository, checkpoints_for
 from .history.sessions import SessionInfo, SessionStore
@@ -37,6 +37,8 @@ from .models.anthropic import AnthropicModel, ClientCache
 from .models.chat import ChatModel
 from .models.costs import Price, count, describe, price_of
 from .permissions.modes import SessionMode
+from .permissions.settings import project_rules
+from .settings.assembly import Settings
 from .shell import launch, sandbox
 from .shell.subprocess_shell import RefusingShell, SubprocessShell
 from .tools import OWN_NAVIGATION, ToolContext
@@ -90,7 +92,7 @@ class TaskSetup:
             progress=progress,
             language=language,
             mode=mode or SessionMode(self.settings.mode),
-            project_rules=self.project.rules,
+            project_rules=project_rules(self.project.permissions)[0],
         )
         tools.hooks = extensions = TaskExtensions(
             workspace.root,
@@ -101,13 +103,14 @@ class TaskSetup:
             lambda: conversation.id,
             notify or (lambda message: progress.notice(f"agentls: {message}")),
             mcp_user,
+            programs=Programs.of(workspace.root, self.settings),
         )
         extensions.context = tools  # the skills' catalog joins once the task starts (submitted)
         memory = ProjectMemory.load(workspace.root, environment.config_dir(), self.secrets)
         checkpoints = checkpoints_for(workspace.root)
         limits = loop_limits(self.settings)
         # Outside the LSP door (no editor to ask): agentls's own eyes, if any are found.
-        own = None if language else own_servers(workspace, self.settings, extensions.notify)
+        own = None if language else own_servers(workspace, self.settings, extensions)
         tools.own_servers = own
         if own is not None and own.navigates():
             tools.extra_tools = extra_tools | OWN_NAVIGATION
@@ -187,16 +190,30 @@ def outcome(
 
 
 def own_servers(
-    workspace: Workspace, settings: Settings, notify: Callable[[str], None]
+    workspace: Workspace, settings: Settings, extensions: TaskExtensions
 ) -> OwnLanguageServers | None:
-    """The language servers of the `lspServers` setting and the built-in ones found on
-    PATH, started as the user's own programs on the first file of their kind; None when
-    there are none."""
-    found = eyes.definitions(settings.lsp_servers, workspace.root)
-    if not found:
+    """The language servers of the `lspServers` setting, of the user's plugins, the
+    built-in ones found on PATH, and the repository's `.lsp.json` ones the user approves
+    when the task starts; None when there are none. Each starts on the first file of its
+    kind (`eyes/server.py`: confined)."""
+    plugged, problems = sources.from_plugins(extensions.plugins)
+    project = extensions.project.lsp_servers
+    for problem in (*problems, *sources.from_project(project)[1]):
+        extensions.notify(problem)
+    found = eyes.definitions((*settings.lsp_servers, *plugged), workspace.root)
+    if not found and not project:
         return None
+    # A name the user gave a server of theirs, disabled too, is never the repository's.
+    taken = [d.name for d in (*settings.lsp_servers, *found)]
     programs = Programs.of(workspace.root, settings)
-    return OwnLanguageServers(workspace.root, found, programs, workspace.read_text, notify)
+    return OwnLanguageServers(
+        workspace.root,
+        found,
+        programs,
+        workspace.read_text,
+        extensions.notify,
+        lambda: sources.approved(project, extensions.trust, taken),
+    )
 
 
 def user_definitions() -> dict[str, str]:

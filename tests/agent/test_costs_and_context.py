@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from agentls.agent.context import KEEP_CHARS, ContextBudget, prompt_chars
 from agentls.agent.task_json import usage_json as report
-from agentls.config.settings import parse
 from agentls.interfaces import Usage
 from agentls.models.costs import Price, describe, price_of
+from agentls.settings.assembly import parse
 
 
 def test_prices_match_the_longest_prefix_and_settings_come_first() -> None:

@@ -12,9 +12,9 @@ import pytest
 from agentls import redaction
 from agentls.agent.conversation import Conversation
 from agentls.config import project_settings
-from agentls.config.settings import Settings
 from agentls.extensions import for_task
 from agentls.extensions.agent_definitions import offered, parse
+from agentls.settings.assembly import Settings
 from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.wiring import TaskSetup
 from doubles import Approver, MemoryEditor, Recorder

@@ -201,7 +201,7 @@ async def test_cancel_ends_every_running_subagent(tmp_path: Path) -> None:
 async def test_a_subagent_stops_at_its_limit_and_returns_what_it_has(
     tmp_path: Path, limit: str
 ) -> None:
-    from agentls.config.settings import checked
+    from agentls.settings.assembly import checked
 
     (tmp_path / "a.py").write_text("a\n")
 

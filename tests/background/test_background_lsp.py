@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 from background_tasks import gated, git, make_repository, wait_for_status
-from editor_client import EditorClient
+from editor_client import EditorClient, editor
 from fake_api import FakeAnthropic, reply, text, tool_use
+from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 
@@ -176,3 +177,34 @@ async def test_the_active_file_goes_along_and_a_folder_without_git_is_refused(
     started = await lsp_editor.command("agent.runInBackground", {"task": "Look at it.", "uri": uri})
     await wait_for_status(lambda: tasks(lsp_editor), started["id"], {"done"})
     assert "Open file: a.py" in json.dumps(fake.requests[-1].body)
+
+
+@pytest.mark.parametrize(("answer", "written"), [("Allow", True), ("Deny", False)])
+async def test_a_review_in_an_editor_without_apply_edit_asks_before_writing(
+    fake: FakeAnthropic, root: Path, answer: str, written: bool
+) -> None:
+    """An editor that cannot show the review (no workspace/applyEdit): each file is put to
+    the user as a question by the permission gate, and written only once allowed."""
+    make_repository(root, {"app.py": SOURCE})
+    fake.script_for(
+        "Note it.",
+        reply(tool_use("write_file", {"path": "notes.md", "content": "# Notes\n"})),
+        reply(text("Noted.")),
+    )
+
+    def no_apply_edit(capabilities: types.ClientCapabilities) -> None:
+        assert capabilities.workspace is not None
+        capabilities.workspace.apply_edit = False
+
+    async with editor(root, fake.url, capabilities=no_apply_edit) as client:
+        started = await client.command("agent.runInBackground", {"task": "Note it."})
+        item = await wait_for_status(lambda: tasks(client), started["id"], {"done", "failed"})
+        assert item["status"] == "done", item
+        client.approvals = [answer]
+        result = await client.command("agent.reviewBackgroundTask", {"id": started["id"]})
+    assert client.approval_requests == [
+        "The agent wants to create notes.md (insertion before line 1)"
+    ]
+    (notes,) = result["files"]
+    assert notes["accepted"] == (1 if written else 0)
+    assert (root / "notes.md").exists() is written

@@ -8,8 +8,8 @@ from agentls.cli import main
 from agentls.completions.route import route, split_model
 from agentls.completions.settings import CompletionSettings, parse
 from agentls.completions.window import window
-from agentls.config.settings import parse as parse_settings
 from agentls.interfaces import ModelError
+from agentls.settings.assembly import parse as parse_settings
 
 
 def test_the_setting_defaults_and_bounds() -> None:

@@ -330,3 +330,20 @@ async def test_a_model_server_that_is_down_gives_nothing_and_its_password_is_not
     failures = [r.getMessage() for r in caplog.records if "completion failed" in r.getMessage()]
     assert failures and f"http://127.0.0.1:{port}/api/generate" in failures[0]
     assert not any("pw-0123456789" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_path_the_repositorys_own_deny_rules_name_feeds_no_prompt(
+    root: Path, models: FakeCompletions
+) -> None:
+    (root / ".agentls").mkdir()
+    (root / ".agentls" / "settings.json").write_text(
+        '{"permissions": {"deny": ["Read(vault/**)"]}}'
+    )
+    (root / "vault").mkdir()
+    (root / "vault" / "keys.py").write_text("vault_words = 1\n")
+    (root / "a.py").write_text("x = \n")
+    async with editor(root, models.url, initialization=enabled(models)) as client:
+        assert await ask(client, client.open(root / "vault" / "keys.py"), 0, 3) == []
+        assert len(await ask(client, client.open(root / "a.py"), 0, 4)) == 1
+    (seen,) = models.requests
+    assert "vault_words" not in str(seen.body)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from agentls.config.settings import Settings, parse
+from dataclasses import dataclass
+from typing import ClassVar
+
+import pytest
+from agentls.config.settings import Part, Setting, Table, boolean
+from agentls.settings.assembly import SETTINGS, Settings, parse
 
 
 def test_defaults() -> None:
@@ -102,3 +107,19 @@ def test_models_is_a_list_of_model_ids_each_once() -> None:
         settings, problems = parse({"models": wrong})
         assert settings.models == ()
         assert problems and problems[0].startswith("agentls.models: expected a list")
+
+
+def test_a_part_whose_fields_and_rows_differ_is_refused_when_assembled() -> None:
+    """A field without its row (or a row without its field) would be a setting nobody can
+    set, or one that sets nothing: the table refuses it when the settings are assembled."""
+
+    @dataclass(frozen=True, kw_only=True)
+    class Lacking(Part):
+        ROWS: ClassVar[tuple[Setting, ...]] = (boolean("known", "known", False, "Known."),)
+
+        known: bool = False
+        unknown: int = 0
+
+    with pytest.raises(ValueError, match=r"each field of Lacking needs one row: \['unknown'\]"):
+        Table(Lacking, Lacking.ROWS)
+    assert Table(Settings, SETTINGS).parse({"sandboxNetwork": True})[0].sandbox_network

@@ -1,8 +1,9 @@
-"""The settings are defined once, in agentls.settings.SETTINGS; every other place that names
-them (VS Code's contribution, the vimdoc, docs/settings.md, the protocol) is held to it here.
+"""The settings are defined once, each in its part's rows (`models/settings.py`, ...)
+assembled in agentls.settings.assembly.SETTINGS; every other place that names them (VS Code's
+contribution, the vimdoc, docs/settings.md, the protocol) is held to it here.
 
-Adding a setting: one `Setting` entry, then what these tests ask for (their messages show the
-expected text).
+Adding a setting: one `Setting` row and its field in the part's settings, then what these
+tests ask for (their messages show the expected text).
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ import re
 from pathlib import Path
 
 import pytest
-from agentls.config.settings import CLIENT_ONLY, SETTINGS, Settings, checked
+from agentls.config.settings import CLIENT_ONLY
+from agentls.settings.assembly import SETTINGS, Settings, checked
 
 REPO = Path(__file__).resolve().parents[2]
 KEYS = [setting.key for setting in SETTINGS]
 
 
 def test_every_field_is_a_setting_whose_json_default_is_its_default() -> None:
-    assert [field.name for field in dataclasses.fields(Settings)] == [s.field for s in SETTINGS]
+    names = [s.field for s in SETTINGS]
+    assert sorted(field.name for field in dataclasses.fields(Settings)) == sorted(names)
+    assert len(set(names)) == len(names) == len({s.key for s in SETTINGS})
     for setting in SETTINGS:
         assert checked(setting.key, setting.default) == getattr(Settings(), setting.field)
 

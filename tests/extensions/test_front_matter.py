@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 from agentls.config import project_settings
-from agentls.config.settings import Settings
 from agentls.extensions import for_task
 from agentls.extensions import front_matter as front_matter_module
 from agentls.extensions.agent_definitions import parse
 from agentls.extensions.commands import available
 from agentls.extensions.for_task import TaskExtensions
 from agentls.extensions.front_matter import MAX_CHARS, MAX_FILE_BYTES, front_matter
+from agentls.extensions.programs import Programs
+from agentls.settings.assembly import Settings
 from doubles import Approver
 from fake_api import FakeAnthropic, reply, text
 from terminal.test_terminal import agentls, run
@@ -134,8 +135,16 @@ async def test_a_task_start_reads_the_projects_files_off_the_event_loop(
     monkeypatch.setattr(for_task, "available", slow)
     root = tmp_path / "root"
     root.mkdir()
+    settings = Settings()
     extensions = TaskExtensions(
-        root, Settings(), project_settings.load(root), (), Approver(), str, lambda _: None
+        root,
+        settings,
+        project_settings.load(root),
+        (),
+        Approver(),
+        str,
+        lambda _: None,
+        programs=Programs.of(root, settings),
     )
     gaps: list[float] = []
 

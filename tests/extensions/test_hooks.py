@@ -188,7 +188,7 @@ async def test_a_hook_that_hangs_is_killed_at_its_timeout(tmp_path: Path) -> Non
 
 
 def test_bad_hooks_are_reported() -> None:
-    from agentls.config.settings import parse
+    from agentls.settings.assembly import parse
 
     settings, problems = parse({"hooks": {"BeforeEverything": []}})
     assert settings.hooks == () and "unknown hook event" in problems[0]

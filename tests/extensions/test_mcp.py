@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 from agentls.config.project_settings import ProjectSettings
-from agentls.config.settings import parse
 from agentls.extensions import mcp_servers
 from agentls.extensions.for_task import TaskExtensions, project_waiting
 from agentls.extensions.mcp_config import expand, parse_servers
 from agentls.extensions.programs import Programs
 from agentls.extensions.trust import Trust
+from agentls.settings.assembly import parse
 from doubles import Approver, ScriptedModel, call, make_agent, results, say
 
 HERE = Path(__file__).parent
@@ -42,6 +42,7 @@ def _with_servers(
         agent.tools.approver,
         lambda: "s",
         notes.append,
+        programs=Programs.of(agent.tools.workspace.root, chosen),
     )
     extensions.context = agent.tools
     agent.tools.hooks = extensions

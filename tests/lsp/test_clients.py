@@ -217,6 +217,37 @@ async def test_without_apply_edit_a_file_changed_during_the_question_is_not_over
     assert path.read_text() == SOURCE + "mine = 1\n"
 
 
+@pytest.mark.parametrize(
+    ("settings", "asked"),
+    [
+        ({"mode": "acceptEdits"}, []),  # the gate lets the edit land: nothing to review
+        ({"permissions": {"allow": ["Edit(closed.py)"]}}, []),
+        ({"permissions": {"ask": ["Edit(closed.py)"]}, "approveCommands": "always"}, ["closed"]),
+    ],
+)
+async def test_without_apply_edit_the_gate_decides_whether_a_write_is_asked(
+    fake: FakeAnthropic, root: Path, settings: dict[str, Any], asked: list[str]
+) -> None:
+    """The question that stands for the editor's review is the gate's: asked when the edit
+    is to be reviewed (an ask rule, whatever approveCommands says), not when the mode or an
+    allow rule lets it land."""
+    path = root / "closed.py"
+    path.write_text(SOURCE)
+    fake.script(edit("value = 1", "value = 2", "closed.py"), text("ok"))
+    async with editor(
+        root,
+        fake.url,
+        capabilities=no_apply_edit,
+        initialization={"approveCommands": "ask", **settings},
+    ) as client:
+        client.approvals = ["Allow"]
+        result = await client.run_task("change it")
+    assert result["edits"] == {"applied": 1, "rejected": 0, "partly": 0}
+    questions = ["The agent wants to change closed.py (change of line 4)"]
+    assert client.approval_requests == (questions if asked else [])
+    assert path.read_text() == SOURCE.replace("value = 1", "value = 2")
+
+
 async def test_a_client_that_cannot_ask_falls_back_to_the_rule(
     fake: FakeAnthropic, root: Path
 ) -> None:

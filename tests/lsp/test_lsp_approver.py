@@ -7,7 +7,6 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from agentls.config.settings import Settings
 from agentls.lsp.approver import LspApprover
 from agentls.lsp.mcp_user import ELICIT, LspMcpUser
 from lsprotocol import types
@@ -29,7 +28,7 @@ class _Client:
 async def test_questions_are_put_one_at_a_time(tmp_path: Path) -> None:
     """L2: the read-only calls of a turn run together; their questions must not."""
     client = _Client()
-    approver = LspApprover(client, Settings(), tmp_path)  # type: ignore[arg-type]
+    approver = LspApprover(client, tmp_path)  # type: ignore[arg-type]
     answers = await asyncio.gather(approver.approve("read_file a"), approver.approve("read_file b"))
     assert answers == ["allow", "allow"] and client.most == 1
 
@@ -54,7 +53,7 @@ async def test_a_servers_question_is_one_question_among_the_approvers(tmp_path: 
     """An MCP tool's call runs beside the other read-only calls: the editor shows its form
     once the approval before it is answered, never two at once."""
     client = _Asked()
-    approver = LspApprover(client, Settings(), tmp_path)  # type: ignore[arg-type]
+    approver = LspApprover(client, tmp_path)  # type: ignore[arg-type]
     user = LspMcpUser(client, approver.asking)  # type: ignore[arg-type]
     schema = {"type": "object", "properties": {"name": {"type": "string"}}}
     approved, answer = await asyncio.gather(
@@ -82,7 +81,7 @@ class _Structured(_Client):
 async def test_a_fetch_is_asked_as_a_fetch_with_always_for_its_host(tmp_path: Path) -> None:
     """Issue 40, row 11: the editors show the server's words and choices as they come."""
     client = _Structured()
-    approver = LspApprover(client, Settings(), tmp_path)  # type: ignore[arg-type]
+    approver = LspApprover(client, tmp_path)  # type: ignore[arg-type]
     decision = await approver.approve("https://docs.python.org/3/", host="docs.python.org")
     (asked,) = client.sent
     assert decision == "allow_always" and asked["command"] == "https://docs.python.org/3/"

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from agentls import redaction
 from agentls.cli import main
-from agentls.config.settings import Settings, parse
 from agentls.interfaces import ModelError
 from agentls.models import providers
 from agentls.models.anthropic import AnthropicModel, ClientCache
 from agentls.models.costs import price_of
+from agentls.settings.assembly import Settings, parse
 from agentls.wiring import prepare_task
 from fake_api import FakeAnthropic
 

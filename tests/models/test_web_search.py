@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 from agentls.agent.server_tools import report_server_tools
-from agentls.config.settings import Settings
 from agentls.interfaces import Turn, Usage
 from agentls.models.anthropic import WEB_SEARCH, ClientCache
 from agentls.models.message_stream import MessageAnswer
+from agentls.settings.assembly import Settings
 from agentls.wiring import prepare_task
 from doubles import Recorder, ScriptedModel, make_agent
 from editor_client import editor

@@ -163,11 +163,14 @@ async def test_allow_for_this_task_is_remembered_for_what_asks_by_default(
     assert gate.grants.for_task is (source != "call")
 
 
-def test_a_deny_rule_is_refused_before_a_handler_asks(tmp_path: Path) -> None:
-    gate = _gate(tmp_path, Row("command", rule="deny"), _Approver("allow"))
+async def test_a_deny_rule_is_refused_before_a_handler_asks(tmp_path: Path) -> None:
+    approver = _Approver("deny")
+    gate = _gate(tmp_path, Row("command", rule="deny"), approver)
     with pytest.raises(Refusal, match=r"^Denied by the permission rule Bash\(make\)\."):
-        gate.check("bash", {"command": "make"})
-    gate.check("bash", {"command": "ls"})  # nothing said: the handler asks
+        await gate.ask(Request(source="ahead", tool="bash", arguments={"command": "make"}))
+    # Nothing said: the handler asks, with what it is about to do; nobody is asked yet.
+    permit = await gate.ask(Request(source="ahead", tool="bash", arguments={"command": "ls"}))
+    assert permit == Permit(reviewed=False) and approver.asked == []
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 from agentls.config import project_settings
-from agentls.config.settings import parse
 from agentls.permissions.modes import SessionMode
 from agentls.permissions.rules import Rule, Rules, parse_rules
+from agentls.permissions.settings import project_rules
+from agentls.settings.assembly import parse
 from agentls.tools import offered
 from agentls.tools.exit_plan import APPROVED, DECLINED
 from doubles import Approver, ScriptedModel, call, make_agent, results, say
@@ -168,9 +169,9 @@ def test_a_repository_adds_deny_and_ask_rules_never_allow_rules(tmp_path: Path) 
             {"permissions": {"allow": ["Bash"], "deny": ["Read(secret.txt)"], "ask": ["Grep"]}}
         )
     )
-    project = project_settings.load(tmp_path)
-    assert project.rules == Rules(ask=(Rule("Grep"),), deny=(Rule("Read", "secret.txt"),))
-    assert any("allow rules are ignored" in problem for problem in project.problems)
+    rules, problems = project_rules(project_settings.load(tmp_path).permissions)
+    assert rules == Rules(ask=(Rule("Grep"),), deny=(Rule("Read", "secret.txt"),))
+    assert any("allow rules are ignored" in problem for problem in problems)
 
 
 def test_a_symlinked_project_settings_file_is_not_read(tmp_path: Path) -> None:
@@ -179,7 +180,7 @@ def test_a_symlinked_project_settings_file_is_not_read(tmp_path: Path) -> None:
     (tmp_path / ".agentls").mkdir()
     (tmp_path / ".agentls" / "settings.json").symlink_to(elsewhere)
     project = project_settings.load(tmp_path)
-    assert project.rules == Rules() and project.problems
+    assert project_rules(project.permissions) == (Rules(), []) and project.problems
 
 
 def test_plan_mode_offers_no_tool_that_changes_anything(tmp_path: Path) -> None:

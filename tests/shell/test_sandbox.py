@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 from agentls import redaction, wiring
-from agentls.config.settings import Settings
 from agentls.models.anthropic import ClientCache
+from agentls.settings.assembly import Settings
 from agentls.shell import sandbox
 from agentls.shell.sandbox.bubblewrap import Bubblewrap, no_user_namespaces
 from agentls.shell.subprocess_shell import SubprocessShell
@@ -749,6 +749,6 @@ async def test_the_question_says_when_allow_means_outside_the_sandbox() -> None:
         ) -> None:
             Client.message = params.message
 
-    approver = LspApprover(Client(), Settings(), Path("."))  # type: ignore[arg-type]
+    approver = LspApprover(Client(), Path("."))  # type: ignore[arg-type]
     await approver.approve("make install", unsandboxed=True)
     assert Client.message == "The agent wants to run outside the sandbox:\nmake install"

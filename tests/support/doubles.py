@@ -12,7 +12,6 @@ from agentls import redaction
 from agentls.agent.conversation import Conversation
 from agentls.agent.loop import Agent
 from agentls.agent.memory import ProjectMemory
-from agentls.config.settings import Settings
 from agentls.disk import files
 from agentls.edits import apply_hunks
 from agentls.interfaces import (
@@ -30,6 +29,7 @@ from agentls.interfaces import (
     Usage,
     Workspace,
 )
+from agentls.settings.assembly import Settings
 from agentls.shell.subprocess_shell import SubprocessShell
 from agentls.tools import Tool, ToolContext
 from agentls.wiring import loop_limits

@@ -19,10 +19,10 @@ from typing import Any
 
 import httpcore2
 import pytest
-from agentls.config.settings import Settings, parse
 from agentls.permissions.gate import Request
 from agentls.permissions.modes import SessionMode
 from agentls.permissions.rules import Rules, parse_rules
+from agentls.settings.assembly import Settings, parse
 from agentls.tools import run_tool
 from agentls.tools.image_results import collecting
 from agentls.tools.web_fetch import CACHE

@@ -10,7 +10,7 @@ const CLIENT_ONLY = ['server.command', 'trace.server'];
 
 /** The server's settings, by the names the server reads: every contributed agentls.*
  * setting but the extension's own (package.json is bundled in). It is held to
- * server/agentls/config/settings.py by
+ * the server's settings (server/agentls/settings/assembly.py) by
  * tests/config/test_settings_contract.py, so the names are written nowhere else. */
 export const SERVER_SETTINGS: readonly string[] = Object.keys(manifest.contributes.configuration.properties)
   .map((name) => name.slice(SECTION.length + 1))

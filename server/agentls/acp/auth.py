@@ -12,9 +12,9 @@ from acp.schema import AuthMethodAgent, ClientCapabilities, EnvVarAuthMethod, Te
 
 from ..config import keys
 from ..config.environment import user_client
-from ..config.user_settings import load as load_user_settings
 from ..interfaces import ModelError
 from ..models.providers import Profile, profile_of
+from ..settings.user import load as load_user_settings
 from . import errors
 
 KEY_METHOD = "agentls-key"

@@ -8,9 +8,9 @@ from typing import Final
 from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
 
 from ..config.environment import user_client
-from ..config.settings import Settings
 from ..interfaces import ModelError
 from ..models.providers import model_id, profile_of
+from ..settings.assembly import Settings
 from . import errors
 
 MODEL: Final = "model"

@@ -46,14 +46,14 @@ from acp.schema import (
 from .. import images
 from ..agent.conversation import Conversation
 from ..agent.task_result import TaskResult
-from ..config.settings import Settings
-from ..config.user_settings import load as load_user_settings
 from ..extensions.commands import for_workspace
 from ..extensions.mcp_config import ServerSpec, from_acp
 from ..history.sessions import SessionStore, delete_anywhere
 from ..interfaces import ModelError
 from ..models.anthropic import ClientCache, load_sdk
 from ..permissions import modes
+from ..settings.assembly import Settings
+from ..settings.user import load as load_user_settings
 from ..wiring import TaskSetup, new_conversation, prepare_task, resumed_conversation
 from . import auth, errors, options
 from .approver import AcpApprover

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..config.settings import SubagentLimits
 from ..extensions.agent_definitions import BUILT_IN, Definition
 from ..interfaces import Hooks, Model, ModelError, SubagentProgress, SubagentShown
 from ..models.costs import describe, price_of
+from ..settings.task import SubagentLimits
 from ..tools import Tool, ToolContext, offered
 from ..tools.agent_tool import NAME, agent_tool
 from ..tools.base import CALL_ID, BeforeChange, LoadedSkills

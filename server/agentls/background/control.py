@@ -30,7 +30,7 @@ from . import records
 from .records import ACTIVE, BRANCH_PREFIX, Entry, Status, TaskRecord
 
 if TYPE_CHECKING:
-    from ..config.settings import Settings
+    from ..settings.assembly import Settings
 
 DAY = 86400.0
 

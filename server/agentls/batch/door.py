@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..config.arguments import provider
+from ..settings.arguments import provider
 
 
 def _positive_int(text: str) -> int:

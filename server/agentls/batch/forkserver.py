@@ -25,8 +25,8 @@ import traceback
 from types import FrameType
 from typing import NoReturn
 
-from ..config import user_settings
 from ..models.anthropic import sdk_of
+from ..settings.user import load as load_user_settings
 from . import worker
 
 
@@ -67,7 +67,7 @@ def _work(channel: socket.socket, control: socket.socket) -> NoReturn:
 
 def main() -> None:
     control = socket.socket(fileno=sys.stdin.fileno())
-    provider = sys.argv[1] if len(sys.argv) > 1 else user_settings.load()[0].provider
+    provider = sys.argv[1] if len(sys.argv) > 1 else load_user_settings()[0].provider
     importlib.import_module(sdk_of(provider))
     signal.signal(signal.SIGCHLD, _reap)
     while True:

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from ..config import environment, project_settings
 from ..permissions.decide import unreadable
 from ..permissions.rules import Rules
+from ..permissions.settings import project_rules
 
 T = TypeVar("T")
 
@@ -72,7 +73,9 @@ class Privacy:
 
     def project_rules(self, root: Path) -> Rules:
         files = (root / project_settings.SETTINGS_FILE,)
-        return self._cached("rules", root, files, lambda: project_settings.load(root).rules)
+        return self._cached(
+            "rules", root, files, lambda: project_rules(project_settings.load(root).permissions)[0]
+        )
 
     def secrets(self, root: Path) -> tuple[str, ...]:
         """Every secret agentls knows of in this folder: the environment's, the user's

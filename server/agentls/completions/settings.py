@@ -1,11 +1,13 @@
-"""The `completions` setting: inline completions' own model and pace, parsed here (the
-settings object holds it as one value)."""
+"""The `completions` setting: inline completions' own model and pace (one object).
+`agentls/settings/` assembles it with the other parts' settings."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..config.settings import Part, Setting
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,5 +88,25 @@ DESCRIPTION = (
     "`enabled` (default `false`: nothing advertised, no model called), `model` "
     '(`"<profile>/<model>"`, e.g. `"ollama/qwen2.5-coder:1.5b"`; without a profile, a model on '
     "the agent's provider), `baseUrl`, `debounceMs` (75), `maxTokens` (128), `nextEdit` "
-    "(`true`). See docs/completions.md."
+    "(`true`). See docs/completions.md. User settings only: a workspace never chooses what "
+    "you are billed for, nor its cost."
 )
+
+ROWS = (
+    Setting(
+        key="completions",
+        field="completions",
+        check=parse,
+        schema=SCHEMA,
+        default=DEFAULT,
+        description=DESCRIPTION,
+        user_only=True,
+    ),
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompletionsPart(Part):
+    ROWS: ClassVar[tuple[Setting, ...]] = ROWS
+
+    completions: CompletionSettings = field(default_factory=CompletionSettings)

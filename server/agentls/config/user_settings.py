@@ -1,6 +1,7 @@
 """The user's own settings file, `$XDG_CONFIG_HOME/agentls/settings.json`, the same object an
 editor sends: the whole configuration of the doors no editor configures (the terminal, ACP),
-and under the editor's own settings in the LSP door (the editor's win, key by key)."""
+and under the editor's own settings in the LSP door (the editor's win, key by key). Read here;
+parsed into `Settings` by `agentls/settings/user.py`."""
 
 from __future__ import annotations
 
@@ -9,22 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from .environment import config_dir
-from .settings import Settings, parse
 
 
 def settings_path() -> Path:
     return config_dir() / "settings.json"
-
-
-def load(**overrides: Any) -> tuple[Settings, list[str]]:
-    """The user's settings with `overrides` (camelCase names) on top, and what was wrong.
-
-    Never the workspace's: a cloned repository must not configure the agent that reads it.
-    """
-    raw, problems = read()
-    raw.update({k: v for k, v in overrides.items() if v is not None})
-    settings, invalid = parse(raw)
-    return settings, problems + invalid
 
 
 def read() -> tuple[dict[str, Any], list[str]]:

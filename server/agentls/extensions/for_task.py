@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config.project_settings import ProjectSettings
-from ..config.settings import Settings
+from ..eyes import sources
 from ..interfaces import Approver
 from ..tools.base import ToolContext, ToolError
 from . import agent_definitions, mcp_prompts, mcp_resources, mcp_servers, plugins, skill_tool
@@ -23,6 +23,7 @@ from .mcp_config import ServerSpec, parse_servers
 from .mcp_servers import Server
 from .mcp_user import McpUser, set_current
 from .programs import Programs
+from .settings import ExtensionSettings
 from .tool_search import schema_tokens, search_tool
 from .trust import Trust
 
@@ -47,6 +48,11 @@ def project_waiting(project: ProjectSettings, trust: Trust) -> list[Waiting]:
         Waiting("mcp", spec.name, dict(spec.definition), spec.described())
         for spec in _project_servers(project)
         if not trust.approved("mcp", spec.name, dict(spec.definition))
+    ]
+    waiting += [
+        Waiting(sources.KIND, name, definition, ServerSpec(name, definition).described())
+        for name, definition in sources.from_project(project.lsp_servers)[0]
+        if not trust.approved(sources.KIND, name, definition)
     ]
     if project.hooks and not trust.approved("hooks", "project", project.hooks):
         commands = sorted({hook.command for hook in _project_hooks(project)})
@@ -98,13 +104,15 @@ class TaskExtensions:
     def __init__(
         self,
         root: Path,
-        settings: Settings,
+        settings: ExtensionSettings,
         project: ProjectSettings,
         servers: tuple[ServerSpec, ...],
         approver: Approver,
         session_id: Callable[[], str],
         notify: Callable[[str], None],
         user: McpUser | None = None,
+        *,
+        programs: Programs,
     ) -> None:
         self.root, self.settings, self.project = root, settings, project
         self.user = user
@@ -113,7 +121,8 @@ class TaskExtensions:
         self.approver = approver
         self.notify = notify
         self.trust = Trust(root)
-        self.programs = Programs.of(root, settings)
+        self.programs = programs
+        """Where its hooks' and servers' programs run (the shell's settings)."""
         # A plugin's hooks and MCP servers are the user's own: they run as the user's do.
         self.plugins, problems = plugins.installed(settings.plugins)
         for problem in problems:
@@ -137,12 +146,14 @@ class TaskExtensions:
         # Read in a thread: the repository's files are parsed here, before any approval.
         for waiting in await asyncio.to_thread(project_waiting, self.project, self.trust):
             key = f"{waiting.kind}:{waiting.name}:{waiting.shown}"
-            if key in declined:
+            if key in declined or (waiting.kind == sources.KIND and not self._own_eyes()):
                 continue
-            where = "" if self.settings.sandbox == "off" else " in the sandbox"
+            where = "" if self.programs.sandbox_setting == "off" else " in the sandbox"
             what = (
                 f"start the project's MCP server {waiting.name}{where} ({waiting.shown})"
                 if waiting.kind == "mcp"
+                else f"start the project's language server {waiting.name}{where} ({waiting.shown})"
+                if waiting.kind == sources.KIND
                 else f"give the model its skills and commands ({waiting.shown})"
                 if waiting.kind == "shared"
                 else f"run the project's hooks{where} ({waiting.shown})"
@@ -156,6 +167,11 @@ class TaskExtensions:
                     self.trust.approve(waiting.kind, waiting.name, waiting.definition)
             else:
                 declined.add(key)
+
+    def _own_eyes(self) -> bool:
+        """Whether this task starts language servers of its own: not where the editor's
+        serve (the LSP door), so nothing is asked there that would not start."""
+        return self.context is not None and self.context.own_servers is not None
 
     def _approved_specs(self) -> list[ServerSpec]:
         project = [
@@ -200,8 +216,9 @@ class TaskExtensions:
         self.shared = await asyncio.to_thread(available, self.root, self.plugins, self.trust)
         if self.context is not None:
             skills = self.shared.catalog()
+            window = self.context.settings.context_window
             self.context.skill_catalog = skill_tool.catalog(
-                skills, skill_tool.budget(self.settings)
+                skills, skill_tool.budget(self.settings.skills, window)
             )
             self._offer()
 

@@ -119,6 +119,19 @@ def expand(text: str, env: Mapping[str, str]) -> str:
     return _VARIABLE.sub(value, text)
 
 
+PROJECT_EXPANDS = ("HOME", "USER")
+"""The only variables a repository's definition may name: a project never chooses to send
+one of the user's keys anywhere (a header, an argument, its server's environment)."""
+
+
+def variables(project: bool) -> dict[str, str]:
+    """What `${VAR}` may name in a definition: the user's whole environment in theirs, in
+    a repository's only PROJECT_EXPANDS."""
+    if project:
+        return {name: os.environ[name] for name in PROJECT_EXPANDS if name in os.environ}
+    return dict(os.environ)
+
+
 def from_acp(servers: list[Any]) -> tuple[ServerSpec, ...]:
     """The servers an ACP client sends in `session/new` (its user's), in the same shape; one
     that does not fit is left out."""

@@ -17,7 +17,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import os
 import tempfile
 import weakref
 from collections.abc import Callable
@@ -30,7 +29,7 @@ from ..shell import launch, sandbox
 from ..shell.sandbox.git_audit import GitAudit
 from ..tools.base import BeforeChange, Tool, ToolContext, ToolError
 from . import mcp_elicitation
-from .mcp_config import NAME_CHARACTERS, ServerSpec, expand
+from .mcp_config import NAME_CHARACTERS, ServerSpec, expand, variables
 from .programs import Programs
 
 log = logging.getLogger(__name__)
@@ -422,16 +421,9 @@ def _transport(
     return stdio_client(params, errlog=errlog)
 
 
-PROJECT_EXPANDS = ("HOME", "USER")
-"""The only variables a repository's definition may name: a project never chooses to send
-one of the user's keys anywhere (a header, an argument, its server's environment)."""
-
-
 def variables_for(spec: ServerSpec) -> dict[str, str]:
     """The variables `${VAR}` may name in `spec`: the user's whole environment for theirs."""
-    if spec.source == "project":
-        return {name: os.environ[name] for name in PROJECT_EXPANDS if name in os.environ}
-    return dict(os.environ)
+    return variables(spec.source == "project")
 
 
 async def started(servers: list[Server], bound: float) -> None:

@@ -41,10 +41,10 @@ def place(
         raise ValueError("it needs a command")
     if isinstance(env, Mapping) and set(env) & set(RESERVED):
         raise ValueError("its env must not set PLUGIN_ROOT or PLUGIN_DATA: agentls does")
-    real_root = _real(root, "the plugin's folder")
+    real_root = real(root, "the plugin's folder")
     folders: dict[Base, Callable[[], Path]] = {
         "root": lambda: real_root,
-        "data": lambda: _real(data(), "its data folder"),
+        "data": lambda: real(data(), "its data folder"),
     }
 
     def expanded(value: Any) -> Any:
@@ -128,7 +128,7 @@ def contained(real_base: Path, relative: str, what: str) -> Path:
     return resolved
 
 
-def _real(folder: Path, what: str) -> Path:
+def real(folder: Path, what: str) -> Path:
     try:
         return Path(os.path.realpath(folder, strict=True))
     except OSError as error:

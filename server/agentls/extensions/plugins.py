@@ -93,6 +93,38 @@ class Plugin:
                 problems.append(f"plugin {self.name}: its MCP server {name} is left out: {error}")
         return tuple(specs), problems
 
+    def lsp_servers(self) -> tuple[dict[str, dict[str, Any]], list[str]]:
+        """Claude Code's language servers: `lspServers` in the manifest (the servers, or the
+        path of a JSON file in the plugin that holds them), else `.lsp.json` at the root. A
+        program is placed as an MCP server's is (`plugin_paths.place`), the root's variable
+        expanded in the rest; one that does not fit is left out, and said why."""
+        if self.layout != "claude-code":
+            return {}, []
+        listed = self._json(".claude-plugin/plugin.json", False).get("lspServers", "./.lsp.json")
+        problems: list[str] = []
+        if isinstance(listed, str):
+            try:
+                where = plugin_paths.contained(self.real_folder(), listed, "lspServers")
+                listed = self._json(str(where.relative_to(self.real_folder())), False)
+            except ValueError as error:
+                explicit = listed != "./.lsp.json"
+                return {}, [f"plugin {self.name}: {error}"] if explicit else []
+        servers: dict[str, dict[str, Any]] = {}
+        for name, definition in listed.items() if isinstance(listed, dict) else ():
+            try:
+                if not isinstance(definition, dict):
+                    raise ValueError("it must be an object")
+                placed = plugin_paths.place(definition, self.folder, self.data_folder, self.layout)
+                servers[name] = {**_with_root(definition, self.folder), **placed}
+            except (ValueError, OSError) as error:
+                why = f"its language server {name} is left out: {error}"
+                problems.append(f"plugin {self.name}: {why}")
+        return servers, problems
+
+    def real_folder(self) -> Path:
+        """Its folder as the filesystem resolves it (ValueError when it is gone)."""
+        return plugin_paths.real(self.folder, "the plugin's folder")
+
     def data_folder(self) -> Path:
         """`${PLUGIN_DATA}`: the plugin's own folder for what it keeps (Agent Plugins §9.1),
         private, kept across its updates; made when first asked for."""

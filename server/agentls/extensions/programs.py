@@ -17,8 +17,8 @@ from ..shell import launch, sandbox
 from ..shell.launch import Launch
 from ..shell.sandbox.git_audit import GitAudit
 
-if TYPE_CHECKING:  # the settings parse hooks, which run here
-    from ..config.settings import Settings
+if TYPE_CHECKING:
+    from ..shell.settings import ShellSettings
 
 
 class Programs:
@@ -36,7 +36,7 @@ class Programs:
         self.audit = GitAudit(root)
 
     @classmethod
-    def of(cls, root: Path, settings: Settings) -> Programs:
+    def of(cls, root: Path, settings: ShellSettings) -> Programs:
         return cls(root, settings.sandbox, settings.sandbox_network, settings.pass_environment)
 
     def users(self, argv: Sequence[str], folder: Path, own: Mapping[str, str]) -> Launch:

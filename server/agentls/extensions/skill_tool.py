@@ -11,10 +11,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..config.settings import Settings
 from ..permissions.rules import Rule, Rules
 from ..tools.base import BeforeChange, Tool, ToolContext, ToolError
 from .commands import skill_content, skill_files
+from .settings import SkillOptions
 from .skills import Skill
 
 log = logging.getLogger(__name__)
@@ -31,11 +31,12 @@ _HEADER = (
 _SAID: set[str] = set()
 
 
-def budget(settings: Settings) -> int:
-    """The catalog's budget in characters."""
-    if settings.skills.catalog_budget is not None:
-        return settings.skills.catalog_budget
-    window = settings.context_window or 200_000
+def budget(options: SkillOptions, context_window: int | None) -> int:
+    """The catalog's budget in characters, in a context window of `context_window` tokens
+    (None: the usual 200,000)."""
+    if options.catalog_budget is not None:
+        return options.catalog_budget
+    window = context_window or 200_000
     return min(int(window * SHARE), MAX_BUDGET)
 
 

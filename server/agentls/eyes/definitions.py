@@ -45,6 +45,9 @@ class ServerDefinition:
     navigates: bool = True
     """Whether it may answer `definition` and `references` (ruff's server does not): those
     tools are offered only where one that may serves the workspace."""
+    project: bool = False
+    """A repository's (its `.lsp.json`, approved): `${VAR}` names only what a project's
+    `.mcp.json` may, and it runs in the sandbox whatever becomes of the user's."""
 
     def serves(self, path: Path) -> str | None:
         """The languageId of `path` for this server, None when it does not serve it."""

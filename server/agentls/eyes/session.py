@@ -71,8 +71,9 @@ def definitions(
 
 
 class OwnLanguageServers:
-    """The servers of `definitions` for the workspace `root`; `read` reads a file as the
-    workspace has it, `notify` tells the user (once per server) that one is out."""
+    """The servers of `definitions` for the workspace `root`, and those `later` gives (the
+    repository's, approved when the task starts: asked on the first file); `read` reads a
+    file as the workspace has it, `notify` tells the user (once per server) one is out."""
 
     def __init__(
         self,
@@ -81,9 +82,11 @@ class OwnLanguageServers:
         programs: Programs,
         read: Callable[[Path], Awaitable[str]],
         notify: Callable[[str], None],
+        later: Callable[[], Iterable[ServerDefinition]] = tuple,
     ) -> None:
         self.root = root
-        self._definitions = servers
+        self._servers = servers
+        self._later: Callable[[], Iterable[ServerDefinition]] | None = later
         self._programs = programs
         self._read = read
         self._notify = notify
@@ -94,8 +97,16 @@ class OwnLanguageServers:
         the next edit's result."""
 
     def navigates(self) -> bool:
-        """Whether `definition` and `references` are to be offered (`offer.py`)."""
-        return serves_workspace(self._definitions, self.root)
+        """Whether `definition` and `references` are to be offered (`offer.py`). Asked as
+        the tools are chosen, before the task's approvals: the repository's servers, not
+        approved yet, are not read here (they would be frozen out) and bring neither tool."""
+        return serves_workspace(self._servers, self.root)
+
+    @property
+    def _definitions(self) -> tuple[ServerDefinition, ...]:
+        if self._later is not None:
+            self._servers, self._later = (*self._servers, *self._later()), None
+        return self._servers
 
     def known(self, path: Path) -> list[Problem] | None:
         """What the servers said of `path` last, without asking; None when none has."""
@@ -188,7 +199,8 @@ class OwnLanguageServers:
             published = await server.sync(path, language, text, WAIT_SECONDS)
         except TimeoutError:
             return [], f"(The language server {name} did not answer for this edit in time.)"
-        except (ServerGone, OSError, RuntimeError) as error:  # RuntimeError: no sandbox
+        except (ServerGone, OSError, RuntimeError, ValueError) as error:
+            # RuntimeError: no sandbox; ValueError: a `${VAR}` it may not name, or unset.
             return [], self._lost(definition, str(error))
         found = (_problem(path, item, name) for item in published.diagnostics)
         return [problem for problem in found if problem is not None], ""

@@ -23,9 +23,9 @@ from .protocol import AgentProtocol
 
 if TYPE_CHECKING:
     from ..agent.conversation import Conversation
-    from ..config.settings import Settings
     from ..models.anthropic import ClientCache
     from ..permissions.modes import SessionMode
+    from ..settings.assembly import Settings
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ class AgentServer(LanguageServer):
         """The settings object as this client may set it (what `settings` parses), and the
         user-only keys it tried to set and may not; on TCP the user-only ones come from the
         user's settings file, not from here."""
-        from ..config.settings import USER_ONLY, flattened
+        from ..settings.assembly import USER_ONLY, flattened
 
         initial, pulled = flattened(self.initial_options()), flattened(await self._configuration())
         trusted = {k: v for k, v in initial.items() if k in USER_ONLY} if self.token is None else {}
@@ -197,7 +197,7 @@ class AgentServer(LanguageServer):
         client") only from the file and the editor's initializationOptions on stdio, and on
         TCP from the user's settings file."""
         from ..config import user_settings
-        from ..config.settings import flattened, parse, with_user_only
+        from ..settings.assembly import flattened, parse, with_user_only
 
         raw, ignored = await self.raw_settings()
         own_raw, problems = user_settings.read()

@@ -19,7 +19,6 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from ..config.settings import Settings
 from ..interfaces import Decision, Unanswered
 from ..permissions.gate import always_for, fetch_question
 from ..visible import visible
@@ -69,9 +68,8 @@ def _decision(answer: Any, choices: dict[Decision, str]) -> Decision:
 
 
 class LspApprover:
-    def __init__(self, server: LanguageServer, settings: Settings, root: Path) -> None:
+    def __init__(self, server: LanguageServer, root: Path) -> None:
         self.server = server
-        self.settings = settings
         self.root = root
         self.cannot_ask = ""
         """Why the client cannot be asked, once it failed to answer."""
@@ -153,15 +151,14 @@ class LspApprover:
             return False
         return title == TRUST
 
-    async def approve_write(self, description: str) -> str:
-        """Whether the agent may `description` (e.g. "create notes.md (...)") on disk itself:
-        "" when allowed, else the refusal for the model."""
-        if self.settings.approve_commands == "always":
-            return ""
+    async def approve_write(self, description: str) -> Decision:
+        """Whether agentls may `description` (e.g. "create notes.md (...)") on disk itself,
+        the client being unable to show the edit (`interfaces.AsksWrites`; only the
+        permission gate asks)."""
         if not self.cannot_ask:
             try:
                 title = await self._ask(f"The agent wants to {visible(description)}", [ALLOW, DENY])
-                return "" if title == ALLOW else "the user rejected it"
+                return "allow" if title == ALLOW else "deny"
             except JsonRpcException as error:
                 self.cannot_ask = error.message or type(error).__name__
-        return CANNOT_ASK.format(error=self.cannot_ask, commands="")
+        raise Unanswered(CANNOT_ASK.format(error=self.cannot_ask, commands=""))

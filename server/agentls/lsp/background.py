@@ -28,6 +28,9 @@ from ..background.transcript import transcript
 from ..disk import files
 from ..disk.paths import relative
 from ..edits import landed
+from ..permissions.gate import Gate
+from ..permissions.rules import Rules
+from ..tools.file_tools import written_once_allowed
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
 from .approver import LspApprover
 from .command_table import CANCEL_BACKGROUND, DISCARD, LOG, REVIEW, RUN_IN_BACKGROUND
@@ -195,14 +198,13 @@ async def review_task(ls: AgentServer, *arguments: Any) -> dict[str, Any]:
 async def _review(ls: AgentServer, root: Path, entry: records.Entry) -> dict[str, Any]:
     record, commit = entry.record, entry.status.commit
     assert commit is not None
-    approver = LspApprover(ls, await ls.settings(), root)
-    workspace = LspWorkspace(ls, root, approver)
+    workspace = LspWorkspace(ls, root)
     tool = f"background task {record.id}"
     plan = await asyncio.to_thread(
         review.plan, root, record.base, commit, workspace.open_documents(), tool
     )
     title = f"review of background task {record.id}: {record.title}"
-    reviewer = EditorReviewer(ls, workspace, root)
+    reviewer = EditorReviewer(ls, workspace, LspApprover(ls, root))
     reports = await carry_out(root, plan, reviewer, ls.session, title)
     entry.status.reviewed = True
     await asyncio.to_thread(entry.save)
@@ -229,13 +231,17 @@ class EditorReviewer:
     """A review's files proposed as any edit of the agent's: `workspace/applyEdit`, hunk by
     hunk where the editor reviews hunks; a deletion as a `DeleteFile` to confirm."""
 
-    def __init__(self, ls: AgentServer, workspace: LspWorkspace, root: Path) -> None:
-        self.ls, self.workspace, self.root = ls, workspace, root
+    def __init__(self, ls: AgentServer, workspace: LspWorkspace, approver: LspApprover) -> None:
+        self.ls, self.workspace, self.root = ls, workspace, workspace.root
+        self.gate = Gate(rules=Rules(), root=self.root, approver=approver)
+        """For a file the editor cannot show (no workspace/applyEdit): the user is asked."""
 
     async def change(self, item: review.FileReview) -> tuple[int, str]:
         change = item.change
         assert change is not None
         answer = await self.workspace.propose(change)
+        if answer.question:
+            answer = await written_once_allowed(self.gate, self.workspace, change, answer.question)
         if not answer.applied:
             return 0, answer.rejected_reason or "rejected"
         after = answer.text

@@ -26,7 +26,6 @@ from ..images import Image
 from ..permissions.modes import MODES, SessionMode, mode_of
 from ..wiring import new_conversation, resumed_conversation, undo_and_tell
 from .agent_server import REQUEST_FAILED, AgentServer, RunningTask
-from .approver import LspApprover
 from .command_table import RESUME_SESSION, RUN_TASK, SET_MODE, UNDO
 from .file_context import task_arguments
 from .supervision import supervise
@@ -163,9 +162,7 @@ async def undo_to(ls: AgentServer, *arguments: Any) -> dict[str, object]:
     if not isinstance(overwrite, list) or not all(isinstance(p, str) for p in overwrite):
         raise JsonRpcInvalidParams("overwrite must be a list of paths")
     root = ls.root()
-    # The approver is for writes the editor cannot make itself (as for a task's edits).
-    approver = LspApprover(ls, await ls.settings(), root)
-    editor = LspWorkspace(ls, root, approver)
+    editor = LspWorkspace(ls, root)
     job = asyncio.ensure_future(undo_and_tell(root, editor, target, overwrite, ls.session))
     # Held as the running task: no task starts while files are put back, and
     # agent.cancel stops an undo whose reviews the user leaves open.

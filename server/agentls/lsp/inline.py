@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pygls.workspace import TextDocument
 
     from ..completions.engine import Config, Engine, Outcome
-    from ..config.settings import Settings
+    from ..settings.assembly import Settings
     from .agent_server import AgentServer
 
 log = logging.getLogger(__name__)

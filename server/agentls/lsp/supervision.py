@@ -72,8 +72,8 @@ async def _run(
         ls.show(types.MessageType.Warning, setup.warning)
     token = params.work_done_token if params is not None else None
     progress = await LspProgress.start(ls, token, title, ls.cancel)
-    approver = LspApprover(ls, settings, root)
-    workspace = LspWorkspace(ls, root, approver)
+    approver = LspApprover(ls, root)
+    workspace = LspWorkspace(ls, root)
     ls.mode = ls.mode or SessionMode(settings.mode)
     agent = setup.agent(
         workspace,

@@ -24,7 +24,6 @@ from ..disk.landing import land_on_disk
 from ..disk.paths import relative
 from ..edits import Hunk
 from ..interfaces import Change, Landed
-from .approver import LspApprover
 from .documents import LspDocument
 from .positions import annotated, text_edits
 
@@ -48,10 +47,9 @@ def uri_of(path: Path) -> str:
 
 
 class LspWorkspace:
-    def __init__(self, server: LanguageServer, root: Path, approver: LspApprover) -> None:
+    def __init__(self, server: LanguageServer, root: Path) -> None:
         self.server = server
         self.root = root
-        self.approver = approver
 
     def _open_document(self, path: Path) -> TextDocument | None:
         documents: dict[str, TextDocument] = self.server.workspace.text_documents
@@ -229,15 +227,15 @@ class LspWorkspace:
 
     async def _write_without_editor(self, change: Change, document: TextDocument | None) -> Landed:
         """A client without workspace/applyEdit: a file it has open is refused, another is
-        written here once the user (or the approveCommands rule) allowed it."""
+        written here, a change to review once the user allowed it (the permission gate asks
+        the `question`, then proposes it again, no longer to review)."""
         if document is not None:
             return Landed(False, rejected_reason=NO_APPLY_EDIT_OPEN)
-        name = relative(self.root, change.path)
-        verb = "create" if change.old_text is None else "change"
-        summary = ", ".join(hunk.describe() for hunk in change.hunks)
-        refusal = await self.approver.approve_write(f"{verb} {name} ({summary})")
-        if refusal:
-            return Landed(False, rejected_reason=refusal)
+        if change.reviewed:
+            name = relative(self.root, change.path)
+            verb = "create" if change.old_text is None else "change"
+            summary = ", ".join(hunk.describe() for hunk in change.hunks)
+            return Landed(False, question=f"{verb} {name} ({summary})")
         # The question may have waited minutes: a file changed meanwhile is not overwritten.
         return land_on_disk(self.root, change)
 

@@ -1,7 +1,8 @@
 """The permission gate: the one place a tool call is weighed, put to the user, and refused.
 
-Every tool call passes here (`tools.run_tool` for each call; a tool whose question depends
-on what it is about to do asks again from its handler, with that). `Gate.ask` weighs, in
+Every tool call passes here, through its one entry, `Gate.ask` (`tools.run_tool` for each
+call; a tool whose question depends on what it is about to do is only held to the deny rules
+there, and asks from its handler, with that). `ask` weighs, in
 this order: the rules (`decide.py`, the last word on deny) and the PreToolUse hooks'
 verdict on the call (a value the caller passes, never over a deny rule); then what the call
 is (`Source`) with the session's mode, `approveCommands: always` and what the user allowed
@@ -21,20 +22,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..interfaces import Approver, Unanswered
+from ..interfaces import Approver, AsksWrites, Unanswered
+from ..interfaces import Decision as Answer
 from .decide import Decision, decide, unreadable
 from .modes import Mode, SessionMode
 from .rules import Rule, Rules, Verdict
 
-Source = Literal["call", "command", "tool", "fetch", "edit"]
+Source = Literal["call", "ahead", "command", "tool", "fetch", "edit", "write"]
 """What a call is, which sets what passes without the user:
 `call`: any tool as `run_tool` sees it; it passes unless a rule or a hook says ask.
+`ahead`: a tool that asks from its handler (`Tool.gated`), as `run_tool` sees it: only a deny
+rule refuses it here, before its handler runs; its own question weighs the rest.
 `command` (bash), `tool` (a tool from elsewhere: MCP) and `fetch` (web_fetch, per host):
 asked unless allowed by a rule, a hook, `approveCommands: always` or "allow for this task".
 `edit`: never put to the approver: the change is reviewed (a permit `reviewed`) unless an
-allow rule, a hook's allow or the acceptEdits mode lets it land."""
+allow rule, a hook's allow or the acceptEdits mode lets it land.
+`write`: an edit to review that the editor cannot show (an LSP client without
+workspace/applyEdit), which agentls would write itself: asked as a command is
+(`AsksWrites.approve_write`)."""
 
-_ASKED_BY_DEFAULT: frozenset[Source] = frozenset({"command", "tool", "fetch"})
+_ASKED_BY_DEFAULT: frozenset[Source] = frozenset({"command", "tool", "fetch", "write"})
 _HOOKED = "a PreToolUse hook said so"
 _PLAIN_HOST = re.compile(r"[a-z0-9.:-]{1,253}")
 """A host an "always" answer may name in a rule: no pattern character can widen it."""
@@ -109,6 +116,13 @@ class Refusal(Exception):
         subject = _subject(self.request)
         return f"The user denied {subject}.{asked} Do not retry it; ask or take another way."
 
+    def reason(self) -> str:
+        """Why a change was not written, as an edit's result words it ("The edit of a.py was
+        not applied: <reason>.")."""
+        if self.by == "user":
+            return "the user rejected it"
+        return self.detail if self.by == "nobody" else self.words()
+
 
 def _subject(request: Request | None) -> str:
     if request is None or request.source == "tool":
@@ -156,13 +170,6 @@ class Gate:
             return Decision(self.hook, reason=_HOOKED)
         return decided
 
-    def check(self, tool: str, arguments: Any) -> None:
-        """Raises the Refusal of a call a deny rule names: the first half of `ask`, for a
-        tool that asks from its handler once it knows what it is about to do."""
-        decided = self.decision(tool, arguments)
-        if decided is not None and decided.verdict == "deny":
-            raise Refusal("rule", None, decided.why)
-
     def unreadable(self) -> tuple[Rule, ...]:
         """The deny and ask rules on reading paths, which a search leaves out."""
         return unreadable(self.rules)
@@ -173,6 +180,8 @@ class Gate:
         said = decided.verdict if decided is not None else None
         if decided is not None and said == "deny":
             raise Refusal("rule", request, decided.why)
+        if request.source == "ahead":  # its handler asks, with what it is about to do
+            return Permit(reviewed=False)
         if request.source == "edit":
             # An ask rule reviews even in acceptEdits; an allow rule lands it as acceptEdits does.
             return Permit(said == "ask" or (said != "allow" and self.mode != "acceptEdits"))
@@ -193,9 +202,12 @@ class Gate:
         host = request.host if request.source == "fetch" else ""
         fetch = {"host": host} if host else {}  # a question about a fetch, asked as one
         try:
-            answer = await self.approver.approve(
-                request.shown, unsandboxed and self.shell_sandboxed, **fetch
-            )
+            if request.source == "write":
+                answer = await self._write_question(request.shown)
+            else:
+                answer = await self.approver.approve(
+                    request.shown, unsandboxed and self.shell_sandboxed, **fetch
+                )
         except Unanswered as nobody:
             raise Refusal("nobody", request, why, str(nobody)) from None
         if answer == "deny":
@@ -205,3 +217,8 @@ class Gate:
         if answer == "allow_always" and self.session and _PLAIN_HOST.fullmatch(host):
             self.session.keep(Rule("web_fetch", f"domain:{host}"))
         return Permit(reviewed=True, sandboxed=not unsandboxed)
+
+    async def _write_question(self, description: str) -> Answer:
+        if not isinstance(self.approver, AsksWrites):  # its editor shows every edit itself
+            raise Unanswered(f"Nobody can be asked whether agentls may {description}.")
+        return await self.approver.approve_write(description)

@@ -25,11 +25,11 @@ from typing import Any
 from ..agent.conversation import Conversation
 from ..agent.event_progress import EventProgress
 from ..agent.task_json import task_json
-from ..config import user_settings
 from ..interfaces import Command, ModelError, ShellRefused
 from ..models.anthropic import ClientCache
 from ..permissions.modes import SessionMode
 from ..permissions.rules import Rule, Rules
+from ..settings.user import load as load_user_settings
 from ..wiring import TaskSetup, prepare_task
 from . import worktree
 from .adapters import BatchApprover, BatchWorkspace, Events
@@ -222,7 +222,7 @@ class TaskRun:
             provider=spec.provider,
             model=spec.model,
         )
-        settings, problems = user_settings.load(**{**(spec.settings or {}), **fixed})
+        settings, problems = load_user_settings(**{**(spec.settings or {}), **fixed})
         for problem in problems:
             self.events.send("warning", text=problem)
         if not spec.sandbox_network:

@@ -22,10 +22,10 @@ from ..background import control, records, review
 from ..background.control import BackgroundError, Options
 from ..background.landing import NotLanded, carry_out
 from ..background.transcript import transcript
-from ..config import user_settings
 from ..disk import files
 from ..disk.landing import land_on_disk
 from ..edits import apply_hunks, lines_with_ends
+from ..settings.user import load as load_user_settings
 from ..tasktree.worktree import TreeError
 from ..visible import visible
 
@@ -34,7 +34,7 @@ Ask = Callable[[str], str]
 
 def user_options(**overrides: Any) -> Options:
     """The options of the user's own settings file, with the command line's `overrides`."""
-    settings, problems = user_settings.load(**overrides)
+    settings, problems = load_user_settings(**overrides)
     for problem in problems:
         print(f"agentls: {problem}", file=sys.stderr)
     return Options.of(settings)

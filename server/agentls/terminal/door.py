@@ -9,8 +9,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..config.arguments import max_steps, provider
 from ..permissions.modes import MODES
+from ..settings.arguments import max_steps, provider
 from . import start
 
 
@@ -143,7 +143,7 @@ def add_commands(commands: Any) -> None:
 
 
 def _add_extension_commands(commands: Any) -> None:
-    """`agentls mcp`, `hooks`, `skills` and `plugin`."""
+    """`agentls mcp`, `lsp`, `hooks`, `skills` and `plugin`."""
     mcp = commands.add_parser(
         "mcp", help="the MCP servers: list them, sign in, approve a project's"
     )
@@ -157,6 +157,14 @@ def _add_extension_commands(commands: Any) -> None:
     logout.add_argument("name", help="the server's name")
     approve = mcp_commands.add_parser("approve", help="let this project's .mcp.json server run")
     approve.add_argument("name", help="the server's name in .mcp.json")
+    lsp = commands.add_parser(
+        "lsp", help="the language servers outside the editor: list them, approve a project's"
+    )
+    lsp.set_defaults(door=_lsp)
+    lsp_commands = lsp.add_subparsers(dest="lsp_command", required=True)
+    lsp_commands.add_parser("list", help="each server, from where, approved or waiting")
+    approve = lsp_commands.add_parser("approve", help="let this project's .lsp.json server run")
+    approve.add_argument("name", help="the server's name in .lsp.json")
     hooks = commands.add_parser("hooks", help="the hooks of this project's .agentls/settings.json")
     hooks.set_defaults(door=_hooks)
     hooks_commands = hooks.add_subparsers(dest="hooks_command", required=True)
@@ -229,6 +237,14 @@ def _mcp(arguments: argparse.Namespace) -> int:
     if arguments.mcp_command == "logout":
         return mcp_commands.logout(arguments.name)
     return mcp_commands.approve("mcp", arguments.name)
+
+
+def _lsp(arguments: argparse.Namespace) -> int:
+    from . import lsp_commands, mcp_commands
+
+    if arguments.lsp_command == "list":
+        return lsp_commands.list_servers()
+    return mcp_commands.approve("lsp", arguments.name)  # as a project's MCP server is
 
 
 def _hooks(arguments: argparse.Namespace) -> int:

@@ -9,7 +9,6 @@ import asyncio
 from pathlib import Path
 
 from ..config import project_settings, user_settings
-from ..config.settings import Settings
 from ..extensions import mcp_auth, mcp_servers
 from ..extensions.for_task import project_waiting
 from ..extensions.mcp_config import ServerSpec, expand, parse_servers
@@ -17,12 +16,14 @@ from ..extensions.mcp_prompts import commands
 from ..extensions.mcp_user import Answer, set_current
 from ..extensions.programs import Programs
 from ..extensions.trust import Trust
+from ..settings.assembly import Settings
+from ..settings.user import load as load_user_settings
 
 
 def _specs(root: Path) -> tuple[Settings, list[ServerSpec], list[ServerSpec], set[str]]:
     """The user's settings, the servers that would start here, the project's, and the names
     of the project's still waiting for approval."""
-    settings, problems = user_settings.load()
+    settings, problems = load_user_settings()
     for problem in problems:
         print(f"agentls: {problem}")
     project = project_settings.load(root)
@@ -137,7 +138,7 @@ async def _login(name: str) -> int:
     if spec is None:
         return 1
     set_current(_Printed())
-    settings = user_settings.load()[0]
+    settings = load_user_settings()[0]
     (server,) = await _started(Path.cwd(), settings, [spec], sign_in=True)
     await mcp_servers.started([server], settings.mcp_auth_timeout)
     ok = server.state == "ready"
@@ -166,7 +167,7 @@ def logout(name: str) -> int:
 
 
 def approve(kind: str, name: str) -> int:
-    """Approve the project's server `name` (or its hooks) as defined now."""
+    """Approve the project's server `name` (MCP or `lsp`, or its hooks) as defined now."""
     root = Path.cwd()
     trust = Trust(root)
     for waiting in project_waiting(project_settings.load(root), trust):
@@ -174,6 +175,9 @@ def approve(kind: str, name: str) -> int:
             trust.approve(kind, name, waiting.definition)
             print(f"Approved for {root}: {waiting.shown}")
             return 0
-    what = "hooks" if kind == "hooks" else f"MCP server {name!r}"
-    print(f"agentls: the project has no {what} waiting for approval (see `agentls mcp list`)")
+    what, listed = {
+        "hooks": ("hooks", "mcp"),
+        "lsp": (f"language server {name!r}", "lsp"),
+    }.get(kind, (f"MCP server {name!r}", "mcp"))
+    print(f"agentls: the project has no {what} waiting for approval (see `agentls {listed} list`)")
     return 1

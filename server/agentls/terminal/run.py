@@ -23,13 +23,13 @@ from ..agent.conversation import Conversation
 from ..agent.event_progress import EventProgress
 from ..agent.task_json import task_json
 from ..agent.task_result import CANCELLED_BY_USER, TaskResult
-from ..config import user_settings
-from ..config.settings import Settings
 from ..extensions.commands import Command, for_workspace
 from ..interfaces import Approver, ModelError
 from ..models import capabilities
 from ..models.anthropic import ClientCache
 from ..permissions.modes import MODES, SessionMode, mode_of
+from ..settings.assembly import Settings
+from ..settings.user import load as load_user_settings
 from ..visible import visible
 from ..wiring import TaskSetup, prepare_task
 from . import interrupts
@@ -397,7 +397,7 @@ class Flags:
 
     def settings(self) -> tuple[Settings, list[str]]:
         """The settings, and the problems of the user's file."""
-        return user_settings.load(
+        return load_user_settings(
             approveCommands="always" if self.yes else None,
             provider=self.provider,
             model=self.model,

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 from ..config import environment
-from ..config.settings import parse
 from ..interfaces import ModelError
 from ..models import capabilities, providers
+from ..settings.assembly import parse
 
 
 def check_settings(raw: str) -> int:

@@ -10,11 +10,12 @@ from ..config import user_settings
 from ..extensions import plugins
 from ..extensions.commands import approve_waiting, available, described
 from ..extensions.trust import Trust
+from ..settings.user import load as load_user_settings
 
 
 def list_skills() -> int:
     root = Path.cwd()
-    settings, problems = user_settings.load()
+    settings, problems = load_user_settings()
     installed, broken = plugins.installed(settings.plugins)
     for problem in [*problems, *broken]:
         print(f"agentls: {problem}")
@@ -56,7 +57,7 @@ def approve_skills() -> int:
 
 def plugin_command(action: str, argument: str | None) -> int:
     if action == "list":
-        settings, _ = user_settings.load()
+        settings, _ = load_user_settings()
         installed, broken = plugins.installed(settings.plugins)
         for plugin in installed:
             version = f" {plugin.version}" if plugin.version else ""

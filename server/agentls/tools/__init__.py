@@ -8,7 +8,7 @@ from typing import Any
 
 from ..disk.files import NotText
 from ..disk.paths import PathError
-from ..permissions.gate import Refusal, Request, hooked
+from ..permissions.gate import Refusal, Request, Source, hooked
 from ..shell.bounded_output import cut_middle
 from ..visible import valid_unicode
 from .base import (
@@ -120,12 +120,11 @@ async def _decided(
     """The call run as the permission gate permits, and the PostToolUse hooks told of its
     result."""
     try:
-        gate = context.gate()
-        if tool.gated:  # its handler asks, with what it is about to do
-            gate.check(tool.name, arguments)
-        else:
-            shown = f"{tool.name} {tool.summary(arguments)}".strip()
-            await gate.ask(Request(source="call", tool=tool.name, arguments=arguments, shown=shown))
+        # A gated tool's handler asks, with what it is about to do: here, only a deny rule.
+        source: Source = "ahead" if tool.gated else "call"
+        shown = f"{tool.name} {tool.summary(arguments)}".strip()
+        asked = Request(source=source, tool=tool.name, arguments=arguments, shown=shown)
+        await context.gate().ask(asked)
         text, is_error = await tool.handler(context, arguments, before_change), False
     except (ToolError, Refusal, PathError, NotText) as error:
         text, is_error = str(error), True

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..config.settings import Settings
 from ..interfaces import (
     Approver,
     Hooks,
@@ -21,6 +20,7 @@ from ..interfaces import (
 from ..permissions.gate import Gate, Grants
 from ..permissions.modes import SessionMode
 from ..permissions.rules import Rules, Verdict, command_rules
+from ..settings.assembly import Settings
 from .result_lines import result_line
 
 

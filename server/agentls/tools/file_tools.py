@@ -15,8 +15,8 @@ from ..disk.files import NotText, PathChanged
 from ..disk.paths import refuse_git_metadata, relative, resolve
 from ..edits import Hunk, apply_hunks, landed, line_hunks, text_lines
 from ..images import is_image_name
-from ..interfaces import Change, Landed
-from ..permissions.gate import Request
+from ..interfaces import Change, Landed, Workspace
+from ..permissions.gate import Gate, Refusal, Request
 from ..redaction import REDACTED, Redacted, redact, secret_spans
 from .base import BeforeChange, Tool, ToolContext, ToolError
 from .editor_tools import new_problems, problems_before
@@ -320,6 +320,21 @@ def _check_no_redacted_secret_written_back(context: ToolContext, change: Change,
         )
 
 
+async def written_once_allowed(
+    gate: Gate, workspace: Workspace, change: Change, question: str
+) -> Landed:
+    """A change to review that the editor cannot show (`Landed.question`): the gate puts it
+    to the user as a question, and the workspace writes it as it is once allowed."""
+    name = relative(workspace.root, change.path)
+    asked = Request(source="write", tool=change.tool, arguments={"path": name}, shown=question)
+    try:
+        await gate.ask(asked)
+    except Refusal as refusal:
+        return Landed(False, rejected_reason=refusal.reason())
+    change.reviewed = False  # the user allowed it as shown: it lands whole
+    return await workspace.propose(change)
+
+
 async def propose(context: ToolContext, change: Change, before_change: BeforeChange) -> str:
     """Put the change to the user and tell the model exactly what landed."""
     name = relative(context.workspace.root, change.path)
@@ -329,6 +344,10 @@ async def propose(context: ToolContext, change: Change, before_change: BeforeCha
     await before_change([name])
     before = await problems_before(context, change.path)
     outcome = await context.workspace.propose(change)
+    if outcome.question:
+        outcome = await written_once_allowed(
+            context.gate(), context.workspace, change, outcome.question
+        )
     if _nothing_landed(change, outcome):
         context.edits.rejected += 1
         raise ToolError(not_applied(change, outcome, name))

@@ -9,7 +9,7 @@ import argparse
 
 def max_steps(text: str) -> int:
     """`--max-steps`, held to the range of the maxSteps setting."""
-    from .settings import checked
+    from .assembly import checked
 
     try:
         steps: int = checked("maxSteps", int(text) if text.lstrip("-").isdigit() else text)
@@ -20,7 +20,7 @@ def max_steps(text: str) -> int:
 
 def provider(text: str) -> str:
     """`--provider`, one of the agentls.provider setting's values."""
-    from .settings import checked
+    from .assembly import checked
 
     try:
         return str(checked("provider", text))
