@@ -28,6 +28,7 @@ from .big_repos import (
     undo_on,
 )
 from .checkpoints import CheckpointCost, checkpoint_cost, make_workspace
+from .completions import CompletionOverhead, completion_overhead
 from .editor import BenchEditor, server_command
 from .first_answers import FirstAnswer, time_to_initialize, time_to_prompt
 from .mcp_tools import MCP_TOOLS, with_mcp_tools
@@ -98,6 +99,10 @@ class Plan:
     overhead_files: int = 20_000
     background_files: int = 20_000
     """The repository a background task is started on."""
+    completion_rounds: int = 40
+    """Inline completions measured, after the warm-up ones."""
+    completion_model_seconds: float = 0.05
+    """The fake completion model's time per answer."""
     warm_edits: int = 10
     """Edits under `-p` after the first, with agentls's own language servers started."""
 
@@ -125,6 +130,7 @@ QUICK = Plan(
     batch_latency=0.2,
     overhead_files=300,
     background_files=300,
+    completion_rounds=5,
     warm_edits=3,
 )
 """For the smoke test: every measure, in a fraction of the time; the figures are not the goals'."""
@@ -163,6 +169,7 @@ class Results:
     overhead: TaskOverhead
     skills: WithSkills
     background: BackgroundStart
+    completion: CompletionOverhead
     own_servers: OwnServers
 
 
@@ -227,6 +234,9 @@ async def measure(plan: Plan) -> Results:
         background = await asyncio.to_thread(
             background_start, home / "background", env, plan.background_files
         )
+        completion = await completion_overhead(
+            env, root, plan.completion_rounds, plan.completion_model_seconds
+        )
         eyes = await own_servers(home / "own-servers", env, plan.warm_edits)
     return Results(
         plan,
@@ -259,6 +269,7 @@ async def measure(plan: Plan) -> Results:
         overhead,
         skills,
         background,
+        completion,
         eyes,
     )
 
@@ -409,8 +420,23 @@ def rows(results: Results) -> list[Row]:
         *big_repository_rows(results),
         *batch_rows(results.batch, results.overhead),
         *background_rows(results.background),
+        _completion_row(results.completion),
         *own_server_rows(results.own_servers),
     ]
+
+
+def _completion_row(overhead: CompletionOverhead) -> Row:
+    """agentls's own time per inline completion, beside the model's (the ratio column)."""
+    return at_most(
+        f"inline completion on a {overhead.lines:,}-line buffer: agentls's own time (request "
+        f"in, answer out, minus the model's exchange; median of {overhead.rounds} after "
+        "warm-up), beside the model's",
+        overhead.agentls_ms,
+        "ms",
+        20,
+        overhead.model_ms,
+        "the model",
+    )
 
 
 def batch_rows(speed: BatchSpeed, overhead: TaskOverhead) -> list[Row]:

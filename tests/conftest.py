@@ -66,6 +66,7 @@ TIERS = {
     "tests/extensions/conformance/setup.sh)",
     "real_server": "needs llama.cpp's llama-server built from PyPI's sdist and a small model "
     "(tests/real_server/setup.sh): minutes of CPU",
+    "pyright": "needs pyright from npm (tests/eyes/setup.sh): agentls's own eyes with it",
 }
 """Tests that need system packages, or take a minute of CPU each (the fast suite stays within
 4 minutes on 2 cores). `pytest` alone deselects them (pyproject's addopts); `.ci/run`

@@ -29,7 +29,7 @@ def test_quick_bench_prints_every_measure() -> None:
         if line.startswith("| ") and not line.startswith(("| measure", "| ---"))
     }
     # The wait with pyright's diagnostics has a row where pyright-langserver is on PATH.
-    assert len(rows) == 52 + bool(shutil.which("pyright-langserver")), done.stdout
+    assert len(rows) == 53 + bool(shutil.which("pyright-langserver")), done.stdout
     overhead = rows["fixed overhead: input tokens of the first request, one-word task"]
     assert overhead[-1].strip(" |") == "pass"
     with_mcp = rows["fixed overhead with 100 MCP tools configured (tool_search)"]

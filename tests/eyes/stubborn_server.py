@@ -1,12 +1,18 @@
 """A language server that misbehaves as told by its first argument, for agentls's own eyes:
 `silent` never answers `initialize`; `crash` exits when a file is opened; `deaf` answers
 `initialize` and then nothing, ignores SIGTERM and its input closing, and leaves a child in
-its process group; `navigate` serves `textDocument/definition` (the line where the word at the
+its process group. `navigate` serves `textDocument/definition` (the line where the word at the
 position is assigned or defined, in the text last synced) and `references` (every line naming
 it), publishes no problem, and leaves at `exit`, or, as pyright does, when the process
 `initialize` named is not there; `refuse` is the same but answers both requests with an
 error. Each writes its environment (as JSON) to the file its second argument names, and its
-pid and its child's on lines of the file its third argument names."""
+pid and its child's on lines of the file its third argument names.
+
+Two answer each version of a file with one diagnostic, `version N` on its first line, as
+servers that behave do: `slow` its first only after 3.5 s (pyright reading the standard
+library's stubs first), `watchful` at once, but it exits when the `processId` it was given
+names no live process, checked every 0.2 s (vscode-languageserver's servers do it every
+3 s)."""
 
 from __future__ import annotations
 
@@ -122,9 +128,26 @@ def main() -> None:
         method = message.get("method")
         if method == "initialize" and mode != "silent":
             send({"id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
+            if mode == "watchful":
+                watch(message["params"]["processId"])
         elif method == "textDocument/didOpen" and mode == "crash":
             sys.exit(3)
+        elif method in ("textDocument/didOpen", "textDocument/didChange") and mode in (
+            "slow",
+            "watchful",
+        ):
+            if mode == "slow" and method == "textDocument/didOpen":
+                time.sleep(3.5)
+            publish(message["params"]["textDocument"])
     time.sleep(600)  # deaf: its input closed, it stays
+
+
+def publish(document: dict[str, Any]) -> None:
+    version = document["version"]
+    start = {"line": 0, "character": 0}
+    found = {"range": {"start": start, "end": start}, "message": f"version {version}"}
+    params = {"uri": document["uri"], "version": version, "diagnostics": [found]}
+    send({"method": "textDocument/publishDiagnostics", "params": params})
 
 
 if __name__ == "__main__":

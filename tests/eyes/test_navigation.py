@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -16,11 +15,11 @@ from agentls.eyes.definitions import BUILT_IN, parse_servers
 from agentls.eyes.offer import serves_workspace
 from agentls.eyes.session import definitions
 from agentls.tools import TOOLS
-from eyes.test_own_servers import RUFF, STUBBORN, _ruff, _script, _settings
+from eyes.test_own_servers import STUBBORN, _script, _settings
 from fake_api import FakeAnthropic, reply, text, tool_use
+from real_servers import RUFF, pyright_installed, ruff
 from terminal.test_terminal import run
 
-PYRIGHT = shutil.which("pyright-langserver")
 # An emoji is one character and two UTF-16 units: the position must count the latter.
 APP = 'def greet(name):\n    return name\n\nmessage = "h😀"; greet(message)\n'
 
@@ -46,7 +45,7 @@ def test_definition_and_references_answer_from_the_servers_under_p(
     # ruff serves neither request, and `refuser` fails them: neither is taken for a server
     # that is out, the other's answer stands.
     refuser = _navigator(tmp_path, "refuse")
-    _settings(tmp_path, {"nav": _navigator(tmp_path), "ruff": _ruff(), "refuser": refuser})
+    _settings(tmp_path, {"nav": _navigator(tmp_path), "ruff": ruff(), "refuser": refuser})
     at = {"path": "app.py", "line": 4, "symbol": "greet"}
     edit = {"path": "app.py", "old_text": "def greet", "new_text": "import os\n\n\ndef greet"}
     fake.script(
@@ -134,8 +133,11 @@ def test_the_workspace_is_looked_at_without_following_links_and_within_a_bound(
     assert not serves_workspace((ruff,), root, str(tmp_path / "bin"))
 
 
-@pytest.mark.skipif(PYRIGHT is None, reason="pyright-langserver is not on PATH (the npm tier)")
-def test_pyright_answers_definition_and_references(tmp_path: Path, fake: FakeAnthropic) -> None:
+@pytest.mark.pyright
+def test_pyright_answers_definition_and_references(
+    tmp_path: Path, fake: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", os.pathsep.join([str(pyright_installed()), os.environ["PATH"]]))
     (tmp_path / "app.py").write_text(APP)
     at = {"path": "app.py", "line": 4, "symbol": "greet"}
     fake.script(

@@ -20,21 +20,16 @@ from agentls.shell.subprocess_shell import RefusingShell
 from agentls.terminal.adapters import DiskWorkspace
 from agentls.wiring import TaskSetup
 from doubles import Approver, LanguageServersDouble, Recorder, ScriptedModel
+from editor_client import editor
 from fake_api import FakeAnthropic, reply, text, tool_use
+from real_servers import RUFF, left_after, ruff, started_for, write_settings
 from terminal.test_terminal import run
 
-RUFF = Path(sys.executable).parent / "ruff"
 STUBBORN = Path(__file__).parent / "stubborn_server.py"
 
 
 def _settings(root: Path, servers: dict[str, object]) -> None:
-    folder = root / ".config" / "agentls"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "settings.json").write_text(json.dumps({"lspServers": servers}))
-
-
-def _ruff() -> dict[str, object]:
-    return {"command": str(RUFF), "args": ["server"], "extensionToLanguage": {".py": "python"}}
+    write_settings(root / ".config", servers)  # `run` sets XDG_CONFIG_HOME there
 
 
 def _last_result(fake: FakeAnthropic) -> str:
@@ -68,7 +63,7 @@ def _running(script: Path) -> list[int]:
 def test_ruff_reports_an_unused_import_after_a_write_under_p(
     tmp_path: Path, fake: FakeAnthropic
 ) -> None:
-    _settings(tmp_path, {"ruff": _ruff()})
+    _settings(tmp_path, {"ruff": ruff()})
     fake.script(
         reply(tool_use("write_file", {"path": "app.py", "content": "import os\n\nx = 1\n"})),
         reply(tool_use("edit_file", {"path": "app.py", "old_text": "x = 1", "new_text": "y"})),
@@ -136,6 +131,36 @@ def test_stubborn_servers_are_named_once_and_none_is_left(
         assert env["AGENTLS_PROJECT_DIR"] == str(tmp_path)
 
 
+def test_a_first_answer_may_take_the_servers_start_and_no_server_watches_agentls(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    """`slow` gives its first diagnostics after 3.5 s, more than an edit waits once a server
+    has answered, within its startupTimeout; `watchful` exits when the `processId` it was
+    sent names no process in its pid namespace, as pyright does (it once got agentls's)."""
+    servers = {
+        mode: {**_stubborn(tmp_path, mode), "startupTimeout": 8000} for mode in ("slow", "watchful")
+    }
+    _settings(tmp_path, servers)
+    write = tool_use("write_file", {"path": "a.py", "content": "a = 1\n"})
+    again = tool_use("edit_file", {"path": "a.py", "old_text": "1", "new_text": "2"})
+    fake.script(reply(write), reply(again), reply(text("done")))
+    done = run(tmp_path, fake, "--yes", "-p", "write a.py")
+    assert done.returncode == 0, done.stderr
+    first = fake.requests[1].body["messages"][-1]["content"][0]["content"]
+    assert first.splitlines()[1:] == [
+        "Problems the language servers report in a.py now:",
+        "a.py:1: error: version 1 (slow)",
+        "a.py:1: error: version 1 (watchful)",
+    ]
+    second = fake.requests[2].body["messages"][-1]["content"][0]["content"]
+    assert second.splitlines()[1:] == [
+        "New problems the language servers report since this edit:",
+        "a.py:1: error: version 2 (slow)",
+        "a.py:1: error: version 2 (watchful)",
+    ]
+    assert left_after(tmp_path) == []
+
+
 def test_the_setting_takes_claude_codes_shape_and_refuses_a_wrong_one() -> None:
     (server,) = parse_servers(
         {
@@ -163,7 +188,7 @@ def test_built_in_servers_are_found_on_path_unless_configured_or_inside(tmp_path
         (folder / program).chmod(0o755)
     found = [d.name for d in definitions((), tmp_path / "project", str(folder))]
     assert found == ["basedpyright", "ruff"]
-    (off,) = parse_servers({"ruff": {**_ruff(), "disabled": True}})
+    (off,) = parse_servers({"ruff": {**ruff(), "disabled": True}})
     assert [d.name for d in definitions((off,), tmp_path / "w", str(folder))] == ["basedpyright"]
     assert definitions((), folder.parent, str(folder)) == ()  # PATH inside the workspace
 
@@ -171,11 +196,11 @@ def test_built_in_servers_are_found_on_path_unless_configured_or_inside(tmp_path
 def test_only_a_door_without_an_editor_starts_its_own_servers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ruff = parse_servers({"ruff": _ruff()})
+    configured = parse_servers({"ruff": ruff()})
     setup = TaskSetup(
         model=ScriptedModel(),  # type: ignore[arg-type]
         shell=RefusingShell("no"),
-        settings=Settings(lsp_servers=ruff),
+        settings=Settings(lsp_servers=configured),
         secrets=(),
     )
 
@@ -190,3 +215,28 @@ def test_only_a_door_without_an_editor_starts_its_own_servers(
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     setup.settings = Settings()
     assert agent().tools.own_servers is None
+
+
+async def test_the_lsp_door_asks_the_editor_and_starts_none_of_its_own(
+    root: Path, fake: FakeAnthropic
+) -> None:
+    """The same server configured in the user's file and the editor's settings, which a
+    door without an editor starts on the first .py file (the tests above): in the LSP door
+    it never starts (it writes its environment's file first thing) and the edit's result
+    says nothing of it."""
+    servers = {"watchful": _stubborn(root, "watchful")}
+    write_settings(root.parent / "config", servers)
+    running: list[dict[int, Any]] = []
+
+    def done(body: Any) -> Any:
+        running.append(started_for(root))
+        return reply(text("done"))
+
+    write = tool_use("write_file", {"path": "a.py", "content": "a = 1\n"})
+    fake.script(reply(write), done)
+    async with editor(root, fake.url, settings={"lspServers": servers}) as client:
+        await client.run_task("write a.py")
+    assert (root / "a.py").read_text() == "a = 1\n"
+    result = fake.requests[1].body["messages"][-1]["content"][0]["content"]
+    assert result == "Created a.py: 1 hunk accepted."
+    assert running == [{}] and not (root / "watchful.env").exists()

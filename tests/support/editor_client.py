@@ -58,6 +58,11 @@ class EditorClient(LanguageClient):
         self.shown_documents: list[Any] = []
         self.received: list[dict[str, Any]] = []
         """Every message the server sent, as the JSON on the wire (in process only)."""
+        self.registrations: list[types.Registration] = []
+        """What the server registered with `client/registerCapability` (and has not
+        unregistered)."""
+        self.answered: types.InitializeResult | None = None
+        """The server's answer to `initialize`."""
 
     def uri(self, path: Path) -> str:
         return from_fs_path(str(path)) or path.as_uri()
@@ -248,6 +253,15 @@ def _elicit(ls: EditorClient, params: Any) -> dict[str, Any] | None:
     return ls.answers.pop(0) if ls.answers else None
 
 
+def _register_capability(ls: EditorClient, params: types.RegistrationParams) -> None:
+    ls.registrations.extend(params.registrations)
+
+
+def _unregister_capability(ls: EditorClient, params: types.UnregistrationParams) -> None:
+    gone = {each.id for each in params.unregisterations}
+    ls.registrations = [each for each in ls.registrations if each.id not in gone]
+
+
 def _show_document(ls: EditorClient, params: Any) -> types.ShowDocumentResult:
     ls.shown_documents.append(params)
     return types.ShowDocumentResult(success=True)
@@ -284,6 +298,8 @@ def _make_client(without: tuple[str, ...]) -> EditorClient:
     features["agent/approveCommand"] = _approve_command
     features["agent/elicit"] = _elicit
     features[types.WINDOW_SHOW_DOCUMENT] = _show_document
+    features[types.CLIENT_REGISTER_CAPABILITY] = _register_capability
+    features[types.CLIENT_UNREGISTER_CAPABILITY] = _unregister_capability
     for method in without:
         features.pop(method, None)
     features["agent/text"] = _text
@@ -364,4 +380,5 @@ async def editor(
             )
         )
         client.encoding = str(result.capabilities.position_encoding or "utf-16")
+        client.answered = result
         yield client

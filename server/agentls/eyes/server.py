@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import time
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,8 @@ class LanguageServer:
         self._sent: dict[str, bytes] = {}
         self._sending = asyncio.Lock()
         """What each file's last text sent hashes to: a request about it needs no new sync."""
+        self._ready_by = time.monotonic() + definition.startup_timeout
+        self._answered = False
         # Its output may stay open after it exits (a child holds it): its exit ends it too.
         self._watch = asyncio.ensure_future(self._exited())
         self.capabilities: dict[str, Any] = {}
@@ -89,9 +92,10 @@ class LanguageServer:
     async def _initialize(self, root: Path) -> None:
         folder = {"uri": root.as_uri(), "name": root.name}
         params = {
-            # None: in the sandbox's pid namespace agentls's pid names no process (or
-            # another), and servers that watch it (pyright) exit within seconds. The
-            # process groups' guardian ends a server if agentls dies.
+            # None, not agentls's pid: the server runs in a pid namespace of its own (the
+            # sandbox), where that pid names no process or another, and servers built on
+            # vscode-languageserver (pyright, typescript-language-server) exit within 3 s
+            # of finding it gone. Ending it is agentls's part (`stop`, the group killed).
             "processId": None,
             "clientInfo": {"name": "agentls"},
             "rootUri": folder["uri"],
@@ -118,13 +122,21 @@ class LanguageServer:
 
     async def sync(self, path: Path, language: str, text: str, wait: float) -> Published:
         """Send `text` as `path`'s whole content and await its diagnostics of that version,
-        at most `wait` seconds (TimeoutError); raises ServerGone."""
+        at most `wait` seconds, or until its `startupTimeout` has passed for its first ones
+        (TimeoutError); raises ServerGone."""
         uri = path.as_uri()
         before = self._connection.published.get(uri)
         count = before.count if before else 0
         version = await self._send(uri, language, text, again=True)
         waiting = self._connection.published_after(uri, count, version)
-        return await asyncio.wait_for(waiting, wait)
+        if not self._answered:
+            # A server's first diagnostics are part of its start: pyright reads the
+            # standard library's stubs and the workspace's imports first (2-8 s on two busy
+            # cores), which a task's first edit would otherwise never see.
+            wait = max(wait, self._ready_by - time.monotonic())
+        published = await asyncio.wait_for(waiting, wait)
+        self._answered = True
+        return published
 
     async def ask(self, method: str, path: Path, language: str, text: str, params: Any) -> Any:
         """The answer to `method` about `path` (a position's request: `params` join its

@@ -18,6 +18,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..serving.lifetime import exit_now
 from . import tcp_token
+from .inline import InlineCompletions
 from .protocol import AgentProtocol
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ class AgentServer(LanguageServer):
         """On TCP, the token the client must show before any command; None on stdio, where
         the client is the editor that started the server."""
         self._proof: asyncio.Future[bool] | None = None
+        self.completions = InlineCompletions(self)
 
     # The conversation, the settings and the model's clients are made at their first use:
     # the editor waits for the `initialize` answer, which needs none of them.
@@ -113,7 +115,12 @@ class AgentServer(LanguageServer):
             return Path(self.workspace.root_path)
         raise JsonRpcException("agentls needs a workspace folder (open a folder).", REQUEST_FAILED)
 
-    def _initial(self) -> dict[str, Any]:
+    def answered_initialize(self, capabilities: types.ServerCapabilities) -> None:
+        """The initialize answer's capabilities, shaped by the settings known at start."""
+        self.completions.answered_initialize(capabilities)
+
+    def initial_options(self) -> dict[str, Any]:
+        """The `agentls` object of the editor's initializationOptions (empty if none)."""
         options = self.initialization_options
         if isinstance(options, dict) and isinstance(options.get("agentls"), dict):
             return dict(options["agentls"])
@@ -150,7 +157,7 @@ class AgentServer(LanguageServer):
 
     async def _check_token(self) -> bool:
         assert self.token is not None
-        sent = self._initial().get(TOKEN)
+        sent = self.initial_options().get(TOKEN)
         if sent is None:
             sent = (await self._configuration()).get(TOKEN)
         if tcp_token.shown(self.token, sent):
@@ -170,7 +177,7 @@ class AgentServer(LanguageServer):
         user's settings file, not from here."""
         from ..settings.assembly import USER_ONLY, flattened
 
-        initial, pulled = flattened(self._initial()), flattened(await self._configuration())
+        initial, pulled = flattened(self.initial_options()), flattened(await self._configuration())
         trusted = {k: v for k, v in initial.items() if k in USER_ONLY} if self.token is None else {}
         raw = {k: v for k, v in {**initial, **pulled}.items() if k not in USER_ONLY}
         raw.pop(TOKEN, None)

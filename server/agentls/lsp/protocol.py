@@ -34,6 +34,9 @@ class TaskOwner(Protocol):
     def leave(self, code: int) -> None:
         """The client sent `exit`."""
 
+    def answered_initialize(self, capabilities: types.ServerCapabilities) -> None:
+        """Shape the capabilities the initialize answer advertises."""
+
 
 class AgentProtocol(LanguageServerProtocol):
     """It keeps the executeCommand params (for the workDoneToken), routes `$/cancelRequest`
@@ -86,6 +89,9 @@ class AgentProtocol(LanguageServerProtocol):
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, Any]:
         result = yield from super().lsp_initialize(params)
+        owner = self._owner()
+        if owner is not None:
+            owner.answered_initialize(result.capabilities)
         # No document is open before initialize is answered, so the swap loses nothing.
         self._workspace = LspDocuments.replacing(self.workspace)
         return result

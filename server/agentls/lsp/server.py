@@ -11,6 +11,17 @@ from lsprotocol import types
 
 from .agent_server import AgentServer
 from .command_table import COMMANDS
+from .inline import (
+    copilot_inline_edit,
+    did_change,
+    did_change_configuration,
+    did_close,
+    did_open,
+    inline_completion,
+)
+
+COPILOT_INLINE_EDIT = "textDocument/copilotInlineEdit"
+"""Copilot LS's next-edit request, for clients built for it (docs/completions.md)."""
 
 
 def _initialize(ls: AgentServer, params: types.InitializeParams) -> None:
@@ -33,11 +44,6 @@ def _did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
     notification), so the document here is the client's own report as soon as it saves."""
 
 
-def _did_change_configuration(ls: AgentServer, params: types.DidChangeConfigurationParams) -> None:
-    """Nothing to do: the settings are pulled at the start of each task. Handled so that
-    pygls does not warn of an unknown notification (eglot sends one at every start)."""
-
-
 def _command(module: str, function: str) -> Callable[..., Any]:
     """The command carried out by `function` of `module`, imported at its first call, and
     run only once the client has shown the TCP token (at once on stdio)."""
@@ -58,7 +64,15 @@ def make_server() -> AgentServer:
     server.feature(types.INITIALIZE)(_initialize)
     server.feature(types.INITIALIZED)(_initialized)
     server.feature(types.TEXT_DOCUMENT_DID_SAVE)(_did_save)
-    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(_did_change_configuration)
+    # A task pulls its own settings at its start; completions read them again on a change.
+    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
+    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
+    server.feature(COPILOT_INLINE_EDIT)(copilot_inline_edit)
+    server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())(
+        inline_completion
+    )
     for name, (module, function) in COMMANDS.items():
         server.command(name)(_command(module, function))
     return server

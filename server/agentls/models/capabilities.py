@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .providers import Endpoint
+
+if TYPE_CHECKING:
+    import httpx2
 
 log = logging.getLogger(__name__)
 
@@ -90,11 +93,9 @@ async def _ask(
         ):
             if response.status_code != 200:
                 raise NotAsked(f"{method} {path}: HTTP {response.status_code}")
-            received = bytearray()
-            async for piece in response.aiter_bytes():
-                received += piece
-                if len(received) > MAX_ANSWER:
-                    raise NotAsked(f"{method} {path}: an answer over {MAX_ANSWER:,} bytes")
+            received = await body_at_most(response, MAX_ANSWER)
+            if received is None:
+                raise NotAsked(f"{method} {path}: an answer over {MAX_ANSWER:,} bytes")
     except httpx2.HTTPError as error:
         raise NotAsked(f"{method} {path}: {type(error).__name__}") from error
     try:
@@ -104,6 +105,16 @@ async def _ask(
     if not isinstance(answer, dict):
         raise NotAsked(f"{method} {path}: not a JSON object")
     return answer
+
+
+async def body_at_most(response: httpx2.Response, limit: int) -> bytes | None:
+    """The response's body, read no further than `limit` bytes; None when it is longer."""
+    received = bytearray()
+    async for piece in response.aiter_bytes():
+        received += piece
+        if len(received) > limit:
+            return None
+    return bytes(received)
 
 
 async def before_task(endpoint: Endpoint, model: str, window: int | None) -> list[str]:

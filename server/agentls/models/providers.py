@@ -169,17 +169,22 @@ class Endpoint:
     @property
     def shown_url(self) -> str:
         """The base URL without any user name or password in it, for messages and logs."""
-        parts = urlsplit(self.base_url)
-        if parts.username is None and parts.password is None:
-            return self.base_url
-        host = parts.hostname or ""
-        netloc = f"{host}:{parts.port}" if parts.port else host
-        return urlunsplit(parts._replace(netloc=netloc))
+        return shown_url(self.base_url)
 
     @property
     def signature(self) -> tuple[str, str, str | None, Auth]:
         """What makes two endpoints the same for a reused SDK client."""
         return (self.profile.wire, self.base_url, self.key, self.auth)
+
+
+def shown_url(url: str) -> str:
+    """`url` without any user name or password in it, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def model_id(profile: Profile, model: str | None, env: Mapping[str, str]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..completions.settings import CompletionsPart
 from ..config.settings import Part, Table
 from ..extensions.settings import ExtensionSettings
 from ..eyes.settings import EyesSettings
@@ -29,6 +30,7 @@ class Settings(
     EyesSettings,
     WebSettings,
     BackgroundSettings,
+    CompletionsPart,
 ):
     """The settings of every part, each under its own attribute names."""
 
