@@ -604,3 +604,36 @@ def test_cli_prints_url_and_serves_posted_script(tmp_path: Path) -> None:
         out, err = proc.communicate(timeout=5)
     assert proc.returncode == 0
     assert out == "" and err == ""  # quiet: no request log
+
+
+def test_cli_serves_the_completions_fake_and_lists_what_it_was_asked() -> None:
+    """`--format completions` for the VS Code e2e test: every route answers `--answer`."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fake_api", "--format", "completions", "--answer", "a*b"],
+        cwd=TESTS,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 10)
+        assert ready, "fake API CLI printed nothing"
+        line = proc.stdout.readline()
+        match = re.fullmatch(r"listening on (http://127\.0\.0\.1:\d+)\n", line)
+        assert match, line
+        url = match.group(1)
+        asked = {"model": "m", "prompt": "x = ", "suffix": "\n", "max_tokens": 8}
+        answer = http(url + "/v1/completions", asked)
+        assert answer["choices"][0]["text"] == "a*b"
+        assert http(url + "/infill", {"input_prefix": "x = "})["content"] == "a*b"
+        with urllib.request.urlopen(url + "/_fake/requests", timeout=5) as response:
+            seen = json.loads(response.read())
+        assert seen == [
+            {"path": "/v1/completions", "body": asked},
+            {"path": "/infill", "body": {"input_prefix": "x = "}},
+        ]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=5)
+    assert proc.returncode == 0
+    assert err == ""

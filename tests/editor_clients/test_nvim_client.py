@@ -193,6 +193,7 @@ def test_completions_on_attach_the_server_to_every_file_opened(
     assert report["clients"] == 1, "one server for the project, attached to each file"
     assert report["later"] is False, "completions off: a file opened later is not attached"
     assert fake.requests == [], "attaching calls no model"
+    assert report["inline_completion"] is not None, "the server advertised inline completions"
 
 
 def test_edits_that_must_not_land(fake: FakeAnthropic, root: Path) -> None:

@@ -4,8 +4,9 @@ OpenAI's `/completions` (prompt, suffix, max_tokens; `choices[0].text`), llama.c
 (prompt, suffix, stream false; `response`), and the chat routes, Anthropic's `/v1/messages`
 (`content[].text`) and OpenAI's `/chat/completions` (`choices[0].message.content`).
 
-It records each request, answers after `delay` seconds, and notices a client that closes
-the connection while it waits (`disconnected`), as a real server stops generating then.
+It records each request (`GET /_fake/requests` lists them), answers after `delay` seconds,
+and notices a client that closes the connection while it waits (`disconnected`), as a real
+server stops generating then.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def _fim_answer(path: str, text: str) -> dict[str, Any] | None:
 
 
 class FakeCompletions:
-    def __init__(self, answer: Answer | str = "completion()") -> None:
+    def __init__(self, answer: Answer | str = "completion()", port: int = 0) -> None:
         self.answer: Answer = answer if callable(answer) else (lambda _path, _body: answer)
         self.delay = 0.0
         self.status: dict[str, int] = {}
@@ -68,7 +69,7 @@ class FakeCompletions:
         self.completed: list[Seen] = []
         self.disconnected: list[Seen] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
 
@@ -102,6 +103,20 @@ class FakeCompletions:
                 # Headers and body are written apart: without this, Nagle's algorithm holds
                 # the body for the client's delayed ACK (40 ms), which is no model's time.
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def do_GET(self) -> None:
+                """`/_fake/requests`: what was asked, for a driver that is not Python."""
+                if self.path != "/_fake/requests":
+                    self.send_error(404)
+                    return
+                with fake._lock:
+                    seen = [{"path": s.path, "body": s.body} for s in fake.requests]
+                payload = json.dumps(seen).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
