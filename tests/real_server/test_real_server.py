@@ -7,7 +7,8 @@ Messages API (the `llamacpp` profile, `/v1/messages`), with a logging proxy betw
 A 135M model cannot do the task; the tests check the wire, not its skill: every request
 accepted, every answer read (no broken stream, no traceback), the answer's limit within the
 setting and the window, an outcome and an exit code that say what happened (the forced call
-run, or the server's own error event in its words), within a time limit."""
+run, or the server's own error event in its words), within a time limit. And an inline
+completion (issue 44) through the real server's refusal of fill-in-the-middle."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from editor_client import editor
+from fake_api.completions import inline_params
+from lsprotocol import types
 from real_server.llama import CONTEXT, Missing, Running, installed, llama_server
 from real_server.proxy import Proxy
 
@@ -143,3 +147,29 @@ def test_check_model_asks_the_real_server(server: Running, tmp_path: Path) -> No
     # Its template takes tools (the ChatML one); its context is smaller than assumed.
     assert [line for line in lines if "takes no tools" in line] == []
     assert any(f"set agentls.contextWindow to {CONTEXT}" in line for line in lines), lines
+
+
+async def test_a_completion_on_the_real_server_falls_back_from_infill_to_chat(
+    server: Running, root: Path
+) -> None:
+    """SmolLM2 has no fill-in-the-middle tokens: llama-server refuses `/infill` with its
+    own 501, and the completion is asked through the chat prompt (the Messages API, the
+    llamacpp profile's format), which the server answers."""
+    (root / "a.py").write_text("def add(a, b):\n    return \n")
+    with Proxy(server.url) as proxy:
+        chosen = {"enabled": True, "model": "llamacpp/smollm2", "baseUrl": proxy.url}
+        options = {"completions": {**chosen, "debounceMs": 0, "maxTokens": 16}}
+        async with editor(root, proxy.url, initialization=options) as client:
+            uri = client.open(root / "a.py")
+            answer = await client.text_document_inline_completion_async(inline_params(uri, 1, 11))
+    said = [(e.path, e.status, e.answer[:300]) for e in proxy.exchanges]
+    assert [(e.path, e.status) for e in proxy.exchanges] == [
+        ("/infill", 501),
+        ("/v1/messages", 200),
+    ], said
+    assert b"not_supported_error" in proxy.exchanges[0].answer, said
+    assert proxy.exchanges[1].request["max_tokens"] == 16
+    assert isinstance(answer, types.InlineCompletionList) and answer.items, said
+    (item,) = answer.items
+    assert isinstance(item.insert_text, str) and item.insert_text.strip(), said
+    assert item.range is not None and item.range.start == types.Position(1, 11), said
