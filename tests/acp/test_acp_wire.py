@@ -469,3 +469,27 @@ def test_the_client_closing_its_input_mid_prompt_ends_the_agent(
     began = time.monotonic()
     wire.process.wait(timeout=20)
     assert time.monotonic() - began < 10, wire.stderr
+
+
+class _Gone(Exception):
+    """The test's client quits instead of answering."""
+
+
+def test_the_client_closing_its_input_at_a_permission_question_ends_the_agent(
+    start: Any, fake: FakeAnthropic, root: Path
+) -> None:
+    wire = start()
+    session_id = _session(wire, root)
+    fake.script(reply(tool_use("bash", {"command": "true"})), hang(60))
+
+    def quit_instead(params: dict[str, Any]) -> dict[str, Any]:
+        assert wire.process.stdin is not None
+        wire.process.stdin.close()
+        raise _Gone
+
+    wire.answer_permission = quit_instead
+    with pytest.raises(_Gone):
+        _prompt(wire, session_id, "run true")
+    began = time.monotonic()
+    wire.process.wait(timeout=20)
+    assert time.monotonic() - began < 10, wire.stderr
