@@ -10,6 +10,10 @@ import time
 from pathlib import Path
 
 from acp_wire import AcpWire
+from agentls.extensions.programs import Programs
+from agentls.eyes.definitions import parse_servers
+from agentls.eyes.session import OwnLanguageServers
+from agentls.settings.assembly import Settings
 from eyes.test_own_servers import _running, _script, _stubborn
 from fake_api import FakeAnthropic, reply, text, tool_use
 from real_servers import write_settings
@@ -85,4 +89,26 @@ def test_an_interactive_run_starts_its_servers_once(tmp_path: Path, fake: FakeAn
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
+    _none_left(tmp_path)
+
+
+async def test_a_server_approved_in_a_later_task_joins_the_session(tmp_path: Path) -> None:
+    """The repository's servers are read as each task approves them: one approved in the
+    session's second task is asked from then on, beside those already running."""
+    (pulling,) = parse_servers({"checker": _stubborn(tmp_path, "pull")})
+    (tmp_path / "app.py").write_text("bad = 1\n")
+
+    async def read(path: Path) -> str:
+        return path.read_text()
+
+    told: list[str] = []
+    own = OwnLanguageServers(tmp_path, (), Programs.of(tmp_path, Settings()), read, told.append)
+    try:
+        assert await own.problems_now(tmp_path / "app.py") == ([], [])  # none approved yet
+        own.next_task(read, told.append, lambda: [pulling])
+        found, notes = await own.problems_now(tmp_path / "app.py")
+        assert [(p.line, p.message, p.source) for p in found] == [(1, "`bad` here", "checker")]
+        assert notes == [] and told == []
+    finally:
+        await own.close()
     _none_left(tmp_path)
