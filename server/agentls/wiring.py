@@ -3,8 +3,9 @@ every front end; each brings its own workspace, approver and progress."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from .extensions.mcp_user import McpUser
 from .extensions.programs import Programs
 from .eyes import session as eyes
 from .eyes import sources
+from .eyes.definitions import ServerDefinition
 from .eyes.session import OwnLanguageServers
 from .history.checkpoints import ShadowRepository, checkpoints_for
 from .history.sessions import SessionInfo, SessionStore
@@ -77,11 +79,14 @@ class TaskSetup:
         mcp_servers: tuple[ServerSpec, ...] = (),
         notify: Callable[[str], None] | None = None,
         mcp_user: McpUser | None = None,
+        servers: SessionServers | None = None,
     ) -> Agent:
         """The task's agent, offered the core tools and those of `extra_tools` (names from
         `tools.OPTIONAL_TOOLS`) that the front end can serve (the editor's eyes through
         `language`), in the session's `mode` (default: the `mode` setting). The project
-        memory is read now, so each task sees its changes."""
+        memory is read now, so each task sees its changes. Outside the LSP door, agentls's
+        own language servers are the session's `servers` (kept between its tasks), else the
+        task's own, stopped as it ends."""
         tools = ToolContext(
             workspace=workspace,
             shell=self.shell,
@@ -110,7 +115,12 @@ class TaskSetup:
         checkpoints = checkpoints_for(workspace.root)
         limits = loop_limits(self.settings)
         # Outside the LSP door (no editor to ask): agentls's own eyes, if any are found.
-        own = None if language else own_servers(workspace, self.settings, extensions)
+        if language is not None:
+            own = None
+        elif servers is not None:
+            own = servers.for_task(workspace, self.settings, extensions)
+        else:
+            own = own_servers(workspace, self.settings, extensions)
         tools.own_servers = own
         if own is not None and own.navigates():
             tools.extra_tools = extra_tools | OWN_NAVIGATION
@@ -122,7 +132,7 @@ class TaskSetup:
             limits,
             memory,
             checkpoints,
-            on_end=own.close if own else None,
+            on_end=own.close if own and servers is None else None,
         )
 
         def definitions() -> dict[str, Definition]:
@@ -203,8 +213,6 @@ def own_servers(
     found = eyes.definitions((*settings.lsp_servers, *plugged), workspace.root)
     if not found and not project:
         return None
-    # A name the user gave a server of theirs, disabled too, is never the repository's.
-    taken = [d.name for d in (*settings.lsp_servers, *found)]
     programs = Programs.of(workspace.root, settings)
     return OwnLanguageServers(
         workspace.root,
@@ -212,8 +220,44 @@ def own_servers(
         programs,
         workspace.read_text,
         extensions.notify,
-        lambda: sources.approved(project, extensions.trust, taken),
+        _approved(settings, extensions, found),
     )
+
+
+def _approved(
+    settings: Settings, extensions: TaskExtensions, found: tuple[ServerDefinition, ...]
+) -> Callable[[], Iterable[ServerDefinition]]:
+    """The repository's `.lsp.json` servers the task's user approves, read on its first file."""
+    # A name the user gave a server of theirs, disabled too, is never the repository's.
+    taken = [d.name for d in (*settings.lsp_servers, *found)]
+    return lambda: sources.approved(extensions.project.lsp_servers, extensions.trust, taken)
+
+
+class SessionServers:
+    """agentls's own language servers for a session of several tasks (an interactive run,
+    an ACP connection): made by the first task that finds any, one set per workspace, kept
+    warm for the next tasks (pyright's cold start paid once), stopped by `close`."""
+
+    def __init__(self) -> None:
+        self._by_root: dict[Path, OwnLanguageServers] = {}
+
+    def for_task(
+        self, workspace: Workspace, settings: Settings, extensions: TaskExtensions
+    ) -> OwnLanguageServers | None:
+        own = self._by_root.get(workspace.root)
+        if own is None:
+            own = own_servers(workspace, settings, extensions)
+            if own is not None:
+                self._by_root[workspace.root] = own
+            return own
+        later = _approved(settings, extensions, ())
+        own.next_task(workspace.read_text, extensions.notify, later)
+        return own
+
+    async def close(self) -> None:
+        """Stop every server of the session (each within its `shutdownTimeout`)."""
+        running, self._by_root = list(self._by_root.values()), {}
+        await asyncio.gather(*(own.close() for own in running))
 
 
 def user_definitions() -> dict[str, str]:

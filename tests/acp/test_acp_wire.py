@@ -450,3 +450,46 @@ def test_delete_removes_the_session_from_the_list_and_the_disk(
     assert list(state_home.rglob(f"{session_id}.jsonl")) == []
     with pytest.raises(AcpError):
         wire.request("session/load", where)
+
+
+def test_the_client_closing_its_input_mid_prompt_ends_the_agent(
+    start: Any, fake: FakeAnthropic, root: Path
+) -> None:
+    """An editor that quits while a prompt waits on the model: the agent leaves promptly
+    (the prompt cancelled), rather than waiting on the model's answer."""
+    wire = start()
+    session_id = _session(wire, root)
+    fake.script(hang(60))
+    wire.send(
+        "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "one"}]}
+    )
+    fake.wait_for_requests(1, timeout=30)
+    assert wire.process.stdin is not None
+    wire.process.stdin.close()
+    began = time.monotonic()
+    wire.process.wait(timeout=20)
+    assert time.monotonic() - began < 10, wire.stderr
+
+
+class _Gone(Exception):
+    """The test's client quits instead of answering."""
+
+
+def test_the_client_closing_its_input_at_a_permission_question_ends_the_agent(
+    start: Any, fake: FakeAnthropic, root: Path
+) -> None:
+    wire = start()
+    session_id = _session(wire, root)
+    fake.script(reply(tool_use("bash", {"command": "true"})), hang(60))
+
+    def quit_instead(params: dict[str, Any]) -> dict[str, Any]:
+        assert wire.process.stdin is not None
+        wire.process.stdin.close()
+        raise _Gone
+
+    wire.answer_permission = quit_instead
+    with pytest.raises(_Gone):
+        _prompt(wire, session_id, "run true")
+    began = time.monotonic()
+    wire.process.wait(timeout=20)
+    assert time.monotonic() - began < 10, wire.stderr

@@ -8,6 +8,10 @@ it), publishes no problem, and leaves at `exit`, or, as pyright does, when the p
 error. Each writes its environment (as JSON) to the file its second argument names, and its
 pid and its child's on lines of the file its third argument names.
 
+`pull` serves only pull diagnostics (LSP 3.17's `textDocument/diagnostic`, never a
+push): an error on each line naming `bad`, its report's id the hash of those problems, so a
+report it would send again is `unchanged`; it leaves at `exit`.
+
 Two answer each version of a file with one diagnostic, `version N` on its first line, as
 servers that behave do: `slow` its first only after 3.5 s (pyright reading the standard
 library's stubs first), `watchful` at once, but it exits when the `processId` it was given
@@ -112,6 +116,42 @@ def serve(texts: dict[str, str], refuse: bool) -> None:
             return
 
 
+def bad_lines(text: str) -> list[dict[str, Any]]:
+    found = []
+    for number, line in enumerate(text.splitlines()):
+        if re.search(r"\bbad\b", line):
+            start = {"line": number, "character": 0}
+            found.append({"range": {"start": start, "end": start}, "message": "`bad` here"})
+    return found
+
+
+def pull() -> None:
+    diagnostics = {"interFileDependencies": False, "workspaceDiagnostics": False}
+    capabilities = {"textDocumentSync": 1, "diagnosticProvider": diagnostics}
+    texts: dict[str, str] = {}
+    while (message := read(sys.stdin)) is not None:
+        method = message.get("method")
+        params: Any = message.get("params")
+        if method == "initialize":
+            send({"id": message["id"], "result": {"capabilities": capabilities}})
+        elif method in ("textDocument/didOpen", "textDocument/didChange"):
+            document = params["textDocument"]
+            changes = params.get("contentChanges")
+            texts[document["uri"]] = changes[-1]["text"] if changes else document["text"]
+        elif method == "textDocument/diagnostic":
+            items = bad_lines(texts[params["textDocument"]["uri"]])
+            result_id = str(hash(json.dumps(items)))
+            if params.get("previousResultId") == result_id:
+                report: dict[str, Any] = {"kind": "unchanged", "resultId": result_id}
+            else:
+                report = {"kind": "full", "resultId": result_id, "items": items}
+            send({"id": message["id"], "result": report})
+        elif method == "shutdown":
+            send({"id": message["id"], "result": None})
+        elif method == "exit":
+            return
+
+
 def main() -> None:
     mode, env_file, pids_file = sys.argv[1:4]
     with open(env_file, "w") as out:
@@ -120,8 +160,11 @@ def main() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     with open(pids_file, "a") as out:
         out.write(f"{os.getpid()}\n{child.pid}\n")
-    if mode in ("navigate", "refuse"):
-        serve({}, mode == "refuse")
+    if mode in ("navigate", "refuse", "pull"):
+        if mode == "pull":
+            pull()
+        else:
+            serve({}, mode == "refuse")
         child.kill()
         return
     while (message := read(sys.stdin)) is not None:

@@ -97,7 +97,6 @@ def _check(fake: FakeAnthropic, servers: Servers, running: Running, folder: Path
     assert all(command in commands for command in servers.commands), commands
     for command, env in running.values():
         assert "ANTHROPIC_API_KEY" not in env and "test-key" not in env.values(), command
-    assert left_after(folder) == []  # each server stopped with its task
 
 
 def test_acp(servers: Servers, fake: FakeAnthropic, root: Path, tmp_path: Path) -> None:
@@ -116,10 +115,10 @@ def test_acp(servers: Servers, fake: FakeAnthropic, root: Path, tmp_path: Path) 
         words = [{"type": "text", "text": "Write app.py."}]
         answer = wire.request("session/prompt", {"sessionId": new["sessionId"], "prompt": words})
         assert answer["stopReason"] == "end_turn"
-        # Checked with the connection still open: the prompt's servers end with its task.
         _check(fake, servers, running, tmp_path)
     finally:
         wire.close()
+    assert left_after(tmp_path) == []  # the connection's servers stopped with it
 
 
 def test_a_batch_task(
@@ -134,6 +133,7 @@ def test_a_batch_task(
     status, err = batch(tmp_path, "--workers", "1")
     assert status == 0, err
     _check(fake, servers, running, tmp_path)
+    assert left_after(tmp_path) == []  # each server stopped with its task
 
 
 def test_a_background_task(
@@ -161,3 +161,4 @@ def test_a_background_task(
         assert time.monotonic() < deadline, table
         time.sleep(0.3)
     _check(fake, servers, running, tmp_path)
+    assert left_after(tmp_path) == []  # each server stopped with its task

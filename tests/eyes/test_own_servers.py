@@ -240,3 +240,28 @@ async def test_the_lsp_door_asks_the_editor_and_starts_none_of_its_own(
     result = fake.requests[1].body["messages"][-1]["content"][0]["content"]
     assert result == "Created a.py: 1 hunk accepted."
     assert running == [{}] and not (root / "watchful.env").exists()
+
+
+def test_a_server_offering_pull_diagnostics_is_asked_for_each_version(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    """A server that only serves pull diagnostics (no push ever): each edit's result carries
+    what it reports of the new text; an `unchanged` report keeps the last one's problems (so
+    a later edit tells only what is new)."""
+    _settings(tmp_path, {"pull": _stubborn(tmp_path, "pull")})
+    edit = {"path": "app.py", "old_text": "bad = 2", "new_text": "bad = 2\nok = 1\nbad = 3"}
+    fake.script(
+        reply(tool_use("write_file", {"path": "app.py", "content": "bad = 1\n"})),
+        reply(tool_use("edit_file", {"path": "app.py", "old_text": "1", "new_text": "2"})),
+        reply(tool_use("edit_file", edit)),
+        reply(text("done")),
+    )
+    done = run(tmp_path, fake, "--yes", "-p", "write app.py")
+    assert done.returncode == 0, done.stderr
+    said = [""] + [
+        json.dumps(r.body["messages"][-1]["content"][0]["content"]) for r in fake.requests[1:]
+    ]
+    assert "now:\\napp.py:1: error: `bad` here (pull)" in said[1], said[1]
+    assert said[2] == '"Edited app.py: 1 hunk accepted."'  # unchanged: nothing new, in time
+    assert "since this edit:\\napp.py:3: error: `bad` here (pull)" in said[3], said[3]
+    assert "app.py:1:" not in said[3]

@@ -168,6 +168,11 @@ class AcpAgent:
     ) -> ForkSessionResponse:
         raise acp.RequestError.method_not_found("session/fork")
 
+    async def close(self) -> None:
+        """The client is gone: end what runs (`AcpSessions.close`)."""
+        if self._sessions is not None:
+            await self._sessions.close()
+
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise acp.RequestError.method_not_found(method)
 

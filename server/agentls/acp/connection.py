@@ -8,6 +8,7 @@ the v1 schema. They are added to the router the connection dispatches on."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from acp.agent.connection import AgentSideConnection
@@ -17,6 +18,9 @@ from acp.router import MessageRouter
 from acp.schema import DeleteSessionRequest, LogoutRequest
 from acp.stdio import stdio_streams
 from acp.utils import normalize_result
+
+CLOSE_WAIT = 5.0
+"""Seconds the SDK's connection gets to close once ours is done; the process exits then."""
 
 
 def add_routes(router: MessageRouter, agent: Any) -> None:
@@ -45,4 +49,9 @@ async def connect(agent: Any) -> None:
     try:
         await connection.listen()
     finally:
-        await asyncio.shield(connection.close())
+        # Before the SDK closes: it cancels the request handlers and then awaits them, but
+        # a prompt's handler answers a cancel (a `cancelled` turn) and then waits forever
+        # to send that answer on the sender it has already stopped. Ours end first.
+        await asyncio.shield(agent.close())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(connection.close()), CLOSE_WAIT)

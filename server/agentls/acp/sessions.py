@@ -54,7 +54,13 @@ from ..models.anthropic import ClientCache, load_sdk
 from ..permissions import modes
 from ..settings.assembly import Settings
 from ..settings.user import load as load_user_settings
-from ..wiring import TaskSetup, new_conversation, prepare_task, resumed_conversation
+from ..wiring import (
+    SessionServers,
+    TaskSetup,
+    new_conversation,
+    prepare_task,
+    resumed_conversation,
+)
 from . import auth, errors, options
 from .approver import AcpApprover
 from .mcp_user import AcpMcpUser
@@ -167,6 +173,8 @@ class AcpSessions:
         self.sessions: dict[str, AcpSession] = {}
         self.clients = ClientCache()
         self._pending: asyncio.Future[None] | None = None
+        self.servers = SessionServers()
+        """agentls's own language servers, for every prompt of the connection."""
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None) -> NewSessionResponse:
         root = _root(cwd)
@@ -340,6 +348,7 @@ class AcpSessions:
             mcp_user=AcpMcpUser(
                 self.client, session.id, self.capabilities, updates, approver.asking
             ),
+            servers=self.servers,
         )
         before = session.mode_id
         session.running = asyncio.ensure_future(agent.run(task, images=attached))
@@ -370,6 +379,17 @@ class AcpSessions:
             # step's command: the client hears of the close after that, not before.
             await asyncio.wait([running], timeout=CLOSE_WAIT)
         return CloseSessionResponse()
+
+    async def close(self) -> None:
+        """The connection is over (the client closed it): each running prompt cancelled
+        and awaited (its command killed, its answer sent while the SDK can still send
+        it), then the language servers stopped."""
+        running = [s.running for s in self.sessions.values() if s.running is not None]
+        for prompt in running:
+            prompt.cancel()
+        if running:
+            await asyncio.wait(running, timeout=CLOSE_WAIT)
+        await self.servers.close()
 
     async def delete_session(self, session_id: str) -> DeleteSessionResponse:
         await self.close_session(session_id)

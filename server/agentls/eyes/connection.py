@@ -58,13 +58,14 @@ class Connection:
         if self.gone is not None:
             raise ServerGone(self.gone)
         self._next += 1
+        ident = self._next  # its own: another request may be sent while it waits
         answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[self._next] = answer
+        self._pending[ident] = answer
         try:
-            await self._send({"id": self._next, "method": method, "params": params})
+            await self._send({"id": ident, "method": method, "params": params})
             return await answer
         finally:
-            self._pending.pop(self._next, None)
+            self._pending.pop(ident, None)
 
     async def notify(self, method: str, params: Any) -> None:
         if self.gone is not None:
@@ -172,12 +173,18 @@ class Connection:
             return
         diagnostics = params.get("diagnostics")
         version = params.get("version")
-        uri = params["uri"]
-        before = self.published.get(uri)
-        self.published[uri] = Published(
+        await self.record(
+            params["uri"],
             diagnostics if isinstance(diagnostics, list) else [],
             version if isinstance(version, int) else None,
-            (before.count if before else 0) + 1,
+        )
+
+    async def record(self, uri: str, diagnostics: list[Any], version: int | None) -> Published:
+        """`uri`'s diagnostics now, pushed or pulled; who waits for them hears."""
+        before = self.published.get(uri)
+        found = self.published[uri] = Published(
+            diagnostics, version, (before.count if before else 0) + 1
         )
         async with self._changed:
             self._changed.notify_all()
+        return found

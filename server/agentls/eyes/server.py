@@ -16,13 +16,14 @@ from ..extensions.mcp_config import expand, variables
 from ..extensions.programs import Programs
 from ..shell import launch
 from ..shell.process_groups import GROUPS
-from .connection import Connection, Published, ServerGone
+from .connection import Connection, Published, Refused, ServerGone
 from .definitions import ServerDefinition
 
 _CAPABILITIES = {
     "textDocument": {
         "synchronization": {"dynamicRegistration": False},
         "publishDiagnostics": {"versionSupport": True},
+        "diagnostic": {"dynamicRegistration": False, "relatedDocumentSupport": False},
         "definition": {"linkSupport": True},
         "references": {},
     },
@@ -47,6 +48,8 @@ class LanguageServer:
         self._watch = asyncio.ensure_future(self._exited())
         self.capabilities: dict[str, Any] = {}
         """What the server said it serves, in its answer to `initialize`."""
+        self._result_ids: dict[str, str] = {}
+        """Each file's last pulled report's id, for the server to answer `unchanged`."""
 
     async def _exited(self) -> None:
         # Polled: asyncio's `wait()` returns only once the pipes close too.
@@ -128,7 +131,10 @@ class LanguageServer:
         before = self._connection.published.get(uri)
         count = before.count if before else 0
         version = await self._send(uri, language, text, again=True)
-        waiting = self._connection.published_after(uri, count, version)
+        if self.capabilities.get("diagnosticProvider"):
+            waiting = self._pulled(uri, version)
+        else:
+            waiting = self._connection.published_after(uri, count, version)
         if not self._answered:
             # A server's first diagnostics are part of its start: pyright reads the
             # standard library's stubs and the workspace's imports first (2-8 s on two busy
@@ -137,6 +143,33 @@ class LanguageServer:
         published = await asyncio.wait_for(waiting, wait)
         self._answered = True
         return published
+
+    async def _pulled(self, uri: str, version: int) -> Published:
+        """The file's diagnostics of `version`, asked for (LSP 3.17's pull diagnostics): a
+        full report's items, or the last ones when it says they are unchanged. A request
+        the server cancels (busy, or the text changed under it) is asked again."""
+        params: dict[str, Any] = {"textDocument": {"uri": uri}}
+        while True:
+            if (last := self._result_ids.get(uri)) is not None:
+                params["previousResultId"] = last
+            try:
+                report = await self._connection.request("textDocument/diagnostic", params)
+                break
+            except Refused:
+                await asyncio.sleep(0.1)  # bounded by the edit's wait (`sync`)
+        kind = report.get("kind") if isinstance(report, dict) else None
+        if kind == "unchanged" and uri in self._connection.published:
+            items = self._connection.published[uri].diagnostics
+        elif kind == "full" and isinstance(report.get("items"), list):
+            items = report["items"]
+        else:
+            raise ServerGone("it answered textDocument/diagnostic with no report")
+        result_id = report.get("resultId")
+        if isinstance(result_id, str):
+            self._result_ids[uri] = result_id
+        else:
+            self._result_ids.pop(uri, None)
+        return await self._connection.record(uri, items, version)
 
     async def ask(self, method: str, path: Path, language: str, text: str, params: Any) -> Any:
         """The answer to `method` about `path` (a position's request: `params` join its

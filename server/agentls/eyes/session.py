@@ -102,10 +102,23 @@ class OwnLanguageServers:
         approved yet, are not read here (they would be frozen out) and bring neither tool."""
         return serves_workspace(self._servers, self.root)
 
+    def next_task(
+        self,
+        read: Callable[[Path], Awaitable[str]],
+        notify: Callable[[str], None],
+        later: Callable[[], Iterable[ServerDefinition]],
+    ) -> None:
+        """The same servers for the session's next task (those started go on, warm): its
+        workspace reads, its notices, and the repository's servers it approves, which
+        join on its first file."""
+        self._read, self._notify, self._later = read, notify, later
+
     @property
     def _definitions(self) -> tuple[ServerDefinition, ...]:
         if self._later is not None:
-            self._servers, self._later = (*self._servers, *self._later()), None
+            have = {definition.name for definition in self._servers}
+            fresh = tuple(d for d in self._later() if d.name not in have)
+            self._servers, self._later = (*self._servers, *fresh), None
         return self._servers
 
     def known(self, path: Path) -> list[Problem] | None:

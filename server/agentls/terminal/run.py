@@ -31,7 +31,7 @@ from ..permissions.modes import MODES, SessionMode, mode_of
 from ..settings.assembly import Settings
 from ..settings.user import load as load_user_settings
 from ..visible import visible
-from ..wiring import TaskSetup, prepare_task
+from ..wiring import SessionServers, TaskSetup, prepare_task
 from . import interrupts
 from .adapters import TerminalApprover, TerminalMcpUser, TerminalWorkspace
 from .answers import Answers
@@ -116,6 +116,8 @@ class TerminalSession:
         """Who declines the servers' questions under `-p`, and remembers them."""
         self._shared: dict[str, str] | None = None
         self._held: set[str] = set()
+        self.servers: SessionServers | None = None
+        """agentls's own language servers, kept between a conversation's tasks."""
 
     def interrupt(self) -> None:
         """Ctrl-C: stop what runs now (a task, or the wait for a line), nothing more."""
@@ -151,7 +153,13 @@ class TerminalSession:
             # A server's question waits for the approver's: one question at a time.
             user = TerminalMcpUser(self.screen, self.answers, asker.asking)
         return self.setup.agent(
-            workspace, approver, progress, self.session, mode=self.mode, mcp_user=user
+            workspace,
+            approver,
+            progress,
+            self.session,
+            mode=self.mode,
+            mcp_user=user,
+            servers=self.servers,
         )
 
     async def task(self, text: str) -> TaskResult:
@@ -242,6 +250,7 @@ class TerminalSession:
             self.screen.say(WELCOME.format(root=self.root))
         if self.options.resumed:
             self.screen.say(self.options.resumed)
+        self.servers = SessionServers()  # stopped as the run ends (`_run`)
         # A real prompt where someone types; lines read plainly from a pipe, or from a dumb
         # terminal (Emacs's shell edits the line itself, and sends it whole).
         typing = sys.stdin is not None and sys.stdin.isatty() and self.screen.animated
@@ -332,6 +341,8 @@ async def _run(
         return EXIT_CODES[(await terminal.task(task)).status]
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+        if terminal.servers is not None:
+            await asyncio.shield(terminal.servers.close())
         with contextlib.suppress(Exception):
             await terminal.setup.model.client.close()
 
