@@ -102,12 +102,7 @@ def _check(fake: FakeAnthropic, servers: Servers, running: Running, folder: Path
 def test_acp(servers: Servers, fake: FakeAnthropic, root: Path, tmp_path: Path) -> None:
     write_settings(tmp_path / "config", servers.setting)
     running = _script_the_write(fake, "Write app.py.", tmp_path)
-    env = {
-        **os.environ,
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": fake.url,
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-    }
+    env = {**os.environ, **environment(fake, tmp_path)}
     wire = AcpWire(env, root)
     try:
         wire.initialize()
@@ -142,12 +137,7 @@ def test_a_background_task(
     make_repository(root, {"app.py": "x = 0\n"})
     write_settings(tmp_path / "config", servers.setting)
     running = _script_the_write(fake, "Write app.py.", tmp_path)
-    env = {
-        **os.environ,
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": fake.url,
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-    }
+    env = {**os.environ, **environment(fake, tmp_path)}
 
     def agentls(*arguments: str) -> str:
         command = [sys.executable, "-m", "agentls", *arguments]

@@ -14,6 +14,7 @@ from agentls.extensions.programs import Programs
 from agentls.eyes.definitions import parse_servers
 from agentls.eyes.session import OwnLanguageServers
 from agentls.settings.assembly import Settings
+from batches import environment
 from eyes.test_own_servers import _running, _script, _stubborn
 from fake_api import FakeAnthropic, reply, text, tool_use
 from real_servers import write_settings
@@ -52,12 +53,7 @@ def test_an_acp_connection_starts_its_servers_once(
 ) -> None:
     write_settings(tmp_path / "config", {"watchful": _stubborn(root, "watchful")})
     _two_writes(fake)
-    env = {
-        **os.environ,
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": fake.url,
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-    }
+    env = {**os.environ, **environment(fake, tmp_path)}
     wire = AcpWire(env, root)
     try:
         wire.initialize()
