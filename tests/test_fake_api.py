@@ -575,23 +575,33 @@ def test_json_turn_form() -> None:
             turn_from_json(bad)
 
 
-def test_cli_prints_url_and_serves_posted_script(tmp_path: Path) -> None:
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps([{"text": "from file"}]))
+def _cli(*arguments: str) -> tuple[subprocess.Popen[str], str]:
+    """`python -m fake_api ARGUMENTS` started, and the URL its first line says it serves."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fake_api", "--port", "0", "--script", str(script)],
+        [sys.executable, "-m", "fake_api", *arguments],
         cwd=TESTS,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert proc.stdout is not None
     try:
         ready, _, _ = select.select([proc.stdout], [], [], 10)
         assert ready, "fake API CLI printed nothing"
         line = proc.stdout.readline()
-        match = re.fullmatch(r"listening on (http://127\.0\.0\.1:(\d+))\n", line)
+        match = re.fullmatch(r"listening on (http://127\.0\.0\.1:\d+)\n", line)
         assert match, line
-        url = match.group(1)
+    except BaseException:
+        proc.kill()
+        raise
+    return proc, match.group(1)
+
+
+def test_cli_prints_url_and_serves_posted_script(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "from file"}]))
+    proc, url = _cli("--port", "0", "--script", str(script))
+    try:
         http(url + "/_fake/script", [{"content": [{"tool_use": {"name": "t", "input": {"q": 1}}}]}])
         with anthropic.Anthropic(api_key="k", base_url=url, max_retries=0) as client:
             first = client.messages.create(model=MODEL, max_tokens=5, messages=HI)
@@ -608,20 +618,8 @@ def test_cli_prints_url_and_serves_posted_script(tmp_path: Path) -> None:
 
 def test_cli_serves_the_completions_fake_and_lists_what_it_was_asked() -> None:
     """`--format completions` for the VS Code e2e test: every route answers `--answer`."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fake_api", "--format", "completions", "--answer", "a*b"],
-        cwd=TESTS,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc, url = _cli("--format", "completions", "--answer", "a*b")
     try:
-        ready, _, _ = select.select([proc.stdout], [], [], 10)
-        assert ready, "fake API CLI printed nothing"
-        line = proc.stdout.readline()
-        match = re.fullmatch(r"listening on (http://127\.0\.0\.1:\d+)\n", line)
-        assert match, line
-        url = match.group(1)
         asked = {"model": "m", "prompt": "x = ", "suffix": "\n", "max_tokens": 8}
         answer = http(url + "/v1/completions", asked)
         assert answer["choices"][0]["text"] == "a*b"
