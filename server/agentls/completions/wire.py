@@ -110,9 +110,9 @@ class ModelClient:
 
     async def _post(self, url: str, headers: dict[str, str], body: Any, fim: bool) -> Any:
         try:
-            async with asyncio.timeout(ANSWER_SECONDS):
-                return await self._exchange(url, headers, body, fim)
-        except TimeoutError:
+            exchange = self._exchange(url, headers, body, fim)
+            return await asyncio.wait_for(exchange, ANSWER_SECONDS)
+        except asyncio.TimeoutError:  # not yet the built-in TimeoutError on Python 3.10
             raise ModelFailed(
                 f"{shown_url(url)} did not answer within {ANSWER_SECONDS:g} s"
             ) from None
