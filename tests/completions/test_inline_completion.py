@@ -347,3 +347,24 @@ async def test_a_path_the_repositorys_own_deny_rules_name_feeds_no_prompt(
         assert len(await ask(client, client.open(root / "a.py"), 0, 4)) == 1
     (seen,) = models.requests
     assert "vault_words" not in str(seen.body)
+
+
+async def test_a_secret_or_denied_file_opened_by_another_name_feeds_no_prompt(
+    root: Path, models: FakeCompletions
+) -> None:
+    # A hostile repository links its `.env.production` (whose values agentls does not redact:
+    # only `.env`'s) and a denied file under innocent names inside the workspace.
+    (root / ".env.production").write_text("DEPLOY_TOKEN=prod-token-0123456789\n")
+    (root / "vault").mkdir()
+    (root / "vault" / "keys.py").write_text("vault_words = 1\n")
+    (root / "config.py").symlink_to(".env.production")
+    (root / "keys.py").symlink_to(Path("vault") / "keys.py")
+    (root / "a.py").write_text("x = \n")
+    options = enabled(models)
+    options["permissions"] = {"deny": ["Read(vault/**)"]}
+    async with editor(root, models.url, initialization=options) as client:
+        for name in ("config.py", "keys.py"):
+            assert await ask(client, client.open(root / name), 0, 3) == [], name
+        assert len(await ask(client, client.open(root / "a.py"), 0, 4)) == 1
+    (seen,) = models.requests
+    assert "prod-token" not in str(seen.body) and "vault_words" not in str(seen.body)

@@ -172,3 +172,36 @@ _undefined_y = {
     "message": "undefined name 'y'",
     "source": "pyflakes",
 }
+
+
+async def test_a_place_in_a_file_the_read_rules_keep_back_is_named_without_its_text(
+    tmp_path: Path,
+) -> None:
+    # A hostile server answers `definition` with places in a denied file, a `.env.*` file (whose
+    # values agentls does not redact) and a link to one: their lines are not read out.
+    from agentls.permissions.rules import parse_rules
+
+    (tmp_path / "vault").mkdir()
+    (tmp_path / "vault" / "keys.py").write_text("VAULT_KEY = 'vault-0123456789'\n")
+    (tmp_path / ".env.local").write_text("DEPLOY_TOKEN=deploy-0123456789\n")
+    (tmp_path / "config.py").symlink_to(".env.local")
+    (tmp_path / "app.py").write_text("greet()\n")
+    servers = LanguageServersDouble([])
+    servers.places_found = [
+        Place(tmp_path / "vault" / "keys.py", 1),
+        Place(tmp_path / ".env.local", 1),
+        Place(tmp_path / "config.py", 1),
+        Place(tmp_path / "app.py", 1),
+    ]
+    ctx = context(tmp_path, permissions=parse_rules({"deny": ["Read(vault/**)"]}))
+    ctx.extra_tools, ctx.language = OPTIONAL_TOOLS, servers
+    text, error = await run_tool(
+        ctx, "definition", {"path": "app.py", "line": 1, "symbol": "greet"}
+    )
+    assert not error and "0123456789" not in text, text
+    assert text.splitlines() == [
+        ".env.local:1:",
+        "app.py:1: greet()",
+        "config.py:1:",
+        "vault/keys.py:1:",
+    ]

@@ -2,9 +2,10 @@
 
 A document feeds one only when it is a file inside a workspace folder (by its path as given
 and by the file it really is, so a link inside that points outside does not count) and is not
-secret: not a `.env` or `.env.*` file, nor a path the permission rules keep from reading (the
-deny and ask rules on reading, as a search leaves them out). Anything else gets no
-completion, calls no model, and is remembered nowhere (no edit history).
+secret: not a `.env` or `.env.*` file (by its name or the file a link leads to), nor a path
+the permission rules keep from reading (the deny and ask rules on reading, as a search leaves
+them out). Anything else gets no completion, calls no model, and is remembered nowhere (no
+edit history).
 """
 
 from __future__ import annotations
@@ -85,10 +86,14 @@ class Privacy:
 
     def may_feed(self, path: Path | None, folders: Iterable[Path], rules: Rules) -> Path | None:
         """The workspace folder of a document that may feed a prompt; None for any other."""
-        if path is None or is_secret_name(path):
+        if path is None:
             return None
         root = folder_of(path, folders)
         if root is None:
+            return None
+        # Named and as the file it really is: a link named `config.py` may be `.env.local`
+        # (a rule's match follows links already).
+        if is_secret_name(path) or is_secret_name(Path(os.path.realpath(path))):
             return None
         guarded = unreadable(rules + self.project_rules(root))
         if any(rule.matches("read_file", {"path": str(path)}, root, "deny") for rule in guarded):

@@ -8,6 +8,7 @@ generating. No redirect is followed: the key goes to the URL the user chose and 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -25,6 +26,9 @@ REFUSED = frozenset({400, 404, 405, 501})
 """Answers that mean "no FIM here" (a route or parameter it lacks): the chat prompt follows."""
 MAX_ANSWER = 1 << 20
 """Bytes of a model's answer read at most."""
+ANSWER_SECONDS = 30.0
+"""Seconds a model's whole answer may take: the read timeout bounds each pause only, and a
+byte at a time would hold the call and its connection open for ever."""
 CURSOR = "<|cursor|>"
 
 _SYSTEM = (
@@ -106,7 +110,12 @@ class ModelClient:
 
     async def _post(self, url: str, headers: dict[str, str], body: Any, fim: bool) -> Any:
         try:
-            return await self._exchange(url, headers, body, fim)
+            exchange = self._exchange(url, headers, body, fim)
+            return await asyncio.wait_for(exchange, ANSWER_SECONDS)
+        except asyncio.TimeoutError:  # not yet the built-in TimeoutError on Python 3.10
+            raise ModelFailed(
+                f"{shown_url(url)} did not answer within {ANSWER_SECONDS:g} s"
+            ) from None
         except httpx2.HTTPError as error:  # refused, timed out, cut off
             # Its message may hold the URL with a password in it: only its kind is told.
             raise ModelFailed(f"{shown_url(url)}: {type(error).__name__}") from None

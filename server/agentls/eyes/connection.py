@@ -15,6 +15,8 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE = 32 * 1024 * 1024
 """A body larger than this ends the connection: no answer agentls needs is that big."""
 _MAX_HEADER = 1024
+_MAX_HEADER_LINES = 16
+"""LSP names two header fields; a header of more lines is not LSP."""
 
 
 class ServerGone(Exception):
@@ -103,7 +105,10 @@ class Connection:
         try:
             while True:
                 await self._dispatch(await self._read_one())
-        except (ServerGone, asyncio.IncompleteReadError, ValueError, OSError) as error:
+        except Exception as error:
+            # Its output decides what fails here (a line past the reader's limit, JSON nested
+            # past the recursion limit, what not yet): any failure ends it, or what waits on
+            # it would wait its full timeout at every edit.
             reason = str(error) if isinstance(error, ServerGone) else "its output ended"
             await self.end(reason)
 
@@ -120,7 +125,7 @@ class Connection:
 
     async def _read_one(self) -> Any:
         length = None
-        while True:
+        for _ in range(_MAX_HEADER_LINES):
             line = await self._reader.readuntil(b"\n")
             if len(line) > _MAX_HEADER:
                 raise ServerGone("it sent a header too long")
@@ -129,6 +134,8 @@ class Connection:
             name, _, value = line.decode("ascii", "replace").partition(":")
             if name.strip().lower() == "content-length":
                 length = int(value.strip())
+        else:
+            raise ServerGone("it sent a header that does not end")
         if length is None or not 0 <= length <= MAX_MESSAGE:
             raise ServerGone("it sent a message without a length, or too long")
         return json.loads(await self._reader.readexactly(length))

@@ -5,11 +5,13 @@ where the client serves them; elsewhere agentls's own (`ToolContext.own_servers`
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..completions.privacy import is_secret_name
 from ..disk.paths import relative, resolve
 from ..edits import text_lines
 from ..interfaces import LanguageServers, Navigation, Place, Problem
@@ -141,6 +143,14 @@ async def diagnostics(context: ToolContext, arguments: dict[str, Any], _: Before
 
 
 async def _line_text(context: ToolContext, place: Place) -> str:
+    """The place's line, but of a file the model may not read whole: a server's answer may
+    point anywhere (a `.env.*`, whose values are not redacted, or a file a Read rule keeps)."""
+    root, path = context.workspace.root, place.path
+    if is_secret_name(path) or is_secret_name(Path(os.path.realpath(path))):
+        return ""
+    kept = context.gate().unreadable()
+    if any(rule.matches("read_file", {"path": str(path)}, root, "deny") for rule in kept):
+        return ""
     try:
         lines = text_lines(await context.workspace.read_text(place.path))
     except (OSError, ValueError):
