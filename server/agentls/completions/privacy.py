@@ -4,8 +4,10 @@ A document feeds one only when it is a file inside a workspace folder (by its pa
 and by the file it really is, so a link inside that points outside does not count) and is not
 secret: not a `.env` or `.env.*` file (by its name or the file a link leads to), nor a path
 the permission rules keep from reading (the deny and ask rules on reading, as a search leaves
-them out). Anything else gets no completion, calls no model, and is remembered nowhere (no
-edit history).
+them out), nor a file in a hidden folder of the home directory (`~/.ssh`, `~/.aws`,
+`~/.config`, ...) unless the workspace folder itself lies in that hidden folder: a workspace
+opened at `~` does not send its credentials to the model. Anything else gets no completion,
+calls no model, and is remembered nowhere (no edit history).
 """
 
 from __future__ import annotations
@@ -41,6 +43,17 @@ def folder_of(path: Path, folders: Iterable[Path]) -> Path | None:
         if _inside(named, os.path.normpath(folder)) and _inside(real, os.path.realpath(folder)):
             return folder
     return None
+
+
+def in_home_dot_folder(path: Path, root: Path) -> bool:
+    """Whether `path` (as the file it really is) lies in a hidden folder of the home
+    directory that the workspace folder `root` is not itself inside."""
+    home = os.path.realpath(Path.home())
+    real = os.path.realpath(path)
+    if not _inside(real, home) or real == home:
+        return False
+    top = os.path.relpath(real, home).split(os.sep)[0]
+    return top.startswith(".") and not _inside(os.path.realpath(root), os.path.join(home, top))
 
 
 def stamp(*paths: Path) -> tuple[int, ...]:
@@ -94,6 +107,8 @@ class Privacy:
         # Named and as the file it really is: a link named `config.py` may be `.env.local`
         # (a rule's match follows links already).
         if is_secret_name(path) or is_secret_name(Path(os.path.realpath(path))):
+            return None
+        if in_home_dot_folder(path, root):
             return None
         guarded = unreadable(rules + self.project_rules(root))
         if any(rule.matches("read_file", {"path": str(path)}, root, "deny") for rule in guarded):
