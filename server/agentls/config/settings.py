@@ -97,6 +97,15 @@ boolean = _typed(flag, {"type": "boolean"})
 """A setting of true or false."""
 
 
+def strings(
+    key: str, field: str, check: Callable[[Any], Any], description: str, **more: Any
+) -> Setting:
+    """A setting of a list of strings, empty by default, each kind with its own `check`;
+    `more`: `user_only`, `formerly`."""
+    schema = {"type": "array", "items": {"type": "string"}}
+    return _typed(check, schema)(key, field, [], description, **more)
+
+
 def whole(
     key: str,
     field: str,

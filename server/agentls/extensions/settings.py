@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..config.settings import Part, Setting, in_seconds, int_in, whole
+from ..config.settings import Part, Setting, in_seconds, int_in, strings, whole
 from .hooks import Hook, parse_hooks
 from .mcp_config import ServerSpec, parse_servers
 
@@ -103,13 +103,11 @@ ROWS = (
             "tokens, at most 8000); over it, descriptions are shortened."
         ),
     ),
-    Setting(
-        key="plugins",
-        field="plugins",
-        check=_folders,
-        schema={"type": "array", "items": {"type": "string"}},
-        default=[],
-        description=(
+    strings(
+        "plugins",
+        "plugins",
+        _folders,
+        (
             "Plugin folders (Claude Code's `.claude-plugin/` or Agent Plugins' `plugin.json`) "
             "whose skills, commands, hooks and MCP servers you use, beside those `agentls plugin "
             "add` records in your settings file. User settings only: a plugin's hooks and servers "

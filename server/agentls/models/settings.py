@@ -16,6 +16,7 @@ from ..config.settings import (
     int_in,
     optional,
     optional_flag,
+    strings,
     whole,
 )
 from .costs import Price
@@ -95,13 +96,11 @@ ROWS = (
         ),
         user_only=True,
     ),
-    Setting(
-        key="models",
-        field="models",
-        check=_models,
-        schema={"type": "array", "items": {"type": "string"}},
-        default=[],
-        description="More model ids to switch to in a session, beside `model`: an ACP client's "
+    strings(
+        "models",
+        "models",
+        _models,
+        "More model ids to switch to in a session, beside `model`: an ACP client's "
         "model picker (Zed, VS Code's Agent Host, JetBrains) offers the model in use, then these."
         + _BILLED,
         user_only=True,

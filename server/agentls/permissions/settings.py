@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from ..config.settings import Part, Setting
+from ..config.settings import Part, Setting, strings
 from .modes import MODES, Mode, mode_of
 from .rules import Rules, parse_rules
 
@@ -46,13 +46,11 @@ ROWS = (
         description="Whether the agent's bash commands need your approval.",
         user_only=True,
     ),
-    Setting(
-        key="allowedCommands",
-        field="allowed_commands",
-        check=_prefixes,
-        schema={"type": "array", "items": {"type": "string"}},
-        default=[],
-        description=(
+    strings(
+        "allowedCommands",
+        "allowed_commands",
+        _prefixes,
+        (
             'Command prefixes that never ask, e.g. `["git status", "pytest"]`. Matched word by '
             f"word; a command with {_COMMAND_PREFIXES} always asks, and so does one naming a path "
             "outside the workspace or with an option that writes or deletes (`--output`, `-o`, "

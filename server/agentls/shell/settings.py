@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from ..config.settings import Part, Setting, boolean, in_seconds
+from ..config.settings import Part, Setting, boolean, in_seconds, strings
 
 
 def _sandbox(value: Any) -> Literal["auto", "required", "off"]:
@@ -73,13 +73,11 @@ ROWS = (
         "allowed as a whole) stay sandboxed.",
         user_only=True,
     ),
-    Setting(
-        key="passEnvironment",
-        field="pass_environment",
-        check=_variable_names,
-        schema={"type": "array", "items": {"type": "string"}},
-        default=[],
-        description=(
+    strings(
+        "passEnvironment",
+        "pass_environment",
+        _variable_names,
+        (
             "Names of environment variables, beyond the few every program gets (`PATH`, `HOME`, "
             "`USER`, `LANG`, `LC_*`, `TERM`, `SHELL`, `TZ`, `TMPDIR`, `XDG_*`), passed to the "
             'programs agentls starts: commands, hooks, MCP servers. E.g. `["JAVA_HOME", "GOPATH"]`.'

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..config.settings import Part, Setting, in_seconds
+from ..config.settings import Part, Setting, in_seconds, strings
 
 
 def _hosts(value: Any) -> tuple[str, ...]:
@@ -18,13 +18,11 @@ def _hosts(value: Any) -> tuple[str, ...]:
 
 
 ROWS = (
-    Setting(
-        key="webFetch.allowHosts",
-        field="web_fetch_allow_hosts",
-        check=_hosts,
-        schema={"type": "array", "items": {"type": "string"}},
-        default=[],
-        description="Hosts `web_fetch` may reach although they resolve to a loopback, private or "
+    strings(
+        "webFetch.allowHosts",
+        "web_fetch_allow_hosts",
+        _hosts,
+        "Hosts `web_fetch` may reach although they resolve to a loopback, private or "
         'link-local address, e.g. `["localhost", "wiki.intranet"]`; every other such address '
         "is refused. User settings only.",
         user_only=True,
